@@ -1,0 +1,136 @@
+// `neuronsim act ...`: evaluate activation functions outside the simulated platform.
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "apps/commands.h"
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/io/bits_file.h"
+#include "model/pwp/evaluate.h"
+#include "model/pwp/func_map.h"
+#include "model/pwp/profile_loader.h"
+#include "model/pwp/simulator.h"
+
+namespace neuronsim::apps {
+
+namespace {
+
+using namespace model;
+
+const char* kEvalHelp =
+    "Evaluates one activation function over a file of binary32 values.\n\n"
+    "  act eval --profile FILE.json            --in IN --out OUT [--scale S] [--bias B]\n"
+    "      evaluate_generic on one per-function profile; the pre-scale in*S + B (float,\n"
+    "      multiply then add) is applied only when --scale or --bias is given.\n"
+    "  act eval --pwp-dir DIR --func NAME [--exact] --in IN --out OUT [--scale S] [--bias B] [--alpha A]\n"
+    "      the reference simulator: FuncMap loads DIR's profiles, NAME is dispatched by name\n"
+    "      (see 'act list'), out = f(in*S + B; A) with S=1, B=0 by default; --exact forces\n"
+    "      the closed form (the reference's no-profile numerics).\n\n"
+    "IN/OUT hold one binary32 bit pattern per line as 8 hex digits (3f800000; 0x accepted on\n"
+    "input); --format f32 makes both raw little-endian binary32. S, B, A are float32, given as\n"
+    "decimals (0.5) or bit patterns (0x3f000000). An element that cannot be evaluated fails\n"
+    "the command, naming its line and bits; OUT is then not written.";
+
+int run_eval(const std::string& prog, const std::vector<std::string>& args) {
+    po::options_description opts;
+    opts.add_options()
+        ("profile", po::value<std::string>(), "per-function profile JSON (evaluate_generic)")
+        ("pwp-dir", po::value<std::string>(), "profile directory for the reference simulator")
+        ("func", po::value<std::string>(), "activation name (with --pwp-dir), e.g. Exp, Gelu")
+        ("exact", po::bool_switch(), "with --pwp-dir: use the closed form, not the tables")
+        ("funcmap", po::value<std::string>(), "FuncMap JSON replacing the built-in configs/pwp_funcmap.json")
+        ("in", po::value<std::string>()->required(), "input element file")
+        ("out", po::value<std::string>()->required(), "output element file")
+        ("scale", po::value<std::string>(), "pre-scale multiplier S (float32)")
+        ("bias", po::value<std::string>(), "pre-scale addend B (float32)")
+        ("alpha", po::value<std::string>(), "alpha operand A (float32; used by Prelu)")
+        ("format", po::value<std::string>()->default_value("hex"), "element file format: hex or f32");
+    po::variables_map vm;
+    if (parse_options(prog, kEvalHelp, opts, args, vm)) return 0;
+
+    const bool by_profile = vm.count("profile") > 0;
+    const bool by_dir = vm.count("pwp-dir") > 0;
+    if (by_profile == by_dir) throw UsageError(prog + ": give exactly one of --profile or --pwp-dir");
+    if (by_dir && !vm.count("func")) throw UsageError(prog + ": --pwp-dir needs --func NAME");
+    if (by_profile && (vm.count("func") || vm["exact"].as<bool>() || vm.count("funcmap")))
+        throw UsageError(prog + ": --func, --exact and --funcmap go with --pwp-dir, not --profile");
+    if (by_profile && vm.count("alpha")) throw UsageError(prog + ": --alpha has no effect on evaluate_generic; use --pwp-dir with Prelu");
+
+    const io::ElementFormat format = io::parse_element_format(vm["format"].as<std::string>());
+    const float scale = float_operand(vm, "scale", 1.0f);
+    const float bias = float_operand(vm, "bias", 0.0f);
+    const float alpha = float_operand(vm, "alpha", 0.0f);
+    const std::string in_path = vm["in"].as<std::string>();
+    const std::string out_path = vm["out"].as<std::string>();
+
+    io::Elements in = io::read_elements(in_path, format);
+    std::vector<float> out(in.values.size());
+    auto element_error = [&](size_t i, const std::string& what) {
+        return Error(io::element_place(in_path, format, in, i) + ": element 0x" +
+                     fp::hex8(fp::bits_of(in.values[i])) + ": " + what);
+    };
+
+    if (by_profile) {
+        pwp::Profile p = pwp::load_profile(vm["profile"].as<std::string>());
+        for (const std::string& w : p.warnings) spdlog::warn("{}: {}", p.source, w);
+        const bool prescale = vm.count("scale") || vm.count("bias");
+        for (size_t i = 0; i < in.values.size(); ++i) {
+            float v = in.values[i];
+            if (prescale) {
+                v = scale * v;
+                v = v + bias;
+            }
+            try {
+                out[i] = pwp::evaluate_generic(p, v);
+            } catch (const Error& e) {
+                throw element_error(i, e.what());
+            }
+        }
+    } else {
+        const std::string dir = vm["pwp-dir"].as<std::string>();
+        const std::string func = vm["func"].as<std::string>();
+        pwp::lookup_act_fn(func);  // unknown names fail before any file is read
+        pwp::FuncMap map = vm.count("funcmap") ? pwp::load_func_map(vm["funcmap"].as<std::string>()) : pwp::builtin_func_map();
+        pwp::Simulator sim(dir, map);
+        if (!dir.empty() && !sim.can_use_pwp_table())
+            throw Error("--pwp-dir " + dir + ": does not open (the reference would silently fall back to the closed forms; use --exact for those)");
+        try {
+            pwp::activate(sim, func, out.data(), in.values.data(), in.values.size(), scale, bias, alpha, !vm["exact"].as<bool>());
+        } catch (const pwp::ElementError& e) {
+            throw element_error(e.index, e.what());
+        }
+    }
+    io::write_elements(out_path, format, out);
+    spdlog::info("wrote {} element(s) to {}", out.size(), out_path);
+    return 0;
+}
+
+int run_list(const std::string& prog, const std::vector<std::string>& args) {
+    po::options_description opts;
+    opts.add_options()("funcmap", po::value<std::string>(), "FuncMap JSON replacing the built-in one");
+    po::variables_map vm;
+    if (parse_options(prog, "Lists the 31 activation names of the reference dispatch, in its order,\nwith the profile file the FuncMap loads for each.", opts, args, vm)) return 0;
+    pwp::FuncMap map = vm.count("funcmap") ? pwp::load_func_map(vm["funcmap"].as<std::string>()) : pwp::builtin_func_map();
+    for (std::string_view name : pwp::act_fn_names()) {
+        std::string file = "-";
+        for (const auto& e : map)
+            if (pwp::act_fn_name(e.fn) == name) file = e.file;
+        if (name == "Prelu") file = "- (no PWP path: alpha slope)";
+        std::cout << name << std::string(name.size() < 32 ? 32 - name.size() : 1, ' ') << file << "\n";
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command act_command() {
+    return {"act", "evaluate activation functions (eval, list)", [](const std::string& prog, const std::vector<std::string>& args) {
+                return dispatch(prog, "Activation-function tools outside the simulated platform.",
+                                {{"eval", "evaluate a function over a file of binary32 values", run_eval},
+                                 {"list", "list the activation names and their profile files", run_list}},
+                                args);
+            }};
+}
+
+}  // namespace neuronsim::apps

@@ -1,0 +1,9 @@
+#pragma once
+#include "apps/cli.h"
+
+namespace neuronsim::apps {
+
+Command act_command();
+Command demo_command();
+
+}  // namespace neuronsim::apps
