@@ -76,14 +76,17 @@ float exact(ActFn fn, float x, float alpha) {
     return x;  // unreachable: every enumerator is handled above
 }
 
+// Written without the cancellation of s*(1-s) and 1-tanh^2, which lose most of their digits
+// for |x| > 2 in float; the tables are fitted to these.
 float exact_derivative_sigmoid(float x) {
-    float s = sigmoid(x);
-    return s * (1.0f - s);
+    float e = std::exp(-std::fabs(x));
+    float d = 1.0f + e;
+    return e / (d * d);
 }
 
 float exact_derivative_tanh(float x) {
-    float t = std::tanh(x);
-    return 1.0f - t * t;
+    float c = std::cosh(x);
+    return 1.0f / (c * c);
 }
 
 }  // namespace neuronsim::model::pwp

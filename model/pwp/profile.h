@@ -44,7 +44,10 @@ struct ProfileMeta {
     std::optional<int64_t> lut_size;
     std::optional<int64_t> sunda_id;
     std::optional<int64_t> tonga_id;
+    std::optional<int64_t> exponent_offset;  // lowest declared octave (the set's exp_offset)
     std::optional<bool> use_multipass;
+    // Raw float patterns of the remaining inert boxes (0 when absent).
+    uint32_t max_diff = 0, lower_bound = 0, upper_bound = 0, imm_bias = 0, fma_const0 = 0, fma_const1 = 0;
 };
 
 struct Profile {

@@ -132,6 +132,20 @@ Profile parse_profile(const std::string& json_text, const std::string& source) {
     read_optional_int(root, "lut_size", p.meta.lut_size);
     read_optional_int(root, "sunda_id", p.meta.sunda_id);
     read_optional_int(root, "tonga_id", p.meta.tonga_id);
+    read_optional_int(root, "exponent_offset", p.meta.exponent_offset);
+    // Inert values may be boxes or plain numbers in other generators' output; both are read.
+    auto inert_box = [&](const char* key, uint32_t& out) {
+        if (!root.has(key)) return;
+        const nlohmann::json& j = root.raw()[key];
+        if (j.is_number()) out = fp::bits_of(j.get<float>());
+        else out = fp::bits_of(read_box(root, key));
+    };
+    inert_box("max_diff", p.meta.max_diff);
+    inert_box("lower_bound", p.meta.lower_bound);
+    inert_box("upper_bound", p.meta.upper_bound);
+    inert_box("imm_bias", p.meta.imm_bias);
+    inert_box("fma_const0", p.meta.fma_const0);
+    inert_box("fma_const1", p.meta.fma_const1);
     if (root.has("use_multipass")) p.meta.use_multipass = root.at("use_multipass").as_bool_or_01();
     if (p.meta.lut_size && *p.meta.lut_size != static_cast<int64_t>(p.stored_sections()))
         p.warnings.push_back("$.lut_size " + std::to_string(*p.meta.lut_size) +

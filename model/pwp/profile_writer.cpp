@@ -65,13 +65,19 @@ static ordered_json sat_json(const SatRegion& s) {
     return j;
 }
 
+int lowest_declared_exponent(const Profile& p) {
+    for (int biased = 0; biased < 256; ++biased)
+        if (p.pos.octaves[biased].declared || p.neg.octaves[biased].declared) return biased - 127;
+    return 0;
+}
+
 ordered_json profile_to_json(const Profile& p) {
     ordered_json j;
     j["name"] = p.name;
     j["sunda_id"] = p.meta.sunda_id.value_or(0);
     j["tonga_id"] = p.meta.tonga_id.value_or(0);
     j["lut_size"] = p.meta.lut_size.value_or(static_cast<int64_t>(p.stored_sections()));
-    j["max_diff"] = box(0.0f);
+    j["max_diff"] = float_box(p.meta.max_diff);
     j["symmetry_en"] = p.symmetry_en;
     j["symmetry_invert_sign_opt"] = p.symmetry_invert_sign_opt;
     j["symmetry_opt_use_neg_region"] = p.symmetry_opt_use_neg_region;
@@ -80,12 +86,12 @@ ordered_json profile_to_json(const Profile& p) {
     j["nan_result"] = box(p.nan_result);
     j["pinf_result"] = box(p.pinf_result);
     j["ninf_result"] = box(p.ninf_result);
-    j["exponent_offset"] = 0;
-    j["lower_bound"] = box(0.0f);
-    j["upper_bound"] = box(0.0f);
-    j["imm_bias"] = box(0.0f);
-    j["fma_const0"] = box(0.0f);
-    j["fma_const1"] = box(0.0f);
+    j["exponent_offset"] = p.meta.exponent_offset.value_or(lowest_declared_exponent(p));
+    j["lower_bound"] = float_box(p.meta.lower_bound);
+    j["upper_bound"] = float_box(p.meta.upper_bound);
+    j["imm_bias"] = float_box(p.meta.imm_bias);
+    j["fma_const0"] = float_box(p.meta.fma_const0);
+    j["fma_const1"] = float_box(p.meta.fma_const1);
     j["use_multipass"] = p.meta.use_multipass.value_or(false);
     j["pos_exponents"] = region_json(p.pos, true);
     j["neg_exponents"] = region_json(p.neg, false);

@@ -12,6 +12,7 @@
 namespace neuronsim::model::pwp {
 
 nlohmann::ordered_json float_box(uint32_t bits);
+int lowest_declared_exponent(const Profile& p);  // over both regions; 0 when none
 nlohmann::ordered_json profile_to_json(const Profile& p);
 std::string profile_to_text(const Profile& p);  // pretty-printed, newline-terminated
 void write_profile(const Profile& p, const std::string& path);
