@@ -24,15 +24,19 @@ int dispatch(const std::string& prog, const std::string& description,
 
 bool parse_options(const std::string& prog, const std::string& description,
                    const po::options_description& opts, const std::vector<std::string>& args,
-                   po::variables_map& vm) {
+                   po::variables_map& vm, const po::positional_options_description* positional,
+                   const std::string& synopsis) {
     po::options_description help;
     help.add_options()("help,h", "show this help");
     po::options_description all("Options");
     all.add(opts).add(help);
     try {
-        po::store(po::command_line_parser(args).options(all).run(), vm);
+        po::command_line_parser parser(args);
+        parser.options(all);
+        if (positional) parser.positional(*positional);
+        po::store(parser.run(), vm);
         if (vm.count("help")) {
-            std::cout << "Usage: " << prog << " [options]\n\n" << description << "\n\n" << all << "\n";
+            std::cout << "Usage: " << prog << " " << synopsis << "\n\n" << description << "\n\n" << all << "\n";
             return true;
         }
         po::notify(vm);

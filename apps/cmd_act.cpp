@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "apps/commands.h"
+#include "apps/pwp_sets.h"
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/io/bits_file.h"
@@ -11,6 +12,7 @@
 #include "model/pwp/func_map.h"
 #include "model/pwp/profile_loader.h"
 #include "model/pwp/simulator.h"
+#include "model/pwp/table_eval.h"
 
 namespace neuronsim::apps {
 
@@ -26,7 +28,11 @@ const char* kEvalHelp =
     "  act eval --pwp-dir DIR --func NAME [--exact] --in IN --out OUT [--scale S] [--bias B] [--alpha A]\n"
     "      the reference simulator: FuncMap loads DIR's profiles, NAME is dispatched by name\n"
     "      (see 'act list'), out = f(in*S + B; A) with S=1, B=0 by default; --exact forces\n"
-    "      the closed form (the reference's no-profile numerics).\n\n"
+    "      the closed form (the reference's no-profile numerics).\n"
+    "  act eval --set DIR/SET.json|SET [--target T] --func NAME_OR_ID --in IN --out OUT [--scale S] [--bias B]\n"
+    "      the hardware path: the table-memory evaluator on a packed set's bkt/ctrl blobs and its\n"
+    "      profile_meta_data; NAME_OR_ID is a bare name (exp), a stem (exp_400p) or a func_id (7).\n"
+    "      A bare SET name (exp_and_others) is taken from the built-in generated catalog.\n\n"
     "IN/OUT hold one binary32 bit pattern per line as 8 hex digits (3f800000; 0x accepted on\n"
     "input); --format f32 makes both raw little-endian binary32. S, B, A are float32, given as\n"
     "decimals (0.5) or bit patterns (0x3f000000). An element that cannot be evaluated fails\n"
@@ -37,6 +43,8 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
     opts.add_options()
         ("profile", po::value<std::string>(), "per-function profile JSON (evaluate_generic)")
         ("pwp-dir", po::value<std::string>(), "profile directory for the reference simulator")
+        ("set", po::value<std::string>(), "packed set manifest DIR/SET.json, or a built-in set name")
+        ("target", po::value<std::string>()->default_value("trainium"), "with a bare --set name: trainium or with_ln")
         ("func", po::value<std::string>(), "activation name (with --pwp-dir), e.g. Exp, Gelu")
         ("exact", po::bool_switch(), "with --pwp-dir: use the closed form, not the tables")
         ("funcmap", po::value<std::string>(), "FuncMap JSON replacing the built-in configs/pwp_funcmap.json")
@@ -51,11 +59,13 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
 
     const bool by_profile = vm.count("profile") > 0;
     const bool by_dir = vm.count("pwp-dir") > 0;
-    if (by_profile == by_dir) throw UsageError(prog + ": give exactly one of --profile or --pwp-dir");
-    if (by_dir && !vm.count("func")) throw UsageError(prog + ": --pwp-dir needs --func NAME");
-    if (by_profile && (vm.count("func") || vm["exact"].as<bool>() || vm.count("funcmap")))
-        throw UsageError(prog + ": --func, --exact and --funcmap go with --pwp-dir, not --profile");
-    if (by_profile && vm.count("alpha")) throw UsageError(prog + ": --alpha has no effect on evaluate_generic; use --pwp-dir with Prelu");
+    const bool by_set = vm.count("set") > 0;
+    if (by_profile + by_dir + by_set != 1) throw UsageError(prog + ": give exactly one of --profile, --pwp-dir or --set");
+    if ((by_dir || by_set) && !vm.count("func")) throw UsageError(prog + ": --pwp-dir and --set need --func");
+    if (by_profile && vm.count("func")) throw UsageError(prog + ": --func goes with --pwp-dir or --set, not --profile");
+    if (!by_dir && (vm["exact"].as<bool>() || vm.count("funcmap")))
+        throw UsageError(prog + ": --exact and --funcmap go with --pwp-dir");
+    if (!by_dir && vm.count("alpha")) throw UsageError(prog + ": --alpha has no effect on the tables; use --pwp-dir with Prelu");
 
     const io::ElementFormat format = io::parse_element_format(vm["format"].as<std::string>());
     const float scale = float_operand(vm, "scale", 1.0f);
@@ -71,10 +81,8 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
                      fp::hex8(fp::bits_of(in.values[i])) + ": " + what);
     };
 
-    if (by_profile) {
-        pwp::Profile p = pwp::load_profile(vm["profile"].as<std::string>());
-        for (const std::string& w : p.warnings) spdlog::warn("{}: {}", p.source, w);
-        const bool prescale = vm.count("scale") || vm.count("bias");
+    // Evaluates every element with `fn`, pre-scaled (multiply then add, in float) if asked.
+    auto each = [&](bool prescale, auto&& fn) {
         for (size_t i = 0; i < in.values.size(); ++i) {
             float v = in.values[i];
             if (prescale) {
@@ -82,11 +90,22 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
                 v = v + bias;
             }
             try {
-                out[i] = pwp::evaluate_generic(p, v);
+                out[i] = fn(v);
             } catch (const Error& e) {
                 throw element_error(i, e.what());
             }
         }
+    };
+    const bool prescale = vm.count("scale") || vm.count("bias");
+    if (by_profile) {
+        pwp::Profile p = pwp::load_profile(vm["profile"].as<std::string>());
+        for (const std::string& w : p.warnings) spdlog::warn("{}: {}", p.source, w);
+        each(prescale, [&](float v) { return pwp::evaluate_generic(p, v); });
+    } else if (by_set) {
+        pwp::PackedSet set = pwp::read_set(resolve_set(vm["set"].as<std::string>(), vm["target"].as<std::string>()));
+        pwp::TableEvaluator te(set);
+        const pwp::FuncMeta& f = te.lookup(vm["func"].as<std::string>());
+        each(prescale, [&](float v) { return te.evaluate(f, v); });
     } else {
         const std::string dir = vm["pwp-dir"].as<std::string>();
         const std::string func = vm["func"].as<std::string>();

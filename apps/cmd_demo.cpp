@@ -4,6 +4,7 @@
 
 #include "apps/commands.h"
 #include "model/common/error.h"
+#include "model/pwp/catalog_writer.h"
 #include "model/pwp/simulator.h"
 
 namespace neuronsim::apps {
@@ -14,10 +15,10 @@ using namespace model;
 
 int run_demo(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()("pwp-dir", po::value<std::string>(), "profile directory: add a table of PWP results");
+    opts.add_options()("pwp-dir", po::value<std::string>(), "profile directory (default: the built-in generated catalog's pwp_jsons)");
     po::variables_map vm;
     if (parse_options(prog, "Prints a small table of activation results through the reference simulator:\n"
-                            "the exact closed forms, and with --pwp-dir the PWP table evaluation too.",
+                            "the exact closed forms, then the PWP tables' results for the same inputs.",
                       opts, args, vm))
         return 0;
 
@@ -35,8 +36,9 @@ int run_demo(const std::string& prog, const std::vector<std::string>& args) {
                 try {
                     pwp::activate(sim, f, &y, &x, 1, 1.0f, 0.0f, 0.0f, use_pwp);
                     std::printf(" %13.7g", static_cast<double>(y));
-                } catch (const Error&) {
-                    std::printf(" %13s", "(no section)");
+                } catch (const pwp::ElementError& e) {
+                    // An unhandled section of the table, or no profile for the function.
+                    std::printf(" %13s", std::string(e.what()).rfind("Unhandled", 0) == 0 ? "(no section)" : "(no profile)");
                 }
             }
             std::printf("\n");
@@ -45,14 +47,11 @@ int run_demo(const std::string& prog, const std::vector<std::string>& args) {
 
     pwp::Simulator exact_sim("");
     table(exact_sim, false, "Reference closed forms, out = f(x):");
-    if (vm.count("pwp-dir")) {
-        pwp::Simulator sim(vm["pwp-dir"].as<std::string>());
-        if (!sim.can_use_pwp_table()) throw Error("--pwp-dir " + sim.pwp_path() + ": does not open");
-        std::printf("\n");
-        table(sim, true, ("PWP tables from " + sim.pwp_path() + ":").c_str());
-    } else {
-        std::printf("\n(no PWP tables given: add --pwp-dir DIR to evaluate a profile directory)\n");
-    }
+    const std::string dir = vm.count("pwp-dir") ? vm["pwp-dir"].as<std::string>() : pwp::default_catalog_dir() + "/pwp_jsons";
+    pwp::Simulator sim(dir);
+    if (!sim.can_use_pwp_table()) throw Error("--pwp-dir " + sim.pwp_path() + ": does not open");
+    std::printf("\n");
+    table(sim, true, ("PWP tables (evaluate_generic) from " + sim.pwp_path() + ":").c_str());
     return 0;
 }
 

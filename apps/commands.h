@@ -5,5 +5,6 @@ namespace neuronsim::apps {
 
 Command act_command();
 Command demo_command();
+Command pwp_command();
 
 }  // namespace neuronsim::apps

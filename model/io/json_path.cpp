@@ -10,7 +10,7 @@
 
 namespace neuronsim::model::io {
 
-std::string json_type_name(const nlohmann::json& j) {
+std::string json_type_name(const nlohmann::ordered_json& j) {
     if (j.is_number_integer()) return "integer";
     if (j.is_number_float()) return "non-integer number";
     return j.type_name();
@@ -78,10 +78,10 @@ bool JsonNode::as_bool_or_01() const {
     fail("a boolean (true/false or 0/1)");
 }
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source) {
     try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+        return nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::ordered_json::parse_error& e) {
         // e.byte is 1-based; turn it into line:column.
         size_t byte = e.byte == 0 ? 0 : e.byte - 1;
         if (byte > text.size()) byte = text.size();

@@ -1,5 +1,5 @@
 #pragma once
-// Typed accessors over nlohmann::json that carry a JSON path ("$.a[3].b") so every error
+// Typed accessors over nlohmann::ordered_json that carry a JSON path ("$.a[3].b") so every error
 // names the file, the place and what was expected.
 #include <cstdint>
 #include <string>
@@ -10,10 +10,10 @@ namespace neuronsim::model::io {
 
 class JsonNode {
 public:
-    JsonNode(const nlohmann::json& j, std::string source, std::string path = "$")
+    JsonNode(const nlohmann::ordered_json& j, std::string source, std::string path = "$")
         : j_(&j), source_(std::move(source)), path_(std::move(path)) {}
 
-    const nlohmann::json& raw() const { return *j_; }
+    const nlohmann::ordered_json& raw() const { return *j_; }
     const std::string& path() const { return path_; }
     const std::string& source() const { return source_; }
 
@@ -31,18 +31,18 @@ public:
     [[noreturn]] void fail(const std::string& expected) const;
 
 private:
-    const nlohmann::json* j_;
+    const nlohmann::ordered_json* j_;
     std::string source_;
     std::string path_;
 };
 
 // Parses JSON text; a syntax error names the source, line and column.
-nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
 
 // Reads a whole file; an error names the file and the reason.
 std::string read_text_file(const std::string& path);
 
 // "number", "string", ... for messages.
-std::string json_type_name(const nlohmann::json& j);
+std::string json_type_name(const nlohmann::ordered_json& j);
 
 }  // namespace neuronsim::model::io

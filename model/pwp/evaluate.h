@@ -1,11 +1,12 @@
 #pragma once
 // evaluate_generic, bit for bit as the reference model computes it (seed 001 §4-§7,
-// seed 003 §4). The input is already pre-scaled; this never re-scales. Built with
-// -ffp-contract=off: a fused multiply-add would change results.
+// seed 003 §4), over a Profile in memory. The input is already pre-scaled; this never
+// re-scales. Built with -ffp-contract=off: a fused multiply-add would change results.
 #include <cstddef>
 #include <cstdint>
 
 #include "model/common/error.h"
+#include "model/pwp/pipeline.h"
 #include "model/pwp/profile.h"
 
 namespace neuronsim::model::pwp {
@@ -14,19 +15,10 @@ namespace neuronsim::model::pwp {
 // fewer stored sections than its mantissa addresses (or is not declared at all).
 class UnhandledSection : public Error {
 public:
-    UnhandledSection(const Profile& p, uint32_t input_bits, uint32_t sel_bits, int biased_octave,
-                     uint32_t bucket, uint32_t stored);
+    UnhandledSection(const std::string& function, const std::string& source, uint32_t input_bits,
+                     uint32_t sel_bits, int biased_octave, uint32_t bucket, uint32_t stored);
     uint32_t input_bits;
 };
-
-// The degree-3 polynomial about s.x with the reference's exact rounding sequence:
-// t = sel - x (float); (t*d1) + d0 (float, two roundings); + t*t*d2 (double);
-// + pow(t, 3.0)*d3 (double, libm pow, not t*t*t); final conversion to float.
-float cubic(const Section& s, float sel);
-
-// The 4-way clamp, then the two-level (octave x mantissa) bucket. `v_bits` is the
-// original input, used only in the error message.
-const Section& select_section(const Profile& p, uint32_t sel_bits, uint32_t v_bits);
 
 float evaluate_generic(const Profile& p, float v);
 

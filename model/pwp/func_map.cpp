@@ -7,7 +7,7 @@
 namespace neuronsim::model::pwp {
 
 FuncMap parse_func_map(const std::string& json_text, const std::string& source) {
-    nlohmann::json doc = io::parse_json_text(json_text, source);
+    nlohmann::ordered_json doc = io::parse_json_text(json_text, source);
     io::JsonNode root(doc, source);
     root.expect_object();
     FuncMap map;

@@ -376,6 +376,9 @@ Profile resident(const CatalogFn& fn) {
     // Thresholds (0, 0): every positive input is at or above the high threshold.
     p.sat_pos_high = p.sat_pos_low = SatRegion{0, 0, s.pos};
     p.sat_neg_high = p.sat_neg_low = SatRegion{0, 0, s.neg};
+    // One empty (sentinel) octave, as the shipped residents carry: it gives the function a
+    // ctrl word, so even a set of residents alone has a non-empty ctrl table.
+    p.pos.octaves[127].declared = true;
     p.meta.lut_size = 0;
     p.meta.sunda_id = fn.sunda_id;
     p.meta.tonga_id = fn.tonga_id;

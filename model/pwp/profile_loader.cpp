@@ -102,7 +102,7 @@ void read_optional_int(const JsonNode& root, const char* key, std::optional<T>& 
 }  // namespace
 
 Profile parse_profile(const std::string& json_text, const std::string& source) {
-    nlohmann::json doc = io::parse_json_text(json_text, source);
+    nlohmann::ordered_json doc = io::parse_json_text(json_text, source);
     JsonNode root(doc, source);
     root.expect_object();
 
@@ -136,7 +136,7 @@ Profile parse_profile(const std::string& json_text, const std::string& source) {
     // Inert values may be boxes or plain numbers in other generators' output; both are read.
     auto inert_box = [&](const char* key, uint32_t& out) {
         if (!root.has(key)) return;
-        const nlohmann::json& j = root.raw()[key];
+        const nlohmann::ordered_json& j = root.raw()[key];
         if (j.is_number()) out = fp::bits_of(j.get<float>());
         else out = fp::bits_of(read_box(root, key));
     };

@@ -76,6 +76,9 @@ ordered_json profile_to_json(const Profile& p) {
     j["name"] = p.name;
     j["sunda_id"] = p.meta.sunda_id.value_or(0);
     j["tonga_id"] = p.meta.tonga_id.value_or(0);
+    // The 24th key of the shipped schema is not recovered in our sources (seed 001 §2.1 lost
+    // its table); we write the catalog's neuron_id column (hardware-facts §B.1) under that name.
+    j["neuron_id"] = p.meta.sunda_id.value_or(0);
     j["lut_size"] = p.meta.lut_size.value_or(static_cast<int64_t>(p.stored_sections()));
     j["max_diff"] = float_box(p.meta.max_diff);
     j["symmetry_en"] = p.symmetry_en;

@@ -109,7 +109,7 @@ TEST(ActEvalCli, Errors) {
     EXPECT_NE(r.err.find("does not open"), std::string::npos) << r.err;
     r = run_cli("act eval --profile " + f.profile + " --pwp-dir " + f.dir + io);
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("exactly one of --profile or --pwp-dir"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("exactly one of --profile, --pwp-dir or --set"), std::string::npos) << r.err;
     r = run_cli("act eval --profile " + f.profile + io + " --scale abc");
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--scale: expected a float32"), std::string::npos) << r.err;
@@ -146,7 +146,8 @@ TEST(Cli, DemoPrintsATable) {
     Files f;
     r = run_cli("demo --pwp-dir " + f.dir);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("PWP tables from"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("PWP tables (evaluate_generic) from " + f.dir), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(no profile)"), std::string::npos) << r.out;  // only exp_400p.json is there
 }
 
 TEST(Cli, ActListShowsTheFuncMap) {
