@@ -6,5 +6,8 @@ namespace neuronsim::apps {
 Command act_command();
 Command demo_command();
 Command pwp_command();
+Command run_command();
+Command asm_command();
+Command disasm_command();
 
 }  // namespace neuronsim::apps

@@ -1,0 +1,139 @@
+#pragma once
+// Operand layouts of the 64-byte bundles this simulator encodes, decodes and executes, as
+// packed structs whose sizes and offsets are checked at compile time against the documented
+// byte maps (hardware-facts §A.2-§A.5, §C, §J). Little-endian host assumed (checked).
+#include <cstddef>
+#include <cstdint>
+
+namespace neuronsim::model::isa {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bundle structs are little-endian");
+
+#pragma pack(push, 1)
+struct Tensor1D {  // 8 B
+    uint32_t start_addr;
+    int16_t step_elem;
+    uint16_t num_elem;
+};
+struct Tensor2D {  // 12 B
+    uint32_t start_addr;
+    int16_t step_elem[2];
+    uint16_t num_elem[2];
+};
+struct Tensor3D {  // 16 B: {ADDR4 start_addr; int16 step_elem[3]; uint16 num_elem[3]}
+    uint32_t start_addr;
+    int16_t step_elem[3];
+    uint16_t num_elem[3];
+};
+
+struct Header {
+    uint8_t opcode, inst_word_len, dbg0, dbg1;
+};
+
+// 0x21 Activate (S3D3_AC, §A.2)
+struct ActivateOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t imm_src, scale_src, accumulator_cmd, bias_src_n;
+    Tensor3D src;
+    uint8_t in_bias_dtype, out_dtype, num_active_channels, activation_func;
+    uint32_t scale_value, bias, imm;
+    Tensor3D dst;
+};
+
+// 0x22 ActivateQuantize (S3D3_AQ, §A.3)
+struct ActivateQuantizeOp {
+    Header header;
+    uint8_t events[8];
+    uint32_t quant_scale_value;
+    Tensor3D src;
+    uint8_t in_bias_dtype, out_dtype, num_active_channels, activation_func;
+    uint32_t dequant_scale_value, bias_addr, quant_zero_value;
+    Tensor3D dst;
+};
+
+// 0x23 ActivationTableLoad (CTRL_NO, §C): only the set index at +0x23.
+struct TableLoadOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t reserved0[23];
+    uint8_t act_tbl_sel;
+    uint8_t reserved1[28];
+};
+
+// 0x24 ActivationReadAccumulator (D1_RD, §A.4)
+struct ReadAccumulatorOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t reserved0[16];
+    uint32_t dst_element_count;
+    uint8_t dtype, negated, num_active_channels;
+    uint8_t reserved1[9];
+    Tensor1D dst;
+    uint8_t reserved2[12];
+};
+
+// 0x25 Activate2 (S2D2_AC, §A.5). The byte positions of relu_param_src, reduce_cmd, op0, op1,
+// reduce_op, activation_func and the three immediates are documented; src (12..23), the
+// dtypes (32, 33) and dst (48..59) are placed where the remaining bytes are (inferred).
+struct Activate2Op {
+    Header header;
+    uint8_t events[8];
+    Tensor2D src;
+    uint8_t relu_param_src, reserved0, reduce_cmd, reserved1, reserved2, op0, op1, reduce_op;
+    uint8_t in_dtype, out_dtype, num_active_channels, activation_func;
+    uint32_t imm0, imm1, relu_param;
+    Tensor2D dst;
+    uint8_t reserved3[4];
+};
+
+// 0xA0 sync (EventSemaphore) and 0xA1 halt: the EVENTS field only.
+struct ControlOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t reserved[52];
+};
+
+// 0xD1 DMA copy: neuronsim's own descriptor for a DMA queue stream (the queue descriptor
+// format is not published). Copies `partitions` rows of `bytes` each; DRAM rows are
+// `*_row_stride` bytes apart, SBUF/PSUM rows are consecutive partitions.
+struct DmaCopyOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t src_space, dst_space;  // MemSpace
+    uint16_t partitions;
+    uint64_t src_addr, dst_addr;   // DRAM byte address, or an SBUF/PSUM ADDR4
+    uint32_t bytes;
+    uint32_t src_row_stride, dst_row_stride;
+    uint8_t reserved[20];
+};
+#pragma pack(pop)
+
+static_assert(sizeof(Tensor1D) == 8 && sizeof(Tensor2D) == 12 && sizeof(Tensor3D) == 16);
+static_assert(sizeof(ActivateOp) == 64 && offsetof(ActivateOp, imm_src) == 12 && offsetof(ActivateOp, bias_src_n) == 15 &&
+              offsetof(ActivateOp, src) == 16 && offsetof(ActivateOp, in_bias_dtype) == 32 && offsetof(ActivateOp, activation_func) == 35 &&
+              offsetof(ActivateOp, scale_value) == 36 && offsetof(ActivateOp, bias) == 40 && offsetof(ActivateOp, imm) == 44 &&
+              offsetof(ActivateOp, dst) == 48);
+static_assert(sizeof(ActivateQuantizeOp) == 64 && offsetof(ActivateQuantizeOp, quant_scale_value) == 12 &&
+              offsetof(ActivateQuantizeOp, src) == 16 && offsetof(ActivateQuantizeOp, dequant_scale_value) == 36 &&
+              offsetof(ActivateQuantizeOp, bias_addr) == 40 && offsetof(ActivateQuantizeOp, quant_zero_value) == 44 &&
+              offsetof(ActivateQuantizeOp, dst) == 48);
+static_assert(sizeof(TableLoadOp) == 64 && offsetof(TableLoadOp, act_tbl_sel) == 0x23);
+static_assert(sizeof(ReadAccumulatorOp) == 64 && offsetof(ReadAccumulatorOp, dst_element_count) == 28 &&
+              offsetof(ReadAccumulatorOp, dtype) == 32 && offsetof(ReadAccumulatorOp, negated) == 33 &&
+              offsetof(ReadAccumulatorOp, num_active_channels) == 34 && offsetof(ReadAccumulatorOp, dst) == 44);
+static_assert(sizeof(Activate2Op) == 64 && offsetof(Activate2Op, relu_param_src) == 24 && offsetof(Activate2Op, reduce_cmd) == 26 &&
+              offsetof(Activate2Op, op0) == 29 && offsetof(Activate2Op, op1) == 30 && offsetof(Activate2Op, reduce_op) == 31 &&
+              offsetof(Activate2Op, activation_func) == 35 && offsetof(Activate2Op, imm0) == 36 && offsetof(Activate2Op, imm1) == 40 &&
+              offsetof(Activate2Op, relu_param) == 44 && offsetof(Activate2Op, dst) == 48);
+static_assert(sizeof(ControlOp) == 64 && sizeof(DmaCopyOp) == 64 && offsetof(DmaCopyOp, src_addr) == 16 &&
+              offsetof(DmaCopyOp, bytes) == 32);
+
+enum Opcode : uint8_t {
+    kActivate = 0x21, kActivateQuantize = 0x22, kTableLoad = 0x23, kReadAccumulator = 0x24, kActivate2 = 0x25,
+    kSync = 0xA0, kHalt = 0xA1, kDmaCopy = 0xD1,
+};
+
+enum class MemSpace : uint8_t { Dram = 0, Sbuf = 1, Psum = 2 };
+
+}  // namespace neuronsim::model::isa

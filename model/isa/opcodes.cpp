@@ -1,0 +1,422 @@
+#include "model/isa/opcodes.h"
+
+#include <cstdio>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/isa/address.h"
+#include "model/isa/layouts.h"
+
+namespace neuronsim::model::isa {
+
+namespace {
+
+#define OFF(type, member) static_cast<uint16_t>(offsetof(type, member))
+
+std::vector<Field> tensor(const std::string& name, uint16_t off, int dims) {
+    if (dims == 1) return {{name, off, FieldKind::Addr4}, {name + ".step", static_cast<uint16_t>(off + 4), FieldKind::I16x, 1},
+                           {name + ".num", static_cast<uint16_t>(off + 6), FieldKind::U16x, 1}};
+    return {{name, off, FieldKind::Addr4},
+            {name + ".step", static_cast<uint16_t>(off + 4), FieldKind::I16x, static_cast<uint8_t>(dims)},
+            {name + ".num", static_cast<uint16_t>(off + 4 + 2 * dims), FieldKind::U16x, static_cast<uint8_t>(dims)}};
+}
+
+std::vector<Field> cat(std::vector<Field> a, const std::vector<Field>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+std::vector<OpcodeInfo> build() {
+    std::vector<OpcodeInfo> t;
+    t.push_back({kActivate, "activate", kOnAct, "out = f(scale*in + bias) over a TENSOR3D (S3D3_AC)",
+                 cat(cat({{"imm_src", OFF(ActivateOp, imm_src), FieldKind::U8},
+                          {"scale_src", OFF(ActivateOp, scale_src), FieldKind::U8},
+                          {"accumulator_cmd", OFF(ActivateOp, accumulator_cmd), FieldKind::U8},
+                          {"bias_src_n", OFF(ActivateOp, bias_src_n), FieldKind::U8}},
+                         tensor("src", OFF(ActivateOp, src), 3)),
+                     cat({{"in_bias_dtype", OFF(ActivateOp, in_bias_dtype), FieldKind::U8},
+                          {"out_dtype", OFF(ActivateOp, out_dtype), FieldKind::U8},
+                          {"num_active_channels", OFF(ActivateOp, num_active_channels), FieldKind::U8},
+                          {"func", OFF(ActivateOp, activation_func), FieldKind::U8},
+                          {"scale", OFF(ActivateOp, scale_value), FieldKind::F32},
+                          {"bias", OFF(ActivateOp, bias), FieldKind::F32},
+                          {"imm", OFF(ActivateOp, imm), FieldKind::F32}},
+                         tensor("dst", OFF(ActivateOp, dst), 3)))});
+    t.push_back({kActivateQuantize, "activate_quantize", kOnAct, "requantising activation to UINT8 (S3D3_AQ)",
+                 cat(cat({{"quant_scale", OFF(ActivateQuantizeOp, quant_scale_value), FieldKind::F32}}, tensor("src", OFF(ActivateQuantizeOp, src), 3)),
+                     cat({{"in_bias_dtype", OFF(ActivateQuantizeOp, in_bias_dtype), FieldKind::U8},
+                          {"out_dtype", OFF(ActivateQuantizeOp, out_dtype), FieldKind::U8},
+                          {"num_active_channels", OFF(ActivateQuantizeOp, num_active_channels), FieldKind::U8},
+                          {"func", OFF(ActivateQuantizeOp, activation_func), FieldKind::U8},
+                          {"dequant_scale", OFF(ActivateQuantizeOp, dequant_scale_value), FieldKind::F32},
+                          {"bias_addr", OFF(ActivateQuantizeOp, bias_addr), FieldKind::Addr4},
+                          {"quant_zero", OFF(ActivateQuantizeOp, quant_zero_value), FieldKind::F32}},
+                         tensor("dst", OFF(ActivateQuantizeOp, dst), 3)))});
+    t.push_back({kTableLoad, "load_act_func_set", kOnAct, "LoadActFuncSet: DMA a function set into table memory (CTRL_NO, set at +0x23)",
+                 {{"set", OFF(TableLoadOp, act_tbl_sel), FieldKind::U8}}});
+    t.push_back({kReadAccumulator, "read_accumulator", kOnAct, "drain the per-partition accumulator (D1_RD)",
+                 cat({{"count", OFF(ReadAccumulatorOp, dst_element_count), FieldKind::U32},
+                      {"dtype", OFF(ReadAccumulatorOp, dtype), FieldKind::U8},
+                      {"negated", OFF(ReadAccumulatorOp, negated), FieldKind::U8},
+                      {"num_active_channels", OFF(ReadAccumulatorOp, num_active_channels), FieldKind::U8}},
+                     tensor("dst", OFF(ReadAccumulatorOp, dst), 1))});
+    t.push_back({kActivate2, "activate2", kOnAct, "dual ALU, function, reduction (S2D2_AC, v4+)",
+                 cat(cat(tensor("src", OFF(Activate2Op, src), 2),
+                         {{"relu_param_src", OFF(Activate2Op, relu_param_src), FieldKind::U8},
+                          {"reduce_cmd", OFF(Activate2Op, reduce_cmd), FieldKind::U8},
+                          {"op0", OFF(Activate2Op, op0), FieldKind::U8},
+                          {"op1", OFF(Activate2Op, op1), FieldKind::U8},
+                          {"reduce_op", OFF(Activate2Op, reduce_op), FieldKind::U8},
+                          {"in_dtype", OFF(Activate2Op, in_dtype), FieldKind::U8},
+                          {"out_dtype", OFF(Activate2Op, out_dtype), FieldKind::U8},
+                          {"num_active_channels", OFF(Activate2Op, num_active_channels), FieldKind::U8},
+                          {"func", OFF(Activate2Op, activation_func), FieldKind::U8},
+                          {"imm0", OFF(Activate2Op, imm0), FieldKind::F32},
+                          {"imm1", OFF(Activate2Op, imm1), FieldKind::F32},
+                          {"relu_param", OFF(Activate2Op, relu_param), FieldKind::F32}}),
+                     tensor("dst", OFF(Activate2Op, dst), 2))});
+    t.push_back({kSync, "sync", kOnAll, "semaphore wait and/or update only (EventSemaphore)", {}});
+    t.push_back({kHalt, "halt", kOnAll, "end of this engine's stream (the rest is not executed)", {}});
+    t.push_back({kDmaCopy, "copy", kOnDma, "DMA copy of `partitions` rows of `bytes` (neuronsim's descriptor)",
+                 {{"src", OFF(DmaCopyOp, src_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, src_addr)},
+                  {"dst", OFF(DmaCopyOp, dst_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, dst_addr)},
+                  {"partitions", OFF(DmaCopyOp, partitions), FieldKind::U16},
+                  {"bytes", OFF(DmaCopyOp, bytes), FieldKind::U32},
+                  {"src_stride", OFF(DmaCopyOp, src_row_stride), FieldKind::U32},
+                  {"dst_stride", OFF(DmaCopyOp, dst_row_stride), FieldKind::U32}}});
+    return t;
+}
+
+bool parse_u64(const std::string& s, uint64_t& out) {
+    if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+    if (errno || end != s.c_str() + s.size()) return false;
+    out = v;
+    return true;
+}
+
+bool parse_i64(const std::string& s, int64_t& out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(s.c_str(), &end, 0);
+    if (errno || end != s.c_str() + s.size()) return false;
+    out = v;
+    return true;
+}
+
+std::vector<std::string> split(const std::string& s, char c) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string p; std::getline(ss, p, c);) out.push_back(p);
+    if (!s.empty() && s.back() == c) out.push_back("");
+    return out;
+}
+
+uint64_t unsigned_value(const std::string& field, const std::string& v, uint64_t max) {
+    uint64_t u;
+    if (!parse_u64(v, u) || u > max)
+        throw Error(field + "=" + v + ": expected an integer in [0, " + std::to_string(max) + "]");
+    return u;
+}
+
+// "sbuf:P:OFF", "psum:P:OFF", "dram:ADDR"
+Location parse_location(const std::string& field, const std::string& v) {
+    auto parts = split(v, ':');
+    Location l;
+    if (parts.size() == 2 && parts[0] == "dram") {
+        l.space = MemSpace::Dram;
+        l.offset = unsigned_value(field, parts[1], UINT64_MAX);
+        return l;
+    }
+    if (parts.size() == 3 && (parts[0] == "sbuf" || parts[0] == "psum")) {
+        l.space = parts[0] == "sbuf" ? MemSpace::Sbuf : MemSpace::Psum;
+        l.partition = static_cast<uint32_t>(unsigned_value(field + " partition", parts[1], 127));
+        l.offset = unsigned_value(field + " offset", parts[2], UINT32_MAX);
+        return l;
+    }
+    throw Error(field + "=" + v + ": expected dram:ADDR, sbuf:PARTITION:OFFSET or psum:PARTITION:OFFSET");
+}
+
+void parse_events(const std::string& key, const std::string& v, Events& e) {
+    auto num = [&](const std::string& s, uint64_t max) { return unsigned_value(key, s, max); };
+    if (key == "wait") {
+        size_t p;
+        if ((p = v.find(">=")) != std::string::npos) e.wait = WaitMode::Ge;
+        else if ((p = v.find("==")) != std::string::npos) e.wait = WaitMode::Eq;
+        else throw Error("wait=" + v + ": expected SEM>=VALUE or SEM==VALUE");
+        e.wait_idx = static_cast<uint8_t>(num(v.substr(0, p), 255));
+        uint32_t val = static_cast<uint32_t>(num(v.substr(p + 2), UINT32_MAX));
+        if (e.update == UpdateMode::Set && e.value != val)
+            throw Error("wait=" + v + ": a set update shares the EVENTS value with the wait (" + std::to_string(e.value) + ")");
+        e.value = val;
+        return;
+    }
+    // update=SEM+1 | SEM-1 | SEM=VALUE
+    size_t p = v.find_first_of("+-=");
+    if (p == std::string::npos || p == 0) throw Error("update=" + v + ": expected SEM+1, SEM-1 or SEM=VALUE");
+    e.update_idx = static_cast<uint8_t>(num(v.substr(0, p), 255));
+    std::string rest = v.substr(p);
+    if (rest == "+1") e.update = UpdateMode::Inc;
+    else if (rest == "-1") e.update = UpdateMode::Dec;
+    else if (rest[0] == '=') {
+        e.update = UpdateMode::Set;
+        uint32_t val = static_cast<uint32_t>(num(rest.substr(1), UINT32_MAX));
+        if (e.wait != WaitMode::None && e.value != val)
+            throw Error("update=" + v + ": a set update shares the EVENTS value with the wait (" + std::to_string(e.value) + ")");
+        e.value = val;
+    } else throw Error("update=" + v + ": expected SEM+1, SEM-1 or SEM=VALUE");
+}
+
+std::string fmt_hex(uint64_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+}  // namespace
+
+const std::vector<OpcodeInfo>& opcode_table() {
+    static const std::vector<OpcodeInfo> t = build();
+    return t;
+}
+
+const OpcodeInfo* find_opcode(uint8_t opcode) {
+    for (const auto& o : opcode_table())
+        if (o.opcode == opcode) return &o;
+    return nullptr;
+}
+
+const OpcodeInfo* find_mnemonic(const std::string& m) {
+    for (const auto& o : opcode_table())
+        if (o.mnemonic == m) return &o;
+    return nullptr;
+}
+
+uint32_t engine_class(const std::string& e) {
+    if (e == "act") return kOnAct;
+    if (e == "pool") return kOnPool;
+    if (e.rfind("dma", 0) == 0 && e.size() > 3) {
+        auto dot = e.find('.');
+        std::string eng = e.substr(3, dot == std::string::npos ? std::string::npos : dot - 3);
+        uint64_t v;
+        if (!parse_u64(eng, v) || eng.find_first_not_of("0123456789") != std::string::npos) return 0;
+        if (dot != std::string::npos) {
+            std::string q = e.substr(dot + 1);
+            if (q.empty() || q.find_first_not_of("0123456789") != std::string::npos) return 0;
+        }
+        return kOnDma;
+    }
+    return 0;
+}
+
+Bundle assemble(const std::string& engine, const std::string& mnemonic, const std::vector<std::string>& fields) {
+    const uint32_t cls = engine_class(engine);
+    if (!cls) throw Error("unknown engine '" + engine + "' (expected act, pool, dma<E> or dma<E>.<Q>)");
+    Bundle b;
+    Events ev;
+    bool raw = false;
+    const OpcodeInfo* info = nullptr;
+    if (mnemonic != "raw") {
+        info = find_mnemonic(mnemonic);
+        if (!info) throw Error("unknown mnemonic '" + mnemonic + "'");
+        if (!(info->engines & cls)) throw Error("'" + mnemonic + "' does not run on engine " + engine);
+        b = make_bundle(info->opcode);
+    }
+    std::set<std::string> seen;
+    for (const std::string& kv : fields) {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw Error("expected key=value, got '" + kv + "'");
+        const std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
+        if (!seen.insert(key).second) throw Error("field '" + key + "' given twice");
+        if (key == "raw") {
+            if (mnemonic != "raw") throw Error("raw= goes with the mnemonic 'raw'");
+            if (val.size() != 128) throw Error("raw=: expected 128 hex digits (64 bytes), got " + std::to_string(val.size()));
+            for (size_t i = 0; i < 64; ++i) {
+                uint32_t byte;
+                if (!fp::parse_hex8("000000" + val.substr(2 * i, 2), byte)) throw Error("raw=: not hex at digit " + std::to_string(2 * i));
+                b.b[i] = static_cast<uint8_t>(byte);
+            }
+            raw = true;
+            continue;
+        }
+        if (key == "wait" || key == "update") {
+            parse_events(key, val, ev);
+            continue;
+        }
+        if (!info) throw Error("field '" + key + "' needs a mnemonic (raw takes only raw=)");
+        const Field* f = nullptr;
+        for (const Field& x : info->fields)
+            if (x.name == key) f = &x;
+        if (!f) {
+            std::string names;
+            for (const Field& x : info->fields) names += (names.empty() ? "" : ", ") + x.name;
+            throw Error("'" + mnemonic + "' has no field '" + key + "' (fields: " + (names.empty() ? "none" : names) + ", wait, update)");
+        }
+        switch (f->kind) {
+            case FieldKind::U8: b.set_u8(f->offset, static_cast<uint8_t>(unsigned_value(key, val, 0xFF))); break;
+            case FieldKind::U16: b.set_u16(f->offset, static_cast<uint16_t>(unsigned_value(key, val, 0xFFFF))); break;
+            case FieldKind::U32: b.set_u32(f->offset, static_cast<uint32_t>(unsigned_value(key, val, UINT32_MAX))); break;
+            case FieldKind::U64: b.set_u64(f->offset, unsigned_value(key, val, UINT64_MAX)); break;
+            case FieldKind::F32: {
+                float x;
+                if (!fp::parse_float_operand(val, x)) throw Error(key + "=" + val + ": expected a float32 (0.5) or bit pattern (0x3f000000)");
+                b.set_u32(f->offset, fp::bits_of(x));
+                break;
+            }
+            case FieldKind::Addr4: {
+                uint64_t u;
+                if (parse_u64(val, u)) {
+                    if (u > UINT32_MAX) throw Error(key + "=" + val + ": an ADDR4 is 32 bits");
+                    b.set_u32(f->offset, static_cast<uint32_t>(u));
+                } else {
+                    Location l = parse_location(key, val);
+                    if (l.space == MemSpace::Dram) throw Error(key + "=" + val + ": this operand addresses SBUF or PSUM, not DRAM");
+                    try {
+                        b.set_u32(f->offset, encode_addr4(l.space, l.partition, static_cast<uint32_t>(l.offset)));
+                    } catch (const Error& e) {
+                        throw Error(key + "=" + val + ": " + e.what());
+                    }
+                }
+                break;
+            }
+            case FieldKind::I16x:
+            case FieldKind::U16x: {
+                auto parts = split(val, ',');
+                if (parts.size() != f->count) throw Error(key + "=" + val + ": expected " + std::to_string(f->count) + " comma-separated values");
+                for (size_t i = 0; i < parts.size(); ++i) {
+                    int64_t v;
+                    bool ok = parse_i64(parts[i], v);
+                    if (f->kind == FieldKind::I16x ? (!ok || v < -32768 || v > 32767) : (!ok || v < 0 || v > 65535))
+                        throw Error(key + "=" + val + ": value " + std::to_string(i) + " must be " +
+                                    (f->kind == FieldKind::I16x ? "an int16" : "a uint16"));
+                    b.set_u16(f->offset + 2 * i, static_cast<uint16_t>(v));
+                }
+                break;
+            }
+            case FieldKind::SpaceAddr: {
+                Location l = parse_location(key, val);
+                b.set_u8(f->offset, static_cast<uint8_t>(l.space));
+                if (l.space == MemSpace::Dram) b.set_u64(f->offset2, l.offset);
+                else {
+                    try {
+                        b.set_u64(f->offset2, encode_addr4(l.space, l.partition, static_cast<uint32_t>(l.offset)));
+                    } catch (const Error& e) {
+                        throw Error(key + "=" + val + ": " + e.what());
+                    }
+                }
+                break;
+            }
+        }
+    }
+    if (raw && (ev.wait != WaitMode::None || ev.update != UpdateMode::None))
+        throw Error("raw= gives the EVENTS bytes too; wait=/update= cannot be combined with it");
+    if (mnemonic == "raw" && !raw) throw Error("'raw' needs raw=<128 hex digits>");
+    if (!raw) write_events(b, ev);
+    return b;
+}
+
+std::string disassemble(const std::string& engine, const Bundle& b) {
+    const OpcodeInfo* info = find_opcode(b.opcode());
+    auto raw = [&] {
+        std::string s = engine + " raw raw=";
+        char h[3];
+        for (uint8_t x : b.b) {
+            std::snprintf(h, sizeof h, "%02x", x);
+            s += h;
+        }
+        return s;
+    };
+    if (!info || !check_header_and_events(b).empty()) return raw();
+    // A bundle with bytes no field covers (reserved, or another opcode's) cannot be written as
+    // fields; it is written raw so that the round trip stays exact.
+    std::vector<bool> covered(64, false);
+    for (int i = 0; i < 12; ++i) covered[i] = true;
+    auto width = [](const Field& f) -> int {
+        switch (f.kind) {
+            case FieldKind::U8: return 1;
+            case FieldKind::U16: return 2;
+            case FieldKind::U32: case FieldKind::F32: case FieldKind::Addr4: return 4;
+            case FieldKind::U64: return 8;
+            case FieldKind::I16x: case FieldKind::U16x: return 2 * f.count;
+            case FieldKind::SpaceAddr: return 1;
+        }
+        return 0;
+    };
+    for (const Field& f : info->fields) {
+        for (int i = 0; i < width(f); ++i) covered[f.offset + i] = true;
+        if (f.kind == FieldKind::SpaceAddr)
+            for (int i = 0; i < 8; ++i) covered[f.offset2 + i] = true;
+    }
+    for (int i = 0; i < 64; ++i)
+        if (!covered[i] && b.b[i] != 0) return raw();
+    std::string s = engine + " " + info->mnemonic;
+    for (const Field& f : info->fields) {
+        std::string v;
+        switch (f.kind) {
+            case FieldKind::U8: if (b.u8(f.offset)) v = std::to_string(b.u8(f.offset)); break;
+            case FieldKind::U16: if (b.u16(f.offset)) v = std::to_string(b.u16(f.offset)); break;
+            case FieldKind::U32: if (b.u32(f.offset)) v = std::to_string(b.u32(f.offset)); break;
+            case FieldKind::U64: if (b.u64(f.offset)) v = std::to_string(b.u64(f.offset)); break;
+            case FieldKind::F32:
+                if (b.u32(f.offset)) {
+                    uint32_t u = b.u32(f.offset);
+                    char buf[48];
+                    float x = fp::float_of(u);
+                    // A decimal when it reads back to the same bits, else the pattern.
+                    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(x));
+                    float back;
+                    v = (fp::parse_float_operand(buf, back) && fp::bits_of(back) == u) ? buf : "0x" + fp::hex8(u);
+                }
+                break;
+            case FieldKind::Addr4: {
+                uint32_t a = b.u32(f.offset);
+                if (a) v = format_location(decode_addr4(a));
+                break;
+            }
+            case FieldKind::I16x:
+            case FieldKind::U16x: {
+                bool any = false;
+                std::string list;
+                for (int i = 0; i < f.count; ++i) {
+                    uint16_t u = b.u16(f.offset + 2 * i);
+                    any |= u != 0;
+                    list += (i ? "," : "") + (f.kind == FieldKind::I16x ? std::to_string(static_cast<int16_t>(u)) : std::to_string(u));
+                }
+                if (any) v = list;
+                break;
+            }
+            case FieldKind::SpaceAddr: {
+                uint8_t sp = b.u8(f.offset);
+                uint64_t a = b.u64(f.offset2);
+                if (sp > 2) return raw();
+                if (sp == 0 && a == 0) break;
+                if (sp == static_cast<uint8_t>(MemSpace::Dram)) v = "dram:" + fmt_hex(a);
+                else if (a > UINT32_MAX) return raw();
+                else {
+                    Location l = decode_addr4(static_cast<uint32_t>(a));
+                    if (static_cast<uint8_t>(l.space) != sp) return raw();
+                    v = format_location(l);
+                }
+                break;
+            }
+        }
+        if (!v.empty()) s += " " + f.name + "=" + v;
+    }
+    Events e = read_events(b);
+    if (e.wait != WaitMode::None) s += " wait=" + std::to_string(e.wait_idx) + wait_mode_name(e.wait) + std::to_string(e.value);
+    if (e.update == UpdateMode::Set) s += " update=" + std::to_string(e.update_idx) + "=" + std::to_string(e.value);
+    else if (e.update != UpdateMode::None) s += " update=" + std::to_string(e.update_idx) + update_mode_name(e.update);
+    else if (e.wait == WaitMode::None && e.value != 0) return raw();
+    if (e.update != UpdateMode::Set && e.wait == WaitMode::None && e.value != 0) return raw();
+    return s;
+}
+
+}  // namespace neuronsim::model::isa

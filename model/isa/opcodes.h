@@ -1,0 +1,56 @@
+#pragma once
+// The instruction set the trace assembler and disassembler know: per opcode its mnemonic,
+// the engines that execute it, and its operand fields with their bundle offsets (taken from
+// the layouts of layouts.h). Text form of an instruction:
+//   ENGINE MNEMONIC [field=value]... [wait=S>=V|S==V] [update=S+1|S-1|S=V]
+// Fields left out are zero. `raw=<128 hex digits>` gives a whole bundle.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/isa/bundle.h"
+
+namespace neuronsim::model::isa {
+
+enum class FieldKind {
+    U8, U16, U32, U64,
+    F32,        // 4 bytes: a float (decimal or 0x bit pattern)
+    Addr4,      // SBUF/PSUM address: sbuf:P:OFF / psum:P:OFF / raw number
+    I16x,       // `count` int16 values, comma-separated
+    U16x,       // `count` uint16 values
+    SpaceAddr,  // DMA endpoint: space byte at `offset`, 64-bit address at `offset2`
+};
+
+struct Field {
+    std::string name;
+    uint16_t offset;
+    FieldKind kind;
+    uint8_t count = 1;
+    uint16_t offset2 = 0;
+};
+
+enum EngineMask : uint32_t { kOnAct = 1, kOnPool = 2, kOnDma = 4, kOnAll = 7 };
+
+struct OpcodeInfo {
+    uint8_t opcode;
+    std::string mnemonic;
+    uint32_t engines;
+    std::string summary;
+    std::vector<Field> fields;
+};
+
+const std::vector<OpcodeInfo>& opcode_table();
+const OpcodeInfo* find_opcode(uint8_t opcode);
+const OpcodeInfo* find_mnemonic(const std::string& mnemonic);
+
+// Engine stream names: "act", "pool", "dma<E>" or "dma<E>.<Q>". Returns the mask class or 0.
+uint32_t engine_class(const std::string& engine);
+
+// Encodes one instruction from its text fields (already split: "key=value"). Errors are
+// plain messages; the caller adds file:line.
+Bundle assemble(const std::string& engine, const std::string& mnemonic, const std::vector<std::string>& fields);
+
+// The text form; re-assembling it gives the same 64 bytes.
+std::string disassemble(const std::string& engine, const Bundle& b);
+
+}  // namespace neuronsim::model::isa

@@ -1,0 +1,99 @@
+#include "model/trace/assembler.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "model/common/error.h"
+#include "model/isa/address.h"
+#include "model/isa/opcodes.h"
+#include "model/trace/trace_reader.h"
+
+namespace neuronsim::model::trace {
+
+namespace fs = std::filesystem;
+
+static std::string location_text(const isa::Location& l) { return isa::format_location(l); }
+
+AssembleResult assemble_trace(const std::string& trace_path, const std::string& out_dir) {
+    fs::create_directories(out_dir);
+    for (const auto& e : fs::directory_iterator(out_dir))
+        if (e.path().extension() == ".bin" || e.path().filename() == "setup.trace") fs::remove(e.path());
+    AssembleResult res;
+    std::map<std::string, std::unique_ptr<std::ofstream>> outs;
+    std::ofstream setup(out_dir + "/setup.trace");
+    if (!setup) throw Error(out_dir + "/setup.trace: cannot create: " + std::strerror(errno));
+    setup << "# directives of " << fs::absolute(trace_path).string() << "\n";
+    TraceReader reader(trace_path);
+    while (auto r = reader.next()) {
+        if (r->kind == Record::Kind::Instruction) {
+            auto& o = outs[r->instruction.engine];
+            if (!o) {
+                o = std::make_unique<std::ofstream>(out_dir + "/" + r->instruction.engine + ".bin", std::ios::binary);
+                if (!*o) throw Error(out_dir + "/" + r->instruction.engine + ".bin: cannot create");
+            }
+            o->write(reinterpret_cast<const char*>(r->instruction.bundle.b.data()), isa::kBundleBytes);
+            ++res.instructions[r->instruction.engine];
+        } else if (r->kind == Record::Kind::Data) {
+            const DataDirective& d = r->data;
+            setup << ".data " << location_text(d.at) << " partitions=" << d.partitions;
+            if (!d.file.empty()) setup << " file=" << d.file << "\n";
+            else {
+                setup << " u8";
+                for (size_t i = 0; i < d.bytes.size() / d.partitions; ++i) setup << " " << unsigned(d.bytes[i]);
+                setup << "\n";
+            }
+            ++res.directives;
+        } else {
+            const DumpDirective& d = r->dump;
+            setup << ".dump " << location_text(d.at) << " bytes=" << d.bytes << " partitions=" << d.partitions << " file=" << d.file << "\n";
+            ++res.directives;
+        }
+    }
+    for (auto& [e, o] : outs)
+        if (!o->flush()) throw Error(out_dir + "/" + e + ".bin: write error");
+    return res;
+}
+
+BundleStream::BundleStream(const std::string& path) : path_(path) {
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) throw Error(path + ": cannot open: " + std::strerror(errno));
+    std::error_code ec;
+    uint64_t size = fs::file_size(path, ec);
+    if (ec) throw Error(path + ": " + ec.message());
+    if (size % isa::kBundleBytes)
+        throw Error(path + ": byte offset " + std::to_string(size - size % isa::kBundleBytes) + ": " + std::to_string(size % isa::kBundleBytes) +
+                    " trailing bytes; a stream is whole 64-byte bundles");
+    count_ = size / isa::kBundleBytes;
+}
+
+BundleStream::~BundleStream() {
+    if (f_) std::fclose(f_);
+}
+
+bool BundleStream::next(isa::Bundle& b) {
+    size_t n = std::fread(b.b.data(), 1, isa::kBundleBytes, f_);
+    if (n == 0) return false;
+    if (n != isa::kBundleBytes) throw Error(path_ + ": read error at byte offset " + std::to_string((index_ + 1) * isa::kBundleBytes));
+    ++index_;
+    return true;
+}
+
+std::map<std::string, std::string> list_streams(const std::string& dir) {
+    std::map<std::string, std::string> out;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a directory of engine streams");
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (e.path().extension() != ".bin") continue;
+        std::string engine = e.path().stem().string();
+        if (!isa::engine_class(engine))
+            throw Error(e.path().string() + ": the file name does not name an engine (act, pool, dma<E>, dma<E>.<Q>)");
+        out[engine] = e.path().string();
+    }
+    return out;
+}
+
+}  // namespace neuronsim::model::trace

@@ -1,0 +1,170 @@
+#include "model/trace/trace_reader.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/io/json_path.h"
+#include "model/isa/opcodes.h"
+
+namespace neuronsim::model::trace {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> words(const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream ss(s);
+    for (std::string w; ss >> w;) out.push_back(w);
+    return out;
+}
+
+uint64_t number(const std::string& what, const std::string& s, uint64_t max) {
+    char* end = nullptr;
+    errno = 0;
+    if (s.empty() || s[0] == '-') throw Error(what + ": expected a number, got \"" + s + "\"");
+    unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+    if (errno || end != s.c_str() + s.size() || v > max)
+        throw Error(what + ": expected a number in [0, " + std::to_string(max) + "], got \"" + s + "\"");
+    return v;
+}
+
+isa::Location location(const std::string& s) {
+    auto c1 = s.find(':');
+    if (c1 == std::string::npos) throw Error("expected a location dram:ADDR, sbuf:P:OFF or psum:P:OFF, got \"" + s + "\"");
+    std::string space = s.substr(0, c1);
+    isa::Location l;
+    if (space == "dram") {
+        l.space = isa::MemSpace::Dram;
+        l.offset = number("dram address", s.substr(c1 + 1), UINT64_MAX);
+        return l;
+    }
+    auto c2 = s.find(':', c1 + 1);
+    if ((space != "sbuf" && space != "psum") || c2 == std::string::npos)
+        throw Error("expected a location dram:ADDR, sbuf:P:OFF or psum:P:OFF, got \"" + s + "\"");
+    l.space = space == "sbuf" ? isa::MemSpace::Sbuf : isa::MemSpace::Psum;
+    l.partition = static_cast<uint32_t>(number("partition", s.substr(c1 + 1, c2 - c1 - 1), 127));
+    l.offset = number("offset", s.substr(c2 + 1), UINT32_MAX);
+    return l;
+}
+
+std::string strip_comment(const std::string& s) {
+    auto h = s.find('#');
+    return h == std::string::npos ? s : s.substr(0, h);
+}
+
+}  // namespace
+
+std::optional<Record> parse_trace_line(const std::string& raw, const std::string& file, size_t line, const std::string& base_dir) {
+    std::string text = raw;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    std::vector<std::string> w = words(strip_comment(text));
+    if (w.empty()) return std::nullopt;
+    Record r;
+    r.file = file;
+    r.line = line;
+    try {
+        if (w[0] == ".data") {
+            r.kind = Record::Kind::Data;
+            if (w.size() < 3) throw Error(".data: expected LOCATION [partitions=N] (file=PATH | f32|u32|u8 VALUE...)");
+            r.data.at = location(w[1]);
+            size_t i = 2;
+            if (w[i].rfind("partitions=", 0) == 0) {
+                r.data.partitions = static_cast<uint32_t>(number("partitions", w[i].substr(11), 128));
+                if (r.data.partitions == 0) throw Error("partitions: must be at least 1");
+                ++i;
+            }
+            if (i >= w.size()) throw Error(".data: missing the values or file=");
+            if (w[i].rfind("file=", 0) == 0) {
+                if (i + 1 != w.size()) throw Error(".data: nothing may follow file=");
+                fs::path p = w[i].substr(5);
+                if (p.is_relative()) p = fs::path(base_dir) / p;
+                r.data.file = fs::absolute(p).lexically_normal().string();
+                std::string bytes = io::read_text_file(r.data.file);
+                r.data.bytes.assign(bytes.begin(), bytes.end());
+                if (r.data.bytes.size() % r.data.partitions)
+                    throw Error(".data: " + r.data.file + " holds " + std::to_string(r.data.bytes.size()) + " bytes, not a multiple of " +
+                                std::to_string(r.data.partitions) + " partitions");
+            } else {
+                const std::string type = w[i++];
+                if (type != "f32" && type != "u32" && type != "u8") throw Error(".data: expected f32, u32, u8 or file=, got \"" + type + "\"");
+                if (i >= w.size()) throw Error(".data: no values after " + type);
+                for (; i < w.size(); ++i) {
+                    if (type == "f32") {
+                        float f;
+                        if (!fp::parse_float_operand(w[i], f)) throw Error(".data: \"" + w[i] + "\" is not a float32");
+                        uint32_t u = fp::bits_of(f);
+                        for (int b = 0; b < 4; ++b) r.data.bytes.push_back(static_cast<uint8_t>(u >> (8 * b)));
+                    } else if (type == "u32") {
+                        uint32_t u = static_cast<uint32_t>(number("u32", w[i], UINT32_MAX));
+                        for (int b = 0; b < 4; ++b) r.data.bytes.push_back(static_cast<uint8_t>(u >> (8 * b)));
+                    } else {
+                        r.data.bytes.push_back(static_cast<uint8_t>(number("u8", w[i], 255)));
+                    }
+                }
+                // Inline values are replicated into each partition.
+                std::vector<uint8_t> one = r.data.bytes;
+                for (uint32_t p = 1; p < r.data.partitions; ++p) r.data.bytes.insert(r.data.bytes.end(), one.begin(), one.end());
+            }
+            if (r.data.at.space == isa::MemSpace::Dram && r.data.partitions != 1) throw Error(".data: partitions= applies to sbuf/psum only");
+            return r;
+        }
+        if (w[0] == ".dump") {
+            r.kind = Record::Kind::Dump;
+            if (w.size() < 3) throw Error(".dump: expected LOCATION bytes=N [partitions=N] file=PATH");
+            r.dump.at = location(w[1]);
+            bool have_bytes = false;
+            for (size_t i = 2; i < w.size(); ++i) {
+                if (w[i].rfind("bytes=", 0) == 0) {
+                    r.dump.bytes = number("bytes", w[i].substr(6), uint64_t{1} << 32);
+                    have_bytes = true;
+                } else if (w[i].rfind("partitions=", 0) == 0) {
+                    r.dump.partitions = static_cast<uint32_t>(number("partitions", w[i].substr(11), 128));
+                    if (r.dump.partitions == 0) throw Error("partitions: must be at least 1");
+                } else if (w[i].rfind("file=", 0) == 0) {
+                    r.dump.file = w[i].substr(5);
+                    if (r.dump.file.empty() || fs::path(r.dump.file).is_absolute() || r.dump.file.find("..") != std::string::npos)
+                        throw Error(".dump: file= must be a relative path inside the output directory");
+                } else {
+                    throw Error(".dump: unknown argument \"" + w[i] + "\"");
+                }
+            }
+            if (!have_bytes || r.dump.file.empty()) throw Error(".dump: needs bytes= and file=");
+            if (r.dump.at.space == isa::MemSpace::Dram && r.dump.partitions != 1) throw Error(".dump: partitions= applies to sbuf/psum only");
+            return r;
+        }
+        if (w[0][0] == '.') throw Error("unknown directive \"" + w[0] + "\" (expected .data or .dump)");
+        if (w.size() < 2) throw Error("expected ENGINE MNEMONIC [field=value]...");
+        r.kind = Record::Kind::Instruction;
+        r.instruction.engine = w[0];
+        r.instruction.bundle = isa::assemble(w[0], w[1], std::vector<std::string>(w.begin() + 2, w.end()));
+        return r;
+    } catch (const Error& e) {
+        throw Error(file + ":" + std::to_string(line) + ": " + e.what());
+    }
+}
+
+TraceReader::TraceReader(const std::string& path) : path_(path), in_(path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, expected a trace file");
+    if (!in_) throw Error(path + ": cannot open: " + std::strerror(errno));
+    dir_ = fs::path(path).parent_path().string();
+    if (dir_.empty()) dir_ = ".";
+}
+
+std::optional<Record> TraceReader::next() {
+    std::string text;
+    while (std::getline(in_, text)) {
+        ++line_;
+        if (auto r = parse_trace_line(text, path_, line_, dir_)) return r;
+    }
+    if (in_.bad()) throw Error(path_ + ": read error after line " + std::to_string(line_));
+    return std::nullopt;
+}
+
+}  // namespace neuronsim::model::trace

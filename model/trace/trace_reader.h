@@ -1,0 +1,67 @@
+#pragma once
+// The text trace format (traces/README.md has the grammar and examples). A reader streams the
+// file one record at a time, so memory does not grow with trace length; every error names the
+// file and line.
+//
+//   # comment                                   (also after a record)
+//   ENGINE MNEMONIC [field=value]... [wait=..] [update=..]
+//   .data LOCATION [partitions=N] (file=PATH | f32|u32|u8 VALUE...)
+//   .dump LOCATION bytes=N [partitions=N] file=PATH
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/isa/address.h"
+#include "model/isa/bundle.h"
+
+namespace neuronsim::model::trace {
+
+struct Instruction {
+    std::string engine;
+    isa::Bundle bundle;
+};
+
+struct DataDirective {
+    isa::Location at;
+    uint32_t partitions = 1;
+    std::vector<uint8_t> bytes;  // inline values, or the file's contents
+    std::string file;            // the file they came from ("" for inline), absolute
+};
+
+struct DumpDirective {
+    isa::Location at;
+    uint64_t bytes = 0;
+    uint32_t partitions = 1;
+    std::string file;            // relative to the run's output directory
+};
+
+struct Record {
+    enum class Kind { Instruction, Data, Dump } kind;
+    Instruction instruction;
+    DataDirective data;
+    DumpDirective dump;
+    std::string file;
+    size_t line = 0;
+    std::string where() const { return file + ":" + std::to_string(line); }
+};
+
+class TraceReader {
+public:
+    explicit TraceReader(const std::string& path);
+    // The next record, or nullopt at the end. Throws Error("FILE:LINE: ...") on bad input.
+    std::optional<Record> next();
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_, dir_;
+    std::ifstream in_;
+    size_t line_ = 0;
+};
+
+// Parses one line (without its newline); nullopt for blank and comment lines.
+std::optional<Record> parse_trace_line(const std::string& text, const std::string& file, size_t line,
+                                       const std::string& base_dir);
+
+}  // namespace neuronsim::model::trace

@@ -1,0 +1,60 @@
+#pragma once
+// The DMA engines: a TLM initiator moving rows between DRAM, SBUF and PSUM. Each engine
+// serves one transfer at a time; a transfer takes the fixed per-transfer overhead plus its
+// bytes over the engine's bandwidth (public-figures §4), and the data moves when it ends.
+// Clockless: the calling process waits once per transfer, whatever its size.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "model/isa/layouts.h"
+#include "platform/config/config.h"
+#include "platform/stats.h"
+
+namespace neuronsim::platform {
+
+class Recorder;
+
+struct DmaEndpoint {
+    model::isa::MemSpace space = model::isa::MemSpace::Dram;
+    uint64_t addr = 0;        // DRAM byte address, or an SBUF/PSUM ADDR4
+    uint64_t row_stride = 0;  // DRAM bytes between rows (SBUF/PSUM rows are partitions)
+};
+
+struct DmaTransfer {
+    DmaEndpoint src, dst;
+    uint32_t rows = 1;
+    uint32_t bytes = 0;       // per row
+    uint64_t total() const { return uint64_t{rows} * bytes; }
+};
+
+class DmaEngines : public sc_core::sc_module, public StatsProvider {
+public:
+    tlm_utils::simple_initiator_socket<DmaEngines> dram_socket, sbuf_socket, psum_socket;
+
+    DmaEngines(sc_core::sc_module_name name, const Config& cfg, Recorder* recorder);
+
+    sc_core::sc_time duration(uint64_t bytes) const;
+    // Called from an engine's thread: waits for engine `e` and the transfer's time, then
+    // moves the data through the sockets. Errors name the endpoint and the range.
+    void transfer(uint32_t e, const DmaTransfer& t, const std::string& label);
+
+    uint32_t engines() const { return static_cast<uint32_t>(busy_until_.size()); }
+    void collect_stats(nlohmann::ordered_json& node) const override;
+
+private:
+    tlm_utils::simple_initiator_socket<DmaEngines>& socket(model::isa::MemSpace s);
+    uint64_t tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t bytes) const;
+    void move(model::isa::MemSpace s, bool write, uint64_t addr, uint8_t* data, uint32_t len);
+
+    const Config& cfg_;
+    Recorder* recorder_;
+    std::vector<sc_core::sc_time> busy_until_, busy_;
+    std::vector<uint64_t> transfers_, bytes_;
+};
+
+}  // namespace neuronsim::platform

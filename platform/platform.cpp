@@ -1,0 +1,142 @@
+#include "platform/platform.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "model/common/error.h"
+#include "model/isa/address.h"
+#include "model/isa/opcodes.h"
+
+namespace neuronsim::platform {
+
+namespace fs = std::filesystem;
+using model::isa::MemSpace;
+
+Platform::Platform(sc_core::sc_module_name name, const Config& cfg, const std::map<std::string, std::string>& streams,
+                   const std::string& setup, const RunOptions& options)
+    : sc_core::sc_module(name), cfg_(cfg), options_(options) {
+    fs::create_directories(options_.out_dir);
+    uint64_t total = 0;
+    for (const auto& [engine, path] : streams) total += model::trace::BundleStream(path).count();
+    recorder_ = std::make_unique<Recorder>(options_.out_dir, total, options_.progress);
+    dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
+    sbuf_ = std::make_unique<Memory>("sbuf", uint64_t{cfg_.memory.partitions} * cfg_.memory.sbuf_bytes_per_partition, cfg_.memory.partitions);
+    psum_ = std::make_unique<Memory>("psum", uint64_t{cfg_.memory.partitions} * cfg_.memory.psum_bytes_per_partition(), cfg_.memory.partitions);
+    sem_ = std::make_unique<Semaphores>("semaphores", cfg_.semaphores);
+    dma_ = std::make_unique<DmaEngines>("dma", cfg_, recorder_.get());
+    dma_->dram_socket.bind(dram_->socket);
+    dma_->sbuf_socket.bind(sbuf_->socket);
+    dma_->psum_socket.bind(psum_->socket);
+    for (const auto& [engine, path] : streams) {
+        const uint32_t cls = model::isa::engine_class(engine);
+        if (cls == model::isa::kOnDma) {
+            std::string num = engine.substr(3, engine.find('.') == std::string::npos ? std::string::npos : engine.find('.') - 3);
+            uint32_t e = static_cast<uint32_t>(std::stoul(num));
+            uint32_t q = engine.find('.') == std::string::npos ? 0 : static_cast<uint32_t>(std::stoul(engine.substr(engine.find('.') + 1)));
+            if (e >= cfg_.dma.engines || q >= cfg_.dma.queues_per_engine)
+                throw Error(path + ": stream " + engine + " names DMA engine " + std::to_string(e) + " queue " + std::to_string(q) + ", but " +
+                            cfg_.generation.name + " has " + std::to_string(cfg_.dma.engines) + " engines x " +
+                            std::to_string(cfg_.dma.queues_per_engine) + " queues");
+            engines_.push_back(std::make_unique<DmaQueueEngine>(module_name(engine).c_str(), engine, *this, path, e));
+        } else {
+            const double ghz = cls == model::isa::kOnAct ? cfg_.act.clock_ghz : cfg_.gpsimd.clock_ghz;
+            engines_.push_back(std::make_unique<ControlOnlyEngine>(module_name(engine).c_str(), engine, *this, path, ghz));
+        }
+    }
+    if (!setup.empty()) {
+        model::trace::TraceReader reader(setup);
+        while (auto r = reader.next()) {
+            if (r->kind == model::trace::Record::Kind::Data) apply(r->data, r->where());
+            else if (r->kind == model::trace::Record::Kind::Dump) {
+                linear(r->dump.at, r->dump.bytes, r->where());  // validated now, read at the end
+                dumps_.push_back(r->dump);
+            } else {
+                throw Error(r->where() + ": instructions belong in the engine streams, not in setup.trace");
+            }
+        }
+    }
+}
+
+Platform::~Platform() = default;
+
+Memory& Platform::memory(MemSpace s) { return s == MemSpace::Dram ? *dram_ : s == MemSpace::Sbuf ? *sbuf_ : *psum_; }
+
+uint64_t Platform::linear(const model::isa::Location& l, uint64_t bytes, const std::string& where) const {
+    if (l.space == MemSpace::Dram) {
+        if (l.offset > cfg_.memory.dram_bytes || bytes > cfg_.memory.dram_bytes - l.offset)
+            throw Error(where + ": dram [0x" + std::to_string(l.offset) + ", +" + std::to_string(bytes) + ") is past the " +
+                        std::to_string(cfg_.memory.dram_bytes) + "-byte DRAM");
+        return l.offset;
+    }
+    const uint64_t per = l.space == MemSpace::Sbuf ? cfg_.memory.sbuf_bytes_per_partition : cfg_.memory.psum_bytes_per_partition();
+    if (l.partition >= cfg_.memory.partitions) throw Error(where + ": partition " + std::to_string(l.partition) + " does not exist");
+    if (l.offset + bytes > per)
+        throw Error(where + ": " + model::isa::format_location(l) + " + " + std::to_string(bytes) + " bytes is past the partition's " +
+                    std::to_string(per) + " bytes");
+    return uint64_t{l.partition} * per + l.offset;
+}
+
+void Platform::apply(const model::trace::DataDirective& d, const std::string& where) {
+    const uint64_t row = d.bytes.size() / d.partitions;
+    if (d.at.space != MemSpace::Dram && d.at.partition + d.partitions > cfg_.memory.partitions)
+        throw Error(where + ": partitions " + std::to_string(d.at.partition) + ".." + std::to_string(d.at.partition + d.partitions - 1) +
+                    " do not all exist");
+    for (uint32_t p = 0; p < d.partitions; ++p) {
+        model::isa::Location l = d.at;
+        l.partition += p;
+        uint64_t a = linear(l, row, where);
+        memory(d.at.space).write(a, d.bytes.data() + p * row, row);
+    }
+}
+
+void Platform::dump(const model::trace::DumpDirective& d) {
+    const fs::path path = fs::path(options_.out_dir) / d.file;
+    fs::create_directories(path.parent_path());
+    std::vector<uint8_t> buf(d.bytes);
+    std::ofstream f(path, std::ios::binary);
+    if (!f) throw Error(path.string() + ": cannot create the dump");
+    for (uint32_t p = 0; p < d.partitions; ++p) {
+        model::isa::Location l = d.at;
+        l.partition += p;
+        memory(d.at.space).read(linear(l, d.bytes, ".dump " + d.file), buf.data(), d.bytes);
+        f.write(reinterpret_cast<const char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
+    }
+    if (!f) throw Error(path.string() + ": write error");
+}
+
+void Platform::fail(const std::string& message) {
+    if (!error_) error_ = message;
+    sc_core::sc_stop();
+}
+
+RunReport Platform::run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    sc_core::sc_start();
+    RunReport rep;
+    rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rep.simulated = sc_core::sc_time_stamp();
+    recorder_->finish();
+    if (error_) throw Error(*error_);
+    // No more events: every engine is done, or waits on a semaphore nothing will change.
+    std::string stuck;
+    for (const auto& e : engines_) {
+        if (e->finished()) continue;
+        stuck += "\n  engine " + e->label() + " at instruction " + std::to_string(e->current_index());
+        if (e->waiting())
+            stuck += " waits for " + describe_wait(e->waiting_on()) + ", which is " + std::to_string(sem_->value(e->waiting_on().wait_idx));
+    }
+    if (!stuck.empty()) throw Error("deadlock at " + std::to_string(rep.simulated.to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck);
+    for (const auto& d : dumps_) dump(d);
+    rep.instructions = recorder_->completed();
+    rep.stats = collect_stats_tree(*this);
+    return rep;
+}
+
+void Platform::collect_stats(nlohmann::ordered_json& node) const {
+    node["generation"] = cfg_.generation.name;
+    node["simulated_ps"] = sc_core::sc_time_stamp().value();  // times are integer picoseconds (the resolution)
+    node["instructions"] = recorder_->completed();
+}
+
+}  // namespace neuronsim::platform
