@@ -16,6 +16,8 @@ using model::isa::MemSpace;
 Platform::Platform(sc_core::sc_module_name name, const Config& cfg, const std::map<std::string, std::string>& streams,
                    const std::string& setup, const RunOptions& options)
     : sc_core::sc_module(name), cfg_(cfg), options_(options) {
+    // SystemC's own info messages (e.g. "Simulation stopped by user") are not ours to print.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     fs::create_directories(options_.out_dir);
     uint64_t total = 0;
     for (const auto& [engine, path] : streams) total += model::trace::BundleStream(path).count();
@@ -49,7 +51,11 @@ Platform::Platform(sc_core::sc_module_name name, const Config& cfg, const std::m
         while (auto r = reader.next()) {
             if (r->kind == model::trace::Record::Kind::Data) apply(r->data, r->where());
             else if (r->kind == model::trace::Record::Kind::Dump) {
-                linear(r->dump.at, r->dump.bytes, r->where());  // validated now, read at the end
+                for (uint32_t p = 0; p < r->dump.partitions; ++p) {  // validated now, read at the end
+                    model::isa::Location l = r->dump.at;
+                    l.partition += p;
+                    linear(l, r->dump.bytes, r->where());
+                }
                 dumps_.push_back(r->dump);
             } else {
                 throw Error(r->where() + ": instructions belong in the engine streams, not in setup.trace");

@@ -40,16 +40,17 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
         } else if (r->kind == Record::Kind::Data) {
             const DataDirective& d = r->data;
             setup << ".data " << location_text(d.at) << " partitions=" << d.partitions;
-            if (!d.file.empty()) setup << " file=" << d.file << "\n";
+            if (!d.file.empty()) setup << " file=" << d.file;
             else {
                 setup << " u8";
                 for (size_t i = 0; i < d.bytes.size() / d.partitions; ++i) setup << " " << unsigned(d.bytes[i]);
-                setup << "\n";
             }
+            setup << "  # from " << r->where() << "\n";
             ++res.directives;
         } else {
             const DumpDirective& d = r->dump;
-            setup << ".dump " << location_text(d.at) << " bytes=" << d.bytes << " partitions=" << d.partitions << " file=" << d.file << "\n";
+            setup << ".dump " << location_text(d.at) << " bytes=" << d.bytes << " partitions=" << d.partitions << " file=" << d.file
+                  << "  # from " << r->where() << "\n";
             ++res.directives;
         }
     }

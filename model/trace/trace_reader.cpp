@@ -68,6 +68,8 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
     Record r;
     r.file = file;
     r.line = line;
+    // The assembler marks each directive with "# from FILE:LINE" of the trace it came from.
+    if (auto h = text.find("# from "); h != std::string::npos) r.origin = text.substr(h + 7);
     try {
         if (w[0] == ".data") {
             r.kind = Record::Kind::Data;
@@ -145,7 +147,7 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
         r.instruction.bundle = isa::assemble(w[0], w[1], std::vector<std::string>(w.begin() + 2, w.end()));
         return r;
     } catch (const Error& e) {
-        throw Error(file + ":" + std::to_string(line) + ": " + e.what());
+        throw Error(r.where() + ": " + e.what());
     }
 }
 

@@ -44,7 +44,8 @@ struct Record {
     DumpDirective dump;
     std::string file;
     size_t line = 0;
-    std::string where() const { return file + ":" + std::to_string(line); }
+    std::string origin;  // "FILE:LINE" of the original trace, for directives assembled elsewhere
+    std::string where() const { return origin.empty() ? file + ":" + std::to_string(line) : origin; }
 };
 
 class TraceReader {

@@ -1,0 +1,112 @@
+// `neuronsim run`, `asm`, `disasm` end to end, and the golden results of the example traces
+// on every generation (regenerate with scripts/update_goldens.sh after an intended change).
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
+
+namespace neuronsim::test {
+namespace {
+
+const std::string kSrc = NEURONSIM_SOURCE_DIR;
+
+class Golden : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(Golden, StatsAndInstructionTimesMatch) {
+    const auto& [trace, gen] = GetParam();
+    TempDir t;
+    CliResult r = run_cli("run --gen " + gen + " --trace " + kSrc + "/traces/" + trace + ".trace --out " + t.path() + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string golden = kSrc + "/tests/golden/" + trace + "/" + gen + "/";
+    EXPECT_EQ(read_file(t.file("stats.json")), read_file(golden + "stats.json"));
+    EXPECT_EQ(read_file(t.file("instructions.csv")), read_file(golden + "instructions.csv"));
+}
+
+INSTANTIATE_TEST_SUITE_P(ExampleTraces, Golden,
+                         ::testing::Combine(::testing::Values("demo", "pipeline"),
+                                            ::testing::Values("sunda", "cayman", "mariana", "mariana_plus", "maverick")));
+
+TEST(RunCli, GoldensFollowTheDmaFormula) {
+    // Independent of the goldens: pipeline.trace takes 4 x (1300 ns + 524288 B / bandwidth).
+    for (const auto& [gen, bw] : {std::pair{"sunda", 17.0}, std::pair{"cayman", 23.0}, std::pair{"mariana", 33.0}}) {
+        auto j = nlohmann::json::parse(read_file(kSrc + "/tests/golden/pipeline/" + std::string(gen) + "/stats.json"));
+        const double ns = 4 * (1300 + 524288 / bw);
+        EXPECT_NEAR(j["core"]["simulated_ps"].get<double>() / 1000, ns, 0.01) << gen;
+    }
+}
+
+TEST(RunCli, DefaultRunWritesEverythingAndIsDeterministic) {
+    TempDir a, b;
+    CliResult r = run_cli("run --out " + a.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("neuronsim run: MARIANA (NC-v4), built-in demo.trace"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("DMA: 3 transfers, 524288 bytes"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("host: "), std::string::npos);
+    for (const char* f : {"stats.json", "instructions.csv", "timeline.json", "config.yaml", "host.json", "tile.bin"})
+        EXPECT_TRUE(std::filesystem::exists(a.file(f))) << f;
+    auto tl = nlohmann::json::parse(read_file(a.file("timeline.json")));
+    size_t slices = 0;
+    for (const auto& e : tl["traceEvents"]) slices += e["ph"] == "X";
+    EXPECT_EQ(slices, 6u + 3u);  // six instructions, three DMA transfers
+    ASSERT_EQ(run_cli("run --out " + b.path()).status, 0);
+    for (const char* f : {"stats.json", "instructions.csv", "timeline.json", "tile.bin"}) EXPECT_EQ(read_file(a.file(f)), read_file(b.file(f))) << f;
+    EXPECT_EQ(read_file(a.file("tile.bin")).substr(0, 4), std::string("\x00\x00\x80\x3f", 4));
+}
+
+TEST(RunCli, OverridesAndConfigFile) {
+    TempDir t;
+    CliResult r = run_cli("run --gen cayman -p dma.fixed_overhead_ns=0 -p dma.bytes_per_ns_per_engine=1 -p dma.bytes_per_ns_per_engine=2 --out " + t.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(read_file(t.file("config.yaml")).find("bytes_per_ns_per_engine: 2"), std::string::npos);
+    // 131072 B / 2 + 262144 B / 2 = 196608 ns
+    EXPECT_NE(r.out.find("simulated time 196608.000 ns"), std::string::npos) << r.out;
+    TempDir u;
+    CliResult c = run_cli("run --config " + t.file("config.yaml") + " --out " + u.path());
+    ASSERT_EQ(c.status, 0) << c.err;
+    EXPECT_EQ(read_file(u.file("stats.json")), read_file(t.file("stats.json")));
+    CliResult bad = run_cli("run -p act.lanes=0 --out " + u.path());
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("act.lanes: expected a number in [1, 128], got \"0\""), std::string::npos) << bad.err;
+    EXPECT_EQ(run_cli("run --gen tonga").status, 1);
+    EXPECT_EQ(run_cli("run --gen mariana --config x.yaml").status, 2);
+}
+
+TEST(RunCli, StreamsAndAsmDisasm) {
+    TempDir t;
+    CliResult a = run_cli("asm " + kSrc + "/traces/pipeline.trace -o " + t.file("s"));
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.out.find("dma0.bin: 2 bundles"), std::string::npos) << a.out;
+    CliResult d = run_cli("disasm " + t.file("s/dma2.bin"));
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_NE(d.out.find("dma2 copy src=sbuf:0:0x0 dst=dram:0x800000 partitions=128 bytes=4096 dst_stride=4096 wait=10>=1 update=20+1"),
+              std::string::npos) << d.out;
+    CliResult r = run_cli("run --streams " + t.file("s") + " --gen sunda --out " + t.file("o"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(t.file("o/stats.json")), read_file(kSrc + "/tests/golden/pipeline/sunda/stats.json"));
+}
+
+TEST(RunCli, ErrorsExitNonZeroWithPlaces) {
+    TempDir t;
+    std::string tr = t.write("d.trace", "act sync wait=1>=1\n");
+    CliResult r = run_cli("run --trace " + tr + " --out " + t.file("o"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("engine act at instruction 0 waits for semaphore 1 >= 1, which is 0"), std::string::npos) << r.err;
+    tr = t.write("e.trace", "act sync\nact activate func=3 src=sbuf:0:0\n");
+    r = run_cli("run --trace " + tr + " --out " + t.file("o"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("opcode 0x21 (activate) is not modelled"), std::string::npos) << r.err;
+    r = run_cli("run --trace " + tr + " --skip-unknown --out " + t.file("o"));
+    EXPECT_EQ(r.status, 0) << r.err;
+    tr = t.write("f.trace", "act sync\nact sync update=1+1 func=2\n");
+    r = run_cli("run --trace " + tr + " --out " + t.file("o"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("f.trace:2: 'sync' has no field 'func'"), std::string::npos) << r.err;
+    EXPECT_EQ(run_cli("run --trace /nonexistent.trace --out " + t.file("o")).status, 1);
+}
+
+}  // namespace
+}  // namespace neuronsim::test

@@ -1,0 +1,115 @@
+// The platform in process: DMA timing, semaphore ordering, deadlock reports, data movement,
+// errors naming engine and instruction.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "model/common/error.h"
+#include "model/trace/assembler.h"
+#include "platform/config/config.h"
+#include "platform/platform.h"
+#include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/systemc_fixture.h"
+
+namespace neuronsim::test {
+namespace {
+
+using namespace platform;
+
+class PlatformTest : public SystemCTest {
+protected:
+    TempDir t;
+    Config cfg = parse_config(builtin_config_text("cayman"), "cayman", {"dma.fixed_overhead_ns=1000", "dma.bytes_per_ns_per_engine=32"});
+
+    RunReport run(const std::string& trace_text, bool skip_unknown = false) {
+        std::string trace = t.write("x.trace", trace_text);
+        model::trace::assemble_trace(trace, t.file("streams"));
+        RunOptions o;
+        o.out_dir = t.file("out");
+        o.skip_unknown = skip_unknown;
+        Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+        return p.run();
+    }
+    std::string error_of(const std::string& trace_text) {
+        try {
+            run(trace_text);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "(no error)";
+    }
+};
+
+TEST_F(PlatformTest, DmaTimeIsOverheadPlusBytesOverBandwidth) {
+    RunReport r = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=4 bytes=1024\n");
+    // 1000 ns + 4096 B / 32 B/ns = 1128 ns.
+    EXPECT_EQ(r.simulated, sc_core::sc_time(1128, sc_core::SC_NS));
+    EXPECT_EQ(r.stats["dma"]["bytes"], 4096u);
+}
+
+TEST_F(PlatformTest, OneEngineSerialisesItsQueuesTwoEnginesOverlap) {
+    RunReport same = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                         "dma0.1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(same.simulated, sc_core::sc_time(2 * 1100, sc_core::SC_NS));
+    reset_systemc_context();
+    RunReport two = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                        "dma1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(two.simulated, sc_core::sc_time(1100, sc_core::SC_NS));
+}
+
+TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {
+    // dma1 must start after dma0 finished, act after dma1: the copies chain through SBUF.
+    RunReport r = run(".data dram:0x0 u32 0x11223344\n"
+                      "dma0 copy src=dram:0x0 dst=sbuf:5:0x0 partitions=1 bytes=4 update=3+1\n"
+                      "dma1 copy src=sbuf:5:0 dst=psum:9:0x8 partitions=1 bytes=4 wait=3>=1 update=4+1\n"
+                      "act sync wait=4==1\n"
+                      ".dump psum:9:0x8 bytes=4 file=p.bin\n");
+    const double one = 1000 + 4.0 / 32;
+    EXPECT_EQ(r.simulated, sc_core::sc_time(2 * one, sc_core::SC_NS));
+    EXPECT_EQ(read_file(t.file("out/p.bin")), std::string("\x44\x33\x22\x11", 4));
+    std::string csv = read_file(t.file("out/instructions.csv"));
+    EXPECT_NE(csv.find("dma1,0,0xd1,copy,1000.125,2000.250"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("act,0,0xa0,sync,2000.250,2000.250"), std::string::npos) << csv;
+    EXPECT_EQ(r.stats["act"]["stalled_ps"], 2000250u);
+}
+
+TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
+    std::string m = error_of("act sync wait=1>=1 update=2+1\npool sync wait=2>=1 update=1+1\n");
+    EXPECT_NE(m.find("deadlock at 0.000000 ns: no engine can proceed"), std::string::npos) << m;
+    EXPECT_NE(m.find("engine act at instruction 0 waits for semaphore 1 >= 1, which is 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("engine pool at instruction 0 waits for semaphore 2 >= 1, which is 0"), std::string::npos) << m;
+}
+
+TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
+    std::string m = error_of("act sync\nact activate func=1\n");
+    EXPECT_NE(m.find("engine act, instruction 1 (opcode 0x21 (activate)"), std::string::npos) << m;
+    EXPECT_NE(m.find("is not modelled on engine act yet"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("dma0 copy src=dram:0x0 dst=sbuf:120:0x0 partitions=16 bytes=4\n");
+    EXPECT_NE(m.find("engine dma0, instruction 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("sbuf row 8 is partition 128, past the 128 partitions"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("dma0 copy src=dram:0x0 dst=sbuf:0:0x37ff0 partitions=1 bytes=32\n");
+    EXPECT_NE(m.find("runs past the partition's 229376 bytes"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("dma99 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=4\n");
+    EXPECT_NE(m.find("names DMA engine 99 queue 0, but CAYMAN has 16 engines x 16 queues"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of(".data sbuf:127:0x37ffc u32 1 2\n");
+    EXPECT_NE(m.find("x.trace:1: sbuf:127:0x37ffc + 8 bytes is past the partition's 229376 bytes"), std::string::npos) << m;
+}
+
+TEST_F(PlatformTest, SkipUnknownCostsTheConfiguredTimeAndIsCounted) {
+    RunReport r = run("act activate func=1\nact activate func=2\n", true);
+    EXPECT_EQ(r.simulated, sc_core::sc_time(200, sc_core::SC_NS));
+    EXPECT_EQ(r.stats["act"]["skipped_unknown"], 2u);
+}
+
+TEST_F(PlatformTest, HaltEndsTheStream) {
+    RunReport r = run("act halt\nact activate func=1\n");
+    EXPECT_EQ(r.instructions, 1u);
+}
+
+}  // namespace
+}  // namespace neuronsim::test
