@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set-up and main job on a fresh Debian 12 machine: installs the missing Debian packages,
-# configures and builds neuronsim into build/, then runs the main job on built-in defaults.
+# configures and builds neuronsim into build/, then runs the main job (the built-in demo trace
+# on the default generation, outputs in build/run-demo/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,4 +21,4 @@ fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$(nproc)"
-./build/neuronsim demo
+./build/neuronsim run --out build/run-demo
