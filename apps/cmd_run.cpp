@@ -45,6 +45,8 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         ("trace,t", po::value<std::string>(), "text trace (default: the built-in demo trace)")
         ("streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")
         ("out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")
+        ("pwp", po::value<std::string>(), "a pwp_bin_* directory (ours or the vendor's) whose sets LoadActFuncSet loads (default: the built-in catalog's pwp_bin_trainium)")
+        ("act-numerics", po::value<std::string>()->default_value("pwp"), "pwp: Activate evaluates the resident tables; exact: the closed forms (the reference's no-profile mode)")
         ("skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")
         ("no-progress", po::bool_switch(), "no progress bar even on a terminal");
     po::variables_map vm;
@@ -82,6 +84,10 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     RunOptions ro;
     ro.out_dir = out;
     ro.skip_unknown = vm["skip-unknown"].as<bool>();
+    if (vm.count("pwp")) ro.pwp_dir = vm["pwp"].as<std::string>();
+    const std::string numerics = vm["act-numerics"].as<std::string>();
+    if (numerics != "pwp" && numerics != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + numerics + "\"");
+    ro.act_exact = numerics == "exact";
     ro.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
     Platform core("core", cfg, streams, setup, ro);
     RunReport rep = core.run();
@@ -110,9 +116,19 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     const auto& dma = rep.stats["dma"];
     std::printf("  DMA: %llu transfers, %llu bytes\n", static_cast<unsigned long long>(dma["transfers"].get<uint64_t>()),
                 static_cast<unsigned long long>(dma["bytes"].get<uint64_t>()));
-    std::printf("host: %.3f s wall, %.0f simulated ns per wall second, %.0f instructions/s, %.3g DMA bytes/s\n", rep.wall_seconds,
-                host["simulated_ns_per_wall_second"].get<double>(), host["instructions_per_second"].get<double>(),
-                rep.wall_seconds > 0 ? dma["bytes"].get<uint64_t>() / rep.wall_seconds : 0.0);
+    uint64_t elements = 0;
+    if (rep.stats.contains("act")) {
+        const auto& a = rep.stats["act"];
+        elements = a["elements"].get<uint64_t>();
+        std::printf("  ACT: %llu elements, %llu table loads (%llu redundant), %llu bytes, %.3f ns loading; resident set %s\n",
+                    static_cast<unsigned long long>(elements), static_cast<unsigned long long>(a["table_loads"].get<uint64_t>()),
+                    static_cast<unsigned long long>(a["redundant_table_loads"].get<uint64_t>()),
+                    static_cast<unsigned long long>(a["table_load_bytes"].get<uint64_t>()), a["table_load_ps"].get<uint64_t>() / 1000.0,
+                    rep.stats["act_tables"]["resident_set"].get<std::string>().c_str());
+    }
+    std::printf("host: %.3f s wall, %.0f simulated ns per wall second, %.0f instructions/s, %.3g elements/s, %.3g DMA bytes/s\n",
+                rep.wall_seconds, host["simulated_ns_per_wall_second"].get<double>(), host["instructions_per_second"].get<double>(),
+                rep.wall_seconds > 0 ? elements / rep.wall_seconds : 0.0, rep.wall_seconds > 0 ? dma["bytes"].get<uint64_t>() / rep.wall_seconds : 0.0);
     return 0;
 }
 

@@ -19,9 +19,13 @@ namespace neuronsim::platform {
 
 class Recorder;
 
+// Where a DMA reads or writes: the three memories of the trace's address spaces, or the
+// ACT table memory (a flat address space, like DRAM).
+enum class DmaSpace : uint8_t { Dram = 0, Sbuf = 1, Psum = 2, ActTables = 3 };
+
 struct DmaEndpoint {
-    model::isa::MemSpace space = model::isa::MemSpace::Dram;
-    uint64_t addr = 0;        // DRAM byte address, or an SBUF/PSUM ADDR4
+    DmaSpace space = DmaSpace::Dram;
+    uint64_t addr = 0;        // DRAM/table byte address, or an SBUF/PSUM ADDR4
     uint64_t row_stride = 0;  // DRAM bytes between rows (SBUF/PSUM rows are partitions)
 };
 
@@ -34,7 +38,7 @@ struct DmaTransfer {
 
 class DmaEngines : public sc_core::sc_module, public StatsProvider {
 public:
-    tlm_utils::simple_initiator_socket<DmaEngines> dram_socket, sbuf_socket, psum_socket;
+    tlm_utils::simple_initiator_socket<DmaEngines> dram_socket, sbuf_socket, psum_socket, act_tables_socket;
 
     DmaEngines(sc_core::sc_module_name name, const Config& cfg, Recorder* recorder);
 
@@ -42,14 +46,16 @@ public:
     // Called from an engine's thread: waits for engine `e` and the transfer's time, then
     // moves the data through the sockets. Errors name the endpoint and the range.
     void transfer(uint32_t e, const DmaTransfer& t, const std::string& label);
+    // Several transfers as one DMA job: one fixed overhead, their bytes over the bandwidth.
+    void transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label);
 
     uint32_t engines() const { return static_cast<uint32_t>(busy_until_.size()); }
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 private:
-    tlm_utils::simple_initiator_socket<DmaEngines>& socket(model::isa::MemSpace s);
+    tlm_utils::simple_initiator_socket<DmaEngines>& socket(DmaSpace s);
     uint64_t tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t bytes) const;
-    void move(model::isa::MemSpace s, bool write, uint64_t addr, uint8_t* data, uint32_t len);
+    void move(DmaSpace s, bool write, uint64_t addr, uint8_t* data, uint32_t len);
 
     const Config& cfg_;
     Recorder* recorder_;

@@ -101,9 +101,9 @@ DmaQueueEngine::DmaQueueEngine(sc_core::sc_module_name name, const std::string& 
 bool DmaQueueEngine::execute(const Bundle& b, uint64_t index) {
     if (b.opcode() != kDmaCopy) return false;
     DmaTransfer t;
-    t.src = {static_cast<MemSpace>(b.u8(offsetof(DmaCopyOp, src_space))), b.u64(offsetof(DmaCopyOp, src_addr)),
+    t.src = {static_cast<DmaSpace>(b.u8(offsetof(DmaCopyOp, src_space))), b.u64(offsetof(DmaCopyOp, src_addr)),
              b.u32(offsetof(DmaCopyOp, src_row_stride))};
-    t.dst = {static_cast<MemSpace>(b.u8(offsetof(DmaCopyOp, dst_space))), b.u64(offsetof(DmaCopyOp, dst_addr)),
+    t.dst = {static_cast<DmaSpace>(b.u8(offsetof(DmaCopyOp, dst_space))), b.u64(offsetof(DmaCopyOp, dst_addr)),
              b.u32(offsetof(DmaCopyOp, dst_row_stride))};
     if (b.u8(offsetof(DmaCopyOp, src_space)) > 2 || b.u8(offsetof(DmaCopyOp, dst_space)) > 2) throw Error("copy: memory space must be 0 (dram), 1 (sbuf) or 2 (psum)");
     t.rows = b.u16(offsetof(DmaCopyOp, partitions));

@@ -33,6 +33,10 @@ public:
     void write(uint64_t addr, const uint8_t* data, uint64_t len);
     void read(uint64_t addr, uint8_t* data, uint64_t len) const;
 
+    // The dense store (SBUF/PSUM) for engines that stream whole tensors; nullptr for DRAM.
+    uint8_t* dense_data() { return partitions_ ? dense_.data() : nullptr; }
+    void count_access(uint64_t read, uint64_t written) { bytes_read_ += read, bytes_written_ += written; }
+
     uint64_t bytes_read() const { return bytes_read_; }
     uint64_t bytes_written() const { return bytes_written_; }
     void collect_stats(nlohmann::ordered_json& node) const override;

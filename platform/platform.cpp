@@ -5,8 +5,11 @@
 #include <fstream>
 
 #include "model/common/error.h"
+#include "model/io/json_path.h"
 #include "model/isa/address.h"
 #include "model/isa/opcodes.h"
+#include "model/pwp/catalog_writer.h"
+#include "model/pwp/roster.h"
 
 namespace neuronsim::platform {
 
@@ -30,6 +33,9 @@ Platform::Platform(sc_core::sc_module_name name, const Config& cfg, const std::m
     dma_->dram_socket.bind(dram_->socket);
     dma_->sbuf_socket.bind(sbuf_->socket);
     dma_->psum_socket.bind(psum_->socket);
+    act_tables_ = std::make_unique<ActTables>("act_tables", cfg_.act.tables);
+    dma_->act_tables_socket.bind(act_tables_->socket);
+    if (streams.count("act")) place_act_sets();
     for (const auto& [engine, path] : streams) {
         const uint32_t cls = model::isa::engine_class(engine);
         if (cls == model::isa::kOnDma) {
@@ -41,15 +47,17 @@ Platform::Platform(sc_core::sc_module_name name, const Config& cfg, const std::m
                             cfg_.generation.name + " has " + std::to_string(cfg_.dma.engines) + " engines x " +
                             std::to_string(cfg_.dma.queues_per_engine) + " queues");
             engines_.push_back(std::make_unique<DmaQueueEngine>(module_name(engine).c_str(), engine, *this, path, e));
+        } else if (cls == model::isa::kOnAct) {
+            engines_.push_back(std::make_unique<ActEngine>("act", *this, path, *act_tables_, act_sets_, options_.act_exact));
         } else {
-            const double ghz = cls == model::isa::kOnAct ? cfg_.act.clock_ghz : cfg_.gpsimd.clock_ghz;
-            engines_.push_back(std::make_unique<ControlOnlyEngine>(module_name(engine).c_str(), engine, *this, path, ghz));
+            engines_.push_back(std::make_unique<ControlOnlyEngine>(module_name(engine).c_str(), engine, *this, path, cfg_.gpsimd.clock_ghz));
         }
     }
     if (!setup.empty()) {
         model::trace::TraceReader reader(setup);
         while (auto r = reader.next()) {
             if (r->kind == model::trace::Record::Kind::Data) apply(r->data, r->where());
+            else if (r->kind == model::trace::Record::Kind::Reg) regs_[r->reg.index] = r->reg.value;
             else if (r->kind == model::trace::Record::Kind::Dump) {
                 for (uint32_t p = 0; p < r->dump.partitions; ++p) {  // validated now, read at the end
                     model::isa::Location l = r->dump.at;
@@ -81,6 +89,37 @@ uint64_t Platform::linear(const model::isa::Location& l, uint64_t bytes, const s
         throw Error(where + ": " + model::isa::format_location(l) + " + " + std::to_string(bytes) + " bytes is past the partition's " +
                     std::to_string(per) + " bytes");
     return uint64_t{l.partition} * per + l.offset;
+}
+
+// The roster's set images go to the top of DRAM, each [CAM | PROFILE | CONTROL | BUCKET].
+void Platform::place_act_sets() {
+    const std::string dir = options_.pwp_dir.empty() ? model::pwp::default_catalog_dir() + "/pwp_bin_trainium" : options_.pwp_dir;
+    const std::string act_info = dir + "/act_info.json";
+    auto roster = model::pwp::parse_act_info(model::io::read_text_file(act_info), act_info);
+    const model::pwp::TableGeometry geo = act_tables_->geometry();
+    uint64_t total = 0;
+    for (const auto& rs : roster) {
+        ActSetImage s;
+        s.name = rs.name;
+        model::pwp::PackedSet set = model::pwp::read_set(dir + "/" + rs.name + ".json");
+        for (const auto& f : set.manifest.profile_meta_data) s.functions.push_back(f.bare_name());
+        try {
+            s.image = model::pwp::build_set_image(set, geo);
+        } catch (const Error& e) {
+            s.error = e.what();
+        }
+        total += (s.image.bytes() + 4095) & ~uint64_t{4095};
+        act_sets_.push_back(std::move(s));
+    }
+    uint64_t addr = (cfg_.memory.dram_bytes - total) & ~uint64_t{4095};
+    for (ActSetImage& s : act_sets_) {
+        s.dram_addr = addr;
+        for (const auto* part : {&s.image.cam, &s.image.profile, &s.image.control, &s.image.bucket}) {
+            if (!part->empty()) dram_->write(addr, part->data(), part->size());
+            addr += part->size();
+        }
+        addr = (addr + 4095) & ~uint64_t{4095};
+    }
 }
 
 void Platform::apply(const model::trace::DataDirective& d, const std::string& where) {

@@ -10,6 +10,8 @@
 #include <systemc>
 
 #include "model/trace/trace_reader.h"
+#include "platform/act/act_engine.h"
+#include "platform/act/act_tables.h"
 #include "platform/config/config.h"
 #include "platform/dma.h"
 #include "platform/engine.h"
@@ -22,6 +24,8 @@ namespace neuronsim::platform {
 
 struct RunOptions {
     std::string out_dir;
+    std::string pwp_dir;          // a pwp_bin_* directory; empty: the built-in catalog's pwp_bin_trainium
+    bool act_exact = false;       // Activate uses the closed forms instead of the tables
     bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns and is counted
     bool progress = false;
 };
@@ -49,6 +53,7 @@ public:
     Recorder& recorder() { return *recorder_; }
     Memory& memory(model::isa::MemSpace s);
     bool skip_unknown() const { return options_.skip_unknown; }
+    uint32_t reg(uint32_t index) const { return regs_[index & 0xFF]; }
     // An engine thread hit an error: remember the first, stop the simulation.
     void fail(const std::string& message);
 
@@ -58,6 +63,7 @@ private:
     void apply(const model::trace::DataDirective& d, const std::string& where);
     void dump(const model::trace::DumpDirective& d);
     uint64_t linear(const model::isa::Location& l, uint64_t bytes, const std::string& where) const;
+    void place_act_sets();
 
     Config cfg_;
     RunOptions options_;
@@ -65,9 +71,12 @@ private:
     std::unique_ptr<Memory> dram_, sbuf_, psum_;
     std::unique_ptr<Semaphores> sem_;
     std::unique_ptr<DmaEngines> dma_;
+    std::unique_ptr<ActTables> act_tables_;
+    std::vector<ActSetImage> act_sets_;
     std::vector<std::unique_ptr<Engine>> engines_;
     std::vector<model::trace::DumpDirective> dumps_;
     std::optional<std::string> error_;
+    uint32_t regs_[256] = {};
 };
 
 }  // namespace neuronsim::platform

@@ -37,8 +37,9 @@ void append_bkt(std::vector<uint8_t>& blob, const Section& s) {
     blob.insert(blob.end(), kBktRecordBytes - 20, 0);
 }
 
-Section read_bkt(const std::vector<uint8_t>& blob, size_t index) {
-    const uint8_t* r = blob.data() + index * kBktRecordBytes;
+Section read_bkt(const std::vector<uint8_t>& blob, size_t index) { return read_bkt_record(blob.data() + index * kBktRecordBytes); }
+
+Section read_bkt_record(const uint8_t* r) {
     Section s;
     s.d0 = fp::float_of(read_u32le(r + 0));
     s.d1 = fp::float_of(read_u32le(r + 4));

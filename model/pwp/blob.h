@@ -29,6 +29,7 @@ CtrlWord unpack_ctrl(uint32_t word);
 
 void append_bkt(std::vector<uint8_t>& blob, const Section& s);
 Section read_bkt(const std::vector<uint8_t>& blob, size_t index);
+Section read_bkt_record(const uint8_t* record);  // one 32-byte record
 bool bkt_pad_is_zero(const std::vector<uint8_t>& blob, size_t index);
 
 void append_ctrl(std::vector<uint8_t>& blob, uint32_t word, size_t stride);

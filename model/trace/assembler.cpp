@@ -47,6 +47,9 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
             }
             setup << "  # from " << r->where() << "\n";
             ++res.directives;
+        } else if (r->kind == Record::Kind::Reg) {
+            setup << ".reg " << r->reg.index << " " << r->reg.value << "  # from " << r->where() << "\n";
+            ++res.directives;
         } else {
             const DumpDirective& d = r->dump;
             setup << ".dump " << location_text(d.at) << " bytes=" << d.bytes << " partitions=" << d.partitions << " file=" << d.file

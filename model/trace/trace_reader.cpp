@@ -140,7 +140,14 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
             if (r.dump.at.space == isa::MemSpace::Dram && r.dump.partitions != 1) throw Error(".dump: partitions= applies to sbuf/psum only");
             return r;
         }
-        if (w[0][0] == '.') throw Error("unknown directive \"" + w[0] + "\" (expected .data or .dump)");
+        if (w[0] == ".reg") {
+            r.kind = Record::Kind::Reg;
+            if (w.size() != 3) throw Error(".reg: expected INDEX VALUE");
+            r.reg.index = static_cast<uint32_t>(number("register", w[1], 255));
+            r.reg.value = static_cast<uint32_t>(number("value", w[2], UINT32_MAX));
+            return r;
+        }
+        if (w[0][0] == '.') throw Error("unknown directive \"" + w[0] + "\" (expected .data, .dump or .reg)");
         if (w.size() < 2) throw Error("expected ENGINE MNEMONIC [field=value]...");
         r.kind = Record::Kind::Instruction;
         r.instruction.engine = w[0];

@@ -7,6 +7,7 @@
 //   ENGINE MNEMONIC [field=value]... [wait=..] [update=..]
 //   .data LOCATION [partitions=N] (file=PATH | f32|u32|u8 VALUE...)
 //   .dump LOCATION bytes=N [partitions=N] file=PATH
+//   .reg INDEX VALUE
 #include <cstdint>
 #include <fstream>
 #include <optional>
@@ -37,8 +38,15 @@ struct DumpDirective {
     std::string file;            // relative to the run's output directory
 };
 
+// .reg INDEX VALUE: an engine register (REG_PTR_IMMEDIATE operands read it) set before the run.
+struct RegDirective {
+    uint32_t index = 0;
+    uint32_t value = 0;
+};
+
 struct Record {
-    enum class Kind { Instruction, Data, Dump } kind;
+    enum class Kind { Instruction, Data, Dump, Reg } kind;
+    RegDirective reg;
     Instruction instruction;
     DataDirective data;
     DumpDirective dump;

@@ -190,6 +190,7 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         c.act.pipeline_latency_cycles = a.num<uint32_t>("pipeline_latency_cycles", 0, 1u << 20);
         c.act.strided_slowdown = a.num<uint32_t>("strided_slowdown", 1, 64);
         c.act.accumulator_readout_cycles = a.num<uint32_t>("accumulator_readout_cycles", 0, 1u << 20);
+        c.act.table_load_dma_engine = a.num<uint32_t>("table_load_dma_engine", 0, 63);
         Map t = a.map("tables");
         c.act.tables.cam_entries = t.num<uint32_t>("cam_entries", 1, 4096);
         c.act.tables.profile_slots = t.num<uint32_t>("profile_slots", 1, 4096);
@@ -232,6 +233,9 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         r.finish();
     }
     top.finish();
+    if (c.act.table_load_dma_engine >= c.dma.engines)
+        throw Error(source + ": act.table_load_dma_engine: " + std::to_string(c.act.table_load_dma_engine) + " is not one of the " +
+                    std::to_string(c.dma.engines) + " DMA engines");
     if (c.memory.partitions % c.gpsimd.cores != 0)
         throw Error(source + ": gpsimd.cores: " + std::to_string(c.gpsimd.cores) + " cores must divide memory.partitions " + std::to_string(c.memory.partitions));
     return c;
@@ -260,7 +264,7 @@ std::string config_to_yaml(const Config& c) {
       << c.act.static_overhead_cycles << YAML::Key << "min_ii_cycles" << YAML::Value << c.act.min_ii_cycles << YAML::Key << "access_startup_cycles"
       << YAML::Value << c.act.access_startup_cycles << YAML::Key << "pipeline_latency_cycles" << YAML::Value << c.act.pipeline_latency_cycles
       << YAML::Key << "strided_slowdown" << YAML::Value << c.act.strided_slowdown << YAML::Key << "accumulator_readout_cycles" << YAML::Value
-      << c.act.accumulator_readout_cycles;
+      << c.act.accumulator_readout_cycles << YAML::Key << "table_load_dma_engine" << YAML::Value << c.act.table_load_dma_engine;
     e << YAML::Key << "tables" << YAML::Value << YAML::BeginMap << YAML::Key << "cam_entries" << YAML::Value << c.act.tables.cam_entries << YAML::Key
       << "profile_slots" << YAML::Value << c.act.tables.profile_slots << YAML::Key << "control_entries" << YAML::Value << c.act.tables.control_entries
       << YAML::Key << "control_stride_bytes" << YAML::Value << c.act.tables.control_stride_bytes << YAML::Key << "bucket_entries" << YAML::Value

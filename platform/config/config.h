@@ -43,6 +43,7 @@ struct ActConfig {
     uint32_t pipeline_latency_cycles = 32;
     uint32_t strided_slowdown = 2;
     uint32_t accumulator_readout_cycles = 64;
+    uint32_t table_load_dma_engine = 15;
     ActTablesConfig tables;
     std::vector<uint32_t> opcodes;
     bool has_opcode(uint32_t op) const;

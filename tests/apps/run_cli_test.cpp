@@ -95,10 +95,10 @@ TEST(RunCli, ErrorsExitNonZeroWithPlaces) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("engine act at instruction 0 waits for semaphore 1 >= 1, which is 0"), std::string::npos) << r.err;
-    tr = t.write("e.trace", "act sync\nact activate func=3 src=sbuf:0:0\n");
+    tr = t.write("e.trace", "act sync\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
     r = run_cli("run --trace " + tr + " --out " + t.file("o"));
     EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.err.find("opcode 0x21 (activate) is not modelled"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("opcode 0x47 is not modelled on engine pool"), std::string::npos) << r.err;
     r = run_cli("run --trace " + tr + " --skip-unknown --out " + t.file("o"));
     EXPECT_EQ(r.status, 0) << r.err;
     tr = t.write("f.trace", "act sync\nact sync update=1+1 func=2\n");

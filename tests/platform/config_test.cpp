@@ -63,6 +63,7 @@ TEST(Config, RejectsBadFieldsNamingThePath) {
     EXPECT_NE(err({"gpsimd.cptc_routing.2=9"}).find("gpsimd.cptc_routing.2: expected a number in [1, 6]"), std::string::npos);
     EXPECT_NE(err({"act.opcodes=[0x21, 0x99]"}).find("act.opcodes[1]: expected an ACT opcode 0x21..0x26"), std::string::npos);
     EXPECT_NE(err({"act.tables=3"}).find("act.tables: expected a mapping"), std::string::npos);
+    EXPECT_NE(err({"dma.engines=4"}).find("act.table_load_dma_engine: 15 is not one of the 4 DMA engines"), std::string::npos);
     EXPECT_NE(err({"gpsimd.cores=7"}).find("gpsimd.cores: 7 cores must divide memory.partitions 128"), std::string::npos);
     EXPECT_NE(err({"novalue"}).find("-p novalue: expected dotted.key=value"), std::string::npos);
     EXPECT_NE(err({"act.clock_ghz.x=1"}).find("clock_ghz is not a mapping"), std::string::npos);
@@ -84,7 +85,7 @@ TEST(Config, RejectsBadFieldsNamingThePath) {
 }
 
 TEST(Config, ResolvedYamlRoundTrips) {
-    Config c = parse_config(builtin_config_text("cayman"), "c", {"dma.engines=4"});
+    Config c = parse_config(builtin_config_text("cayman"), "c", {"dma.engines=4", "act.table_load_dma_engine=3"});
     std::string y = config_to_yaml(c);
     Config d = parse_config(y, "resolved");
     EXPECT_EQ(config_to_yaml(d), y);

@@ -82,9 +82,9 @@ TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
 }
 
 TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
-    std::string m = error_of("act sync\nact activate func=1\n");
-    EXPECT_NE(m.find("engine act, instruction 1 (opcode 0x21 (activate)"), std::string::npos) << m;
-    EXPECT_NE(m.find("is not modelled on engine act yet"), std::string::npos) << m;
+    std::string m = error_of("act sync\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
+    EXPECT_NE(m.find("engine act, instruction 1 (opcode 0x47"), std::string::npos) << m;
+    EXPECT_NE(m.find("opcode 0x47 is not modelled on engine act"), std::string::npos) << m;
     reset_systemc_context();
     m = error_of("dma0 copy src=dram:0x0 dst=sbuf:120:0x0 partitions=16 bytes=4\n");
     EXPECT_NE(m.find("engine dma0, instruction 0"), std::string::npos) << m;
@@ -101,13 +101,13 @@ TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
 }
 
 TEST_F(PlatformTest, SkipUnknownCostsTheConfiguredTimeAndIsCounted) {
-    RunReport r = run("act activate func=1\nact activate func=2\n", true);
+    RunReport r = run("pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", true);
     EXPECT_EQ(r.simulated, sc_core::sc_time(200, sc_core::SC_NS));
-    EXPECT_EQ(r.stats["act"]["skipped_unknown"], 2u);
+    EXPECT_EQ(r.stats["pool"]["skipped_unknown"], 2u);
 }
 
 TEST_F(PlatformTest, HaltEndsTheStream) {
-    RunReport r = run("act halt\nact activate func=1\n");
+    RunReport r = run("act halt\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
     EXPECT_EQ(r.instructions, 1u);
 }
 

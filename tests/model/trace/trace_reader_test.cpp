@@ -63,7 +63,7 @@ TEST(TraceReader, ErrorsNameFileAndLine) {
     EXPECT_NE(error_at("act activate fnc=2").find("t.trace:7: 'activate' has no field 'fnc'"), std::string::npos);
     EXPECT_NE(error_at("tensor activate").find("t.trace:7: unknown engine 'tensor'"), std::string::npos);
     EXPECT_NE(error_at("act").find("t.trace:7: expected ENGINE MNEMONIC"), std::string::npos);
-    EXPECT_NE(error_at(".load dram:0 u8 1").find("t.trace:7: unknown directive \".load\""), std::string::npos);
+    EXPECT_NE(error_at(".load dram:0 u8 1").find("t.trace:7: unknown directive \".load\" (expected .data, .dump or .reg)"), std::string::npos);
     EXPECT_NE(error_at(".data hbm:0 u8 1").find("t.trace:7: expected a location"), std::string::npos);
     EXPECT_NE(error_at(".data dram:0 f32 one").find("t.trace:7: .data: \"one\" is not a float32"), std::string::npos);
     EXPECT_NE(error_at(".data dram:0 u8 256").find("expected a number in [0, 255]"), std::string::npos);

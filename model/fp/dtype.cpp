@@ -1,0 +1,167 @@
+#include "model/fp/dtype.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "model/fp/bits.h"
+
+namespace neuronsim::model::fp {
+
+std::string dtype_name(uint8_t code) {
+    static const char* n[] = {"INVALID", "UINT64", "INT8", "UINT8", "INT16", "UINT16", "BFLOAT16", "FP16",
+                              "INT32", "UINT32", "FP32", "FP32R", "INT64", "FP8_EXP3", "FP8_EXP4", "FP8_EXP5"};
+    if (code < 16) return n[code];
+    char b[8];
+    std::snprintf(b, sizeof b, "0x%02x", code);
+    return b;
+}
+
+size_t dtype_bytes(Dtype d) {
+    switch (d) {
+        case Dtype::Int8: case Dtype::Uint8: case Dtype::Fp8Exp3: case Dtype::Fp8Exp4: case Dtype::Fp8Exp5: return 1;
+        case Dtype::Int16: case Dtype::Uint16: case Dtype::Bfloat16: case Dtype::Fp16: return 2;
+        case Dtype::Int32: case Dtype::Uint32: case Dtype::Fp32: case Dtype::Fp32R: return 4;
+        case Dtype::Uint64: case Dtype::Int64: return 8;
+        default: return 0;
+    }
+}
+
+bool is_16bit(Dtype d) { return dtype_bytes(d) == 2; }
+
+bool act_input_dtype(uint8_t c) { return (c >= 0x02 && c <= 0x0A) || (c >= 0x0D && c <= 0x0F); }
+bool act_output_dtype(uint8_t c) { return act_input_dtype(c) || c == 0x0B; }
+
+namespace {
+
+// Round a finite float to a minifloat with `ebits`/`mbits`, bias 2^(ebits-1)-1. `ieee`: the
+// top exponent is inf/NaN; otherwise only all-ones is NaN and values saturate.
+uint8_t to_mini(float v, int ebits, int mbits, bool ieee) {
+    const uint32_t sign = std::signbit(v) ? 1u : 0u;
+    const uint32_t s = sign << (ebits + mbits);
+    const int bias = (1 << (ebits - 1)) - 1;
+    const uint32_t all = (1u << (ebits + mbits)) - 1;
+    if (std::isnan(v)) return static_cast<uint8_t>(s | all);
+    const uint32_t max_finite = ieee ? (((1u << ebits) - 2) << mbits) | ((1u << mbits) - 1) : all - 1;
+    double a = std::fabs(static_cast<double>(v));
+    if (std::isinf(v)) return static_cast<uint8_t>(s | (ieee ? ((1u << ebits) - 1) << mbits : max_finite));
+    // Scale into the integer significand grid of the target, RNE via nearbyint.
+    int ex = 0;
+    if (a != 0) std::frexp(a, &ex);  // a = f * 2^ex, f in [0.5, 1)
+    int e = a == 0 ? 1 - bias : std::max(ex - 1, 1 - bias);
+    double q = std::nearbyint(std::ldexp(a, mbits - e));  // significand * 2^mbits
+    if (q >= std::ldexp(1.0, mbits + 1)) {
+        q /= 2;
+        ++e;
+    }
+    uint32_t code;
+    if (q < std::ldexp(1.0, mbits)) code = static_cast<uint32_t>(q);  // subnormal (or zero)
+    else code = (static_cast<uint32_t>(e + bias) << mbits) | (static_cast<uint32_t>(q) - (1u << mbits));
+    if (code > max_finite) code = ieee ? ((1u << ebits) - 1) << mbits : max_finite;
+    return static_cast<uint8_t>(s | code);
+}
+
+float from_mini(uint8_t c, int ebits, int mbits, bool ieee) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    const bool neg = (c >> (ebits + mbits)) & 1;
+    const uint32_t e = (c >> mbits) & ((1u << ebits) - 1), m = c & ((1u << mbits) - 1);
+    float v;
+    if (ieee && e == (1u << ebits) - 1) v = m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+    else if (!ieee && e == (1u << ebits) - 1 && m == (1u << mbits) - 1) v = std::numeric_limits<float>::quiet_NaN();
+    else if (e == 0) v = static_cast<float>(std::ldexp(static_cast<double>(m), 1 - bias - mbits));
+    else v = static_cast<float>(std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -mbits), static_cast<int>(e) - bias));
+    return neg ? -v : v;
+}
+
+template <typename T>
+T to_int(float v) {
+    if (std::isnan(v)) return 0;
+    double r = std::nearbyint(static_cast<double>(v));
+    if (r <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(r);
+}
+
+template <typename T>
+void put(uint8_t* p, T v) { std::memcpy(p, &v, sizeof v); }
+template <typename T>
+T get(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+}  // namespace
+
+uint16_t f32_to_bf16(float v) {
+    uint32_t u = bits_of(v);
+    if (std::isnan(v)) return static_cast<uint16_t>((u >> 16) | 0x40);
+    u += 0x7FFF + ((u >> 16) & 1);  // RNE on the dropped 16 bits
+    return static_cast<uint16_t>(u >> 16);
+}
+
+float bf16_to_f32(uint16_t h) { return float_of(uint32_t{h} << 16); }
+
+uint16_t f32_to_fp16(float v) {
+    const uint32_t u = bits_of(v);
+    const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
+    if (std::isnan(v)) return static_cast<uint16_t>(sign | 0x7E00);
+    if (std::isinf(v)) return static_cast<uint16_t>(sign | 0x7C00);
+    return static_cast<uint16_t>(sign | to_mini(std::fabs(v), 5, 10, true));
+}
+
+float fp16_to_f32(uint16_t h) {
+    const bool neg = h & 0x8000;
+    const uint32_t e = (h >> 10) & 0x1F, m = h & 0x3FF;
+    float v;
+    if (e == 31) v = m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+    else if (e == 0) v = static_cast<float>(std::ldexp(static_cast<double>(m), -24));
+    else v = static_cast<float>(std::ldexp(1.0 + m / 1024.0, static_cast<int>(e) - 15));
+    return neg ? -v : v;
+}
+
+float to_f32(Dtype d, const uint8_t* p) {
+    switch (d) {
+        case Dtype::Int8: return static_cast<float>(get<int8_t>(p));
+        case Dtype::Uint8: return static_cast<float>(get<uint8_t>(p));
+        case Dtype::Int16: return static_cast<float>(get<int16_t>(p));
+        case Dtype::Uint16: return static_cast<float>(get<uint16_t>(p));
+        case Dtype::Bfloat16: return bf16_to_f32(get<uint16_t>(p));
+        case Dtype::Fp16: return fp16_to_f32(get<uint16_t>(p));
+        case Dtype::Int32: return static_cast<float>(get<int32_t>(p));
+        case Dtype::Uint32: return static_cast<float>(get<uint32_t>(p));
+        case Dtype::Fp32: case Dtype::Fp32R: return get<float>(p);
+        case Dtype::Fp8Exp3: return from_mini(p[0], 3, 4, false);
+        case Dtype::Fp8Exp4: return from_mini(p[0], 4, 3, false);
+        case Dtype::Fp8Exp5: return from_mini(p[0], 5, 2, true);
+        default: return 0.0f;
+    }
+}
+
+void from_f32(Dtype d, float v, uint8_t* p) {
+    switch (d) {
+        case Dtype::Int8: put(p, to_int<int8_t>(v)); break;
+        case Dtype::Uint8: put(p, to_int<uint8_t>(v)); break;
+        case Dtype::Int16: put(p, to_int<int16_t>(v)); break;
+        case Dtype::Uint16: put(p, to_int<uint16_t>(v)); break;
+        case Dtype::Bfloat16: put(p, f32_to_bf16(v)); break;
+        case Dtype::Fp16: put(p, f32_to_fp16(v)); break;
+        case Dtype::Int32: put(p, to_int<int32_t>(v)); break;
+        case Dtype::Uint32: put(p, to_int<uint32_t>(v)); break;
+        case Dtype::Fp32: put(p, v); break;
+        case Dtype::Fp32R: {
+            uint32_t u = bits_of(v);
+            if (!std::isnan(v)) u = (u + 0x1FF + ((u >> 10) & 1)) & ~0x3FFu;  // RNE to 13 mantissa bits
+            put(p, u);
+            break;
+        }
+        case Dtype::Fp8Exp3: p[0] = to_mini(v, 3, 4, false); break;
+        case Dtype::Fp8Exp4: p[0] = to_mini(v, 4, 3, false); break;
+        case Dtype::Fp8Exp5: p[0] = to_mini(v, 5, 2, true); break;
+        default: break;
+    }
+}
+
+}  // namespace neuronsim::model::fp

@@ -1,0 +1,277 @@
+#include "platform/act/act_engine.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/fp/dtype.h"
+#include "model/isa/address.h"
+#include "model/isa/layouts.h"
+#include "model/pwp/catalog.h"
+#include "platform/platform.h"
+
+namespace neuronsim::platform {
+
+using namespace model::isa;
+using model::fp::Dtype;
+
+namespace {
+
+enum ImmSrc : uint8_t { kImmediate = 0, kPointer = 1, kRegister = 2 };       // scale_src, imm_src
+enum ImmSrcN : uint8_t { kNPointer = 0, kNImmediate = 1, kNRegister = 2 };   // bias_src_n (inverted)
+enum AccumCmd : uint8_t { kIdle = 0, kZero = 1, kAccumulate = 2, kZeroAccumulate = 3, kLoadAccumulate = 4 };
+
+std::string hex2(unsigned v) {
+    char b[8];
+    std::snprintf(b, sizeof b, "0x%02x", v);
+    return b;
+}
+
+// A TENSORnD operand over SBUF or PSUM, validated once per instruction.
+struct Pattern {
+    MemSpace space;
+    uint32_t partition;   // first partition
+    uint64_t offset;      // byte offset in each partition
+    int64_t step[3] = {0, 0, 0};
+    uint64_t num[3] = {1, 1, 1};
+    size_t bytes;         // element size
+    uint8_t* base = nullptr;
+    uint64_t per = 0;     // bytes per partition
+
+    uint64_t elements() const { return num[0] * num[1] * num[2]; }
+    bool strided() const { return std::llabs(step[0]) * static_cast<int64_t>(bytes) >= 16; }
+    uint8_t* at(uint32_t p, uint64_t i0, uint64_t i1, uint64_t i2) const {
+        int64_t e = step[0] * static_cast<int64_t>(i0) + step[1] * static_cast<int64_t>(i1) + step[2] * static_cast<int64_t>(i2);
+        return base + uint64_t{partition + p} * per + static_cast<uint64_t>(static_cast<int64_t>(offset) + e * static_cast<int64_t>(bytes));
+    }
+};
+
+Pattern pattern(Platform& pf, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims, size_t bytes,
+                uint32_t channels) {
+    Location l = decode_addr4(addr4);
+    Pattern p;
+    p.space = l.space;
+    p.partition = l.partition;
+    p.offset = l.offset;
+    p.bytes = bytes;
+    for (int d = 0; d < dims; ++d) {
+        p.step[d] = step[d];
+        p.num[d] = num[d];
+        if (num[d] == 0) throw Error(std::string(what) + ".num[" + std::to_string(d) + "] is 0");
+    }
+    const Config& c = pf.config();
+    p.per = l.space == MemSpace::Sbuf ? c.memory.sbuf_bytes_per_partition : c.memory.psum_bytes_per_partition();
+    Memory& m = pf.memory(l.space);
+    p.base = m.dense_data();
+    if (p.partition + channels > c.memory.partitions)
+        throw Error(std::string(what) + " " + format_location(l) + ": partitions " + std::to_string(p.partition) + ".." +
+                    std::to_string(p.partition + channels - 1) + " do not all exist");
+    // The lowest and highest byte the pattern touches must lie in the partition.
+    int64_t lo = 0, hi = 0;
+    for (int d = 0; d < 3; ++d) {
+        int64_t span = p.step[d] * static_cast<int64_t>(p.num[d] - 1);
+        (span < 0 ? lo : hi) += span;
+    }
+    const int64_t first = static_cast<int64_t>(p.offset) + lo * static_cast<int64_t>(bytes);
+    const int64_t last = static_cast<int64_t>(p.offset) + hi * static_cast<int64_t>(bytes) + static_cast<int64_t>(bytes);
+    if (first < 0 || last > static_cast<int64_t>(p.per))
+        throw Error(std::string(what) + " " + format_location(l) + ": the pattern touches bytes [" + std::to_string(first) + ", " +
+                    std::to_string(last) + ") of a " + std::to_string(p.per) + "-byte " + space_name(l.space) + " partition");
+    return p;
+}
+
+// start partition rule (public-figures §1.4): >64 partitions start at 0; 33-64 at 0 or 64;
+// up to 32 at 0, 32, 64 or 96.
+void check_quadrant(const char* what, uint32_t start, uint32_t channels) {
+    bool ok = channels > 64 ? start == 0 : channels > 32 ? (start == 0 || start == 64) : (start % 32 == 0);
+    if (!ok)
+        throw Error(std::string(what) + " starts at partition " + std::to_string(start) + ", but " + std::to_string(channels) +
+                    " active channels must start at " + (channels > 64 ? "0" : channels > 32 ? "0 or 64" : "0, 32, 64 or 96"));
+}
+
+}  // namespace
+
+ActEngine::ActEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path, ActTables& tables,
+                     const std::vector<ActSetImage>& sets, bool exact_numerics)
+    : Engine(name, "act", platform, stream_path, platform.config().act.clock_ghz), tables_(tables), sets_(sets), exact_(exact_numerics),
+      acc_(platform.config().memory.partitions, 0.0f) {
+    timing_.cfg = &platform.config().act;
+}
+
+bool ActEngine::execute(const Bundle& b, uint64_t index) {
+    const uint8_t op = b.opcode();
+    if (op >= kActivate && op <= 0x26 && !platform_.config().act.has_opcode(op))
+        throw Error("opcode " + hex2(op) + " does not exist on " + platform_.config().generation.name + " (NC-v" +
+                    std::to_string(platform_.config().generation.nc_version) + "): act.opcodes lists the generation's ACT opcodes");
+    switch (op) {
+        case kTableLoad: load_set(b, index); return true;
+        case kActivate: activate(b); return true;
+        case kActivateQuantize: activate_quantize(b); return true;
+        case kActivate2: activate2(b); return true;
+        case kReadAccumulator: read_accumulator(b); return true;
+        default: return false;
+    }
+}
+
+void ActEngine::load_set(const Bundle& b, uint64_t index) {
+    const uint8_t idx = b.u8(offsetof(TableLoadOp, act_tbl_sel));
+    if (idx >= sets_.size())
+        throw Error("load_act_func_set " + std::to_string(idx) + ": the roster has " + std::to_string(sets_.size()) + " sets (0.." +
+                    std::to_string(sets_.size() - 1) + ")");
+    const ActSetImage& s = sets_[idx];
+    if (!s.error.empty()) throw Error(s.error);
+    const bool redundant = tables_.resident() == s.name;
+    // One DMA job: the four images, DRAM -> table memory, on the table-load DMA engine.
+    const model::pwp::SetImage& im = s.image;
+    uint64_t dram = s.dram_addr;
+    std::vector<DmaTransfer> ts;
+    auto add = [&](uint64_t bytes, uint64_t table_addr) {
+        if (!bytes) return;
+        DmaTransfer t;
+        t.src = {DmaSpace::Dram, dram, 0};
+        t.dst = {DmaSpace::ActTables, table_addr, 0};
+        t.rows = 1;
+        t.bytes = static_cast<uint32_t>(bytes);
+        ts.push_back(t);
+        dram += bytes;
+    };
+    add(im.cam.size(), tables_.cam_base());
+    add(im.profile.size(), tables_.profile_base());
+    add(im.control.size(), tables_.control_base());
+    add(im.bucket.size(), tables_.bucket_base());
+    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+    platform_.dma().transfer_group(platform_.config().act.table_load_dma_engine, ts, "load_act_func_set " + s.name);
+    tables_.set_resident(s.name, im.ctrl_words, s.functions);
+    ++loads_;
+    redundant_loads_ += redundant;
+    load_bytes_ += im.bytes();
+    load_time_ += sc_core::sc_time_stamp() - t0;
+    (void)index;
+}
+
+void ActEngine::activate(const Bundle& b) {
+    ActivateOp op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    const uint8_t in_code = op.in_bias_dtype & 0x0F, bias_code = op.in_bias_dtype >> 4;
+    if (!model::fp::act_input_dtype(in_code)) throw Error("input dtype " + model::fp::dtype_name(in_code) + " is not an ACT input type");
+    if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
+    const uint32_t nch = op.num_active_channels;
+    if (nch < 1 || nch > platform_.config().act.lanes)
+        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
+    Pattern src = pattern(platform_, "src", op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, model::fp::dtype_bytes(in), nch);
+    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, model::fp::dtype_bytes(out), nch);
+    check_quadrant("src", src.partition, nch);
+    check_quadrant("dst", dst.partition, nch);
+    if (src.elements() != dst.elements())
+        throw Error("src has " + std::to_string(src.elements()) + " elements per partition, dst " + std::to_string(dst.elements()));
+    if (op.accumulator_cmd > kLoadAccumulate) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
+
+    // The function: (opcode, func_id) through the CAM of the resident set.
+    const int slot = model::pwp::cam_lookup(tables_.cam(), tables_.geometry().cam_entries, kActivate, op.activation_func);
+    if (slot < 0)
+        throw Error("function id " + std::to_string(op.activation_func) + " is not in the resident set " +
+                    (tables_.resident().empty() ? std::string("(no set loaded: load_act_func_set first)") : tables_.resident()));
+    model::pwp::FuncMeta meta = model::pwp::decode_profile_slot(tables_.profile() + slot * model::pwp::kProfileSlotBytes, op.activation_func);
+    meta.func_name = tables_.function_name(slot);
+    const model::pwp::TableView view = tables_.view();
+    const model::pwp::CatalogFn* exact_fn = nullptr;
+    if (exact_) {
+        exact_fn = model::pwp::find_catalog_fn(meta.func_name);
+        if (exact_fn && exact_fn->resident() && !exact_fn->act) exact_fn = nullptr;  // no closed form: the table is exact
+    }
+
+    // Per-partition operands: instruction immediate, pointer (fp32 at partition p), register.
+    auto operand = [&](uint8_t mode, uint32_t field, uint32_t p, const char* what, Dtype ptr_dtype) -> float {
+        if (mode == kImmediate) return model::fp::float_of(field);
+        uint32_t addr = mode == kRegister ? platform_.reg(field & 0xFF) : field;
+        if (mode != kPointer && mode != kRegister) throw Error(std::string(what) + " source " + std::to_string(mode) + " is not 0..2");
+        Location l = decode_addr4(addr);
+        const size_t n = model::fp::dtype_bytes(ptr_dtype);
+        if (l.offset % n) throw Error(std::string(what) + " pointer " + format_location(l) + " is not " + std::to_string(n) + "-byte aligned");
+        uint16_t one = 1;
+        Pattern pp = pattern(platform_, what, addr, nullptr, &one, 0, n, nch);
+        return model::fp::to_f32(ptr_dtype, pp.at(p, 0, 0, 0));
+    };
+    const uint8_t bias_mode = op.bias_src_n == kNImmediate ? kImmediate : op.bias_src_n == kNPointer ? kPointer
+                              : op.bias_src_n == kNRegister ? kRegister : 9;
+    if (bias_mode == 9) throw Error("bias_src_n " + std::to_string(op.bias_src_n) + " is not 0..2");
+    Dtype bias_dtype = Dtype::Fp32;
+    if (bias_mode != kImmediate) {
+        if (bias_code != 0x06 && bias_code != 0x07 && bias_code != 0x0A)
+            throw Error("bias dtype " + model::fp::dtype_name(bias_code) + " (in_bias_dtype high nibble) is not BF16, FP16 or FP32");
+        bias_dtype = static_cast<Dtype>(bias_code);
+    }
+
+    for (uint32_t p = 0; p < nch; ++p) {
+        const float scale = operand(op.scale_src, op.scale_value, p, "scale", Dtype::Fp32);
+        const float bias = operand(bias_mode, op.bias, p, "bias", bias_dtype);
+        float& acc = acc_[src.partition + p];  // the lane of the partition read
+        float sum = 0.0f;
+        for (uint64_t i2 = 0; i2 < src.num[2]; ++i2)
+            for (uint64_t i1 = 0; i1 < src.num[1]; ++i1)
+                for (uint64_t i0 = 0; i0 < src.num[0]; ++i0) {
+                    float x = model::fp::to_f32(in, src.at(p, i0, i1, i2));
+                    float v = scale * x;  // multiply, then add: two roundings, no FMA
+                    v = v + bias;
+                    float y;
+                    try {
+                        y = exact_fn ? model::pwp::closed_form(*exact_fn, v) : model::pwp::evaluate_from_tables(view, meta, v);
+                    } catch (const Error& e) {
+                        throw Error("partition " + std::to_string(src.partition + p) + ", element (" + std::to_string(i0) + ", " +
+                                    std::to_string(i1) + ", " + std::to_string(i2) + "): " + e.what());
+                    }
+                    sum = sum + y;
+                    // dst walks its own pattern in the same element order.
+                    const uint64_t k = i0 + src.num[0] * (i1 + src.num[1] * i2);
+                    const uint64_t d0 = k % dst.num[0], d1 = (k / dst.num[0]) % dst.num[1], d2 = k / (dst.num[0] * dst.num[1]);
+                    model::fp::from_f32(out, y, dst.at(p, d0, d1, d2));
+                }
+        switch (op.accumulator_cmd) {
+            case kZero: acc = 0.0f; break;
+            case kAccumulate: acc = acc + sum; break;
+            case kZeroAccumulate: acc = sum; break;
+            case kLoadAccumulate: acc = operand(op.imm_src, op.imm, p, "imm", Dtype::Fp32) + sum; break;
+            default: break;
+        }
+    }
+    const uint64_t n = src.elements();
+    elements_ += n * nch;
+    platform_.memory(src.space).count_access(n * nch * src.bytes, 0);
+    platform_.memory(dst.space).count_access(0, n * nch * dst.bytes);
+    wait(cycles(static_cast<double>(timing_.activate_cycles(n, model::fp::is_16bit(in), src.strided() || dst.strided()))));
+}
+
+void ActEngine::activate_quantize(const Bundle&) { throw Error("activate_quantize is not modelled yet"); }
+
+void ActEngine::activate2(const Bundle&) { throw Error("activate2 is not modelled yet"); }
+
+void ActEngine::read_accumulator(const Bundle& b) {
+    ReadAccumulatorOp op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    if (op.dst_element_count != 1) throw Error("read_accumulator: dst_element_count is " + std::to_string(op.dst_element_count) + ", must be 1");
+    if (op.negated != 0) throw Error("read_accumulator: negated must be 0 on ACT (only DveReadAccumulator negates)");
+    if (op.dtype != 0x06 && op.dtype != 0x07 && op.dtype != 0x0A && op.dtype != 0x0B)
+        throw Error("read_accumulator: dtype " + model::fp::dtype_name(op.dtype) + " is not FP16, BF16, FP32 or FP32R");
+    const uint32_t nch = op.num_active_channels;
+    if (nch < 1 || nch > platform_.config().act.lanes)
+        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    if (op.dst.num_elem != 1) throw Error("read_accumulator: dst.num is " + std::to_string(op.dst.num_elem) + ", must be 1");
+    const Dtype dt = static_cast<Dtype>(op.dtype);
+    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, model::fp::dtype_bytes(dt), nch);
+    check_quadrant("dst", dst.partition, nch);
+    for (uint32_t p = 0; p < nch; ++p) model::fp::from_f32(dt, acc_[dst.partition + p], dst.at(p, 0, 0, 0));
+    wait(cycles(static_cast<double>(timing_.read_accumulator_cycles())));
+}
+
+void ActEngine::collect_stats(nlohmann::ordered_json& node) const {
+    Engine::collect_stats(node);
+    node["elements"] = elements_;
+    node["table_loads"] = loads_;
+    node["redundant_table_loads"] = redundant_loads_;
+    node["table_load_bytes"] = load_bytes_;
+    node["table_load_ps"] = load_time_.value();
+}
+
+}  // namespace neuronsim::platform

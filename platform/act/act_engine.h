@@ -1,0 +1,51 @@
+#pragma once
+// The Activation engine on the platform: LoadActFuncSet (0x23) DMAs a function set's images
+// from DRAM into the table memory; Activate (0x21), ActivateQuantize (0x22) and Activate2
+// (0x25, where the generation has it) evaluate out = f(scale*in + bias) per element from the
+// resident tables; ReadAccumulator (0x24) drains the per-partition fp32 accumulator. Time per
+// instruction follows act_timing.h; each instruction is one numeric kernel call and one wait.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "platform/act/act_tables.h"
+#include "platform/act/act_timing.h"
+#include "platform/engine.h"
+
+namespace neuronsim::platform {
+
+// A function set as placed in DRAM when the platform starts.
+struct ActSetImage {
+    std::string name;
+    std::string error;                 // why it cannot be loaded (too large for a table), if so
+    model::pwp::SetImage image;
+    std::vector<std::string> functions;  // bare names, by PROFILE slot
+    uint64_t dram_addr = 0;            // CAM image; PROFILE, CONTROL, BUCKET follow
+};
+
+class ActEngine : public Engine {
+public:
+    ActEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path, ActTables& tables,
+              const std::vector<ActSetImage>& sets, bool exact_numerics);
+    void collect_stats(nlohmann::ordered_json& node) const override;
+
+protected:
+    bool execute(const model::isa::Bundle& b, uint64_t index) override;
+
+private:
+    void load_set(const model::isa::Bundle& b, uint64_t index);
+    void activate(const model::isa::Bundle& b);
+    void activate_quantize(const model::isa::Bundle& b);
+    void activate2(const model::isa::Bundle& b);
+    void read_accumulator(const model::isa::Bundle& b);
+
+    ActTables& tables_;
+    const std::vector<ActSetImage>& sets_;
+    bool exact_;
+    std::vector<float> acc_;
+    ActTiming timing_;
+    uint64_t loads_ = 0, redundant_loads_ = 0, load_bytes_ = 0, elements_ = 0;
+    sc_core::sc_time load_time_ = sc_core::SC_ZERO_TIME;
+};
+
+}  // namespace neuronsim::platform

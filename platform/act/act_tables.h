@@ -1,0 +1,59 @@
+#pragma once
+// The ACT engine's table memory: CAM, PROFILE, CONTROL and BUCKET, sized from the config
+// (act.tables), behind one TLM-2.0 target (b_transport, transport_dbg, DMI) with a region
+// per table at fixed offsets (docs/act-engine.md). LoadActFuncSet's DMA writes the set images
+// through it; a virtual platform may write them too, and Activate evaluates whatever is there.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "model/pwp/table_image.h"
+#include "platform/config/config.h"
+#include "platform/stats.h"
+
+namespace neuronsim::platform {
+
+class ActTables : public sc_core::sc_module, public StatsProvider {
+public:
+    tlm_utils::simple_target_socket<ActTables> socket;
+
+    ActTables(sc_core::sc_module_name name, const ActTablesConfig& cfg);
+
+    // Region bases in the target's address space.
+    uint64_t cam_base() const { return 0; }
+    uint64_t profile_base() const { return cam_.size(); }
+    uint64_t control_base() const { return profile_base() + profile_.size(); }
+    uint64_t bucket_base() const { return control_base() + control_.size(); }
+    uint64_t size() const { return bucket_base() + bucket_.size(); }
+
+    const model::pwp::TableGeometry& geometry() const { return geo_; }
+    const uint8_t* cam() const { return cam_.data(); }
+    const uint8_t* profile() const { return profile_.data(); }
+
+    // The evaluator's view; `control_words` is what the resident set loaded.
+    model::pwp::TableView view() const;
+    void set_resident(const std::string& name, uint32_t control_words, const std::vector<std::string>& functions);
+    const std::string& resident() const { return resident_; }
+    std::string function_name(int slot) const;  // of the resident set, or "slot N"
+
+    void collect_stats(nlohmann::ordered_json& node) const override;
+
+private:
+    void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+    unsigned int transport_dbg(tlm::tlm_generic_payload& t);
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
+    uint8_t* locate(uint64_t addr, uint64_t len, uint64_t* region_start = nullptr, uint64_t* region_len = nullptr);
+
+    model::pwp::TableGeometry geo_;
+    std::vector<uint8_t> cam_, profile_, control_, bucket_;
+    std::string resident_;
+    uint32_t control_words_ = 0;
+    std::vector<std::string> functions_;
+    uint64_t bytes_written_ = 0;
+};
+
+}  // namespace neuronsim::platform
