@@ -4,7 +4,7 @@
 # change and review the diff: the golden tests pin every cycle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for trace in demo pipeline; do
+for trace in demo pipeline softmax gelu set_thrash; do
   for gen in sunda cayman mariana mariana_plus maverick; do
     out=$(mktemp -d)
     ./build/neuronsim run --gen "$gen" --trace "traces/$trace.trace" --out "$out" --no-progress > /dev/null

@@ -266,8 +266,24 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
             case FieldKind::U32: b.set_u32(f->offset, static_cast<uint32_t>(unsigned_value(key, val, UINT32_MAX))); break;
             case FieldKind::U64: b.set_u64(f->offset, unsigned_value(key, val, UINT64_MAX)); break;
             case FieldKind::F32: {
+                // The ACTIVATION_IMM union: a float, or (with a pointer/register source) an
+                // SBUF/PSUM location or a register number.
+                if (val.rfind("sbuf:", 0) == 0 || val.rfind("psum:", 0) == 0) {
+                    Location l = parse_location(key, val);
+                    try {
+                        b.set_u32(f->offset, encode_addr4(l.space, l.partition, static_cast<uint32_t>(l.offset)));
+                    } catch (const Error& e) {
+                        throw Error(key + "=" + val + ": " + e.what());
+                    }
+                    break;
+                }
+                if (val.rfind("reg:", 0) == 0) {
+                    b.set_u32(f->offset, static_cast<uint32_t>(unsigned_value(key, val.substr(4), 255)));
+                    break;
+                }
                 float x;
-                if (!fp::parse_float_operand(val, x)) throw Error(key + "=" + val + ": expected a float32 (0.5) or bit pattern (0x3f000000)");
+                if (!fp::parse_float_operand(val, x))
+                    throw Error(key + "=" + val + ": expected a float32 (0.5), a bit pattern (0x3f000000), a location (sbuf:P:OFF) or reg:N");
                 b.set_u32(f->offset, fp::bits_of(x));
                 break;
             }

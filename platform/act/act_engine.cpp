@@ -1,6 +1,7 @@
 #include "platform/act/act_engine.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "model/common/error.h"
@@ -15,18 +16,6 @@ namespace neuronsim::platform {
 
 using namespace model::isa;
 using model::fp::Dtype;
-
-namespace {
-
-enum ImmSrc : uint8_t { kImmediate = 0, kPointer = 1, kRegister = 2 };       // scale_src, imm_src
-enum ImmSrcN : uint8_t { kNPointer = 0, kNImmediate = 1, kNRegister = 2 };   // bias_src_n (inverted)
-enum AccumCmd : uint8_t { kIdle = 0, kZero = 1, kAccumulate = 2, kZeroAccumulate = 3, kLoadAccumulate = 4 };
-
-std::string hex2(unsigned v) {
-    char b[8];
-    std::snprintf(b, sizeof b, "0x%02x", v);
-    return b;
-}
 
 // A TENSORnD operand over SBUF or PSUM, validated once per instruction.
 struct Pattern {
@@ -47,7 +36,7 @@ struct Pattern {
     }
 };
 
-Pattern pattern(Platform& pf, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims, size_t bytes,
+static Pattern pattern(Platform& pf, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims, size_t bytes,
                 uint32_t channels) {
     Location l = decode_addr4(addr4);
     Pattern p;
@@ -79,6 +68,19 @@ Pattern pattern(Platform& pf, const char* what, uint32_t addr4, const int16_t* s
         throw Error(std::string(what) + " " + format_location(l) + ": the pattern touches bytes [" + std::to_string(first) + ", " +
                     std::to_string(last) + ") of a " + std::to_string(p.per) + "-byte " + space_name(l.space) + " partition");
     return p;
+}
+
+
+namespace {
+
+enum ImmSrc : uint8_t { kImmediate = 0, kPointer = 1, kRegister = 2 };       // scale_src, imm_src
+enum ImmSrcN : uint8_t { kNPointer = 0, kNImmediate = 1, kNRegister = 2 };   // bias_src_n (inverted)
+enum AccumCmd : uint8_t { kIdle = 0, kZero = 1, kAccumulate = 2, kZeroAccumulate = 3, kLoadAccumulate = 4 };
+
+std::string hex2(unsigned v) {
+    char b[8];
+    std::snprintf(b, sizeof b, "0x%02x", v);
+    return b;
 }
 
 // start partition rule (public-figures §1.4): >64 partitions start at 0; 33-64 at 0 or 64;
@@ -168,25 +170,14 @@ void ActEngine::activate(const Bundle& b) {
         throw Error("src has " + std::to_string(src.elements()) + " elements per partition, dst " + std::to_string(dst.elements()));
     if (op.accumulator_cmd > kLoadAccumulate) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
 
-    // The function: (opcode, func_id) through the CAM of the resident set.
-    const int slot = model::pwp::cam_lookup(tables_.cam(), tables_.geometry().cam_entries, kActivate, op.activation_func);
-    if (slot < 0)
-        throw Error("function id " + std::to_string(op.activation_func) + " is not in the resident set " +
-                    (tables_.resident().empty() ? std::string("(no set loaded: load_act_func_set first)") : tables_.resident()));
-    model::pwp::FuncMeta meta = model::pwp::decode_profile_slot(tables_.profile() + slot * model::pwp::kProfileSlotBytes, op.activation_func);
-    meta.func_name = tables_.function_name(slot);
+    const Resolved fn = resolve(kActivate, op.activation_func);
     const model::pwp::TableView view = tables_.view();
-    const model::pwp::CatalogFn* exact_fn = nullptr;
-    if (exact_) {
-        exact_fn = model::pwp::find_catalog_fn(meta.func_name);
-        if (exact_fn && exact_fn->resident() && !exact_fn->act) exact_fn = nullptr;  // no closed form: the table is exact
-    }
 
     // Per-partition operands: instruction immediate, pointer (fp32 at partition p), register.
     auto operand = [&](uint8_t mode, uint32_t field, uint32_t p, const char* what, Dtype ptr_dtype) -> float {
         if (mode == kImmediate) return model::fp::float_of(field);
-        uint32_t addr = mode == kRegister ? platform_.reg(field & 0xFF) : field;
         if (mode != kPointer && mode != kRegister) throw Error(std::string(what) + " source " + std::to_string(mode) + " is not 0..2");
+        uint32_t addr = mode == kRegister ? platform_.reg(field & 0xFF) : field;
         Location l = decode_addr4(addr);
         const size_t n = model::fp::dtype_bytes(ptr_dtype);
         if (l.offset % n) throw Error(std::string(what) + " pointer " + format_location(l) + " is not " + std::to_string(n) + "-byte aligned");
@@ -209,25 +200,13 @@ void ActEngine::activate(const Bundle& b) {
         const float bias = operand(bias_mode, op.bias, p, "bias", bias_dtype);
         float& acc = acc_[src.partition + p];  // the lane of the partition read
         float sum = 0.0f;
-        for (uint64_t i2 = 0; i2 < src.num[2]; ++i2)
-            for (uint64_t i1 = 0; i1 < src.num[1]; ++i1)
-                for (uint64_t i0 = 0; i0 < src.num[0]; ++i0) {
-                    float x = model::fp::to_f32(in, src.at(p, i0, i1, i2));
-                    float v = scale * x;  // multiply, then add: two roundings, no FMA
-                    v = v + bias;
-                    float y;
-                    try {
-                        y = exact_fn ? model::pwp::closed_form(*exact_fn, v) : model::pwp::evaluate_from_tables(view, meta, v);
-                    } catch (const Error& e) {
-                        throw Error("partition " + std::to_string(src.partition + p) + ", element (" + std::to_string(i0) + ", " +
-                                    std::to_string(i1) + ", " + std::to_string(i2) + "): " + e.what());
-                    }
-                    sum = sum + y;
-                    // dst walks its own pattern in the same element order.
-                    const uint64_t k = i0 + src.num[0] * (i1 + src.num[1] * i2);
-                    const uint64_t d0 = k % dst.num[0], d1 = (k / dst.num[0]) % dst.num[1], d2 = k / (dst.num[0] * dst.num[1]);
-                    model::fp::from_f32(out, y, dst.at(p, d0, d1, d2));
-                }
+        for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
+            float v = scale * model::fp::to_f32(in, s);  // multiply, then add: two roundings, no FMA
+            v = v + bias;
+            const float y = fn.eval(view, v);
+            sum = sum + y;
+            model::fp::from_f32(out, y, d);
+        });
         switch (op.accumulator_cmd) {
             case kZero: acc = 0.0f; break;
             case kAccumulate: acc = acc + sum; break;
@@ -236,6 +215,27 @@ void ActEngine::activate(const Bundle& b) {
             default: break;
         }
     }
+    finish_streaming(src, dst, nch, in);
+}
+
+// Every element of partition p in pattern order; dst walks its own pattern in the same order.
+template <typename F>
+void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f) {
+    uint64_t k = 0;
+    for (uint64_t i2 = 0; i2 < src.num[2]; ++i2)
+        for (uint64_t i1 = 0; i1 < src.num[1]; ++i1)
+            for (uint64_t i0 = 0; i0 < src.num[0]; ++i0, ++k) {
+                const uint64_t d0 = k % dst.num[0], d1 = (k / dst.num[0]) % dst.num[1], d2 = k / (dst.num[0] * dst.num[1]);
+                try {
+                    f(src.at(p, i0, i1, i2), dst.at(p, d0, d1, d2));
+                } catch (const Error& e) {
+                    throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(k) + ": " + e.what());
+                }
+            }
+}
+
+// Counts the traffic and waits for the instruction's time (act_timing.h).
+void ActEngine::finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in) {
     const uint64_t n = src.elements();
     elements_ += n * nch;
     platform_.memory(src.space).count_access(n * nch * src.bytes, 0);
@@ -243,9 +243,123 @@ void ActEngine::activate(const Bundle& b) {
     wait(cycles(static_cast<double>(timing_.activate_cycles(n, model::fp::is_16bit(in), src.strided() || dst.strided()))));
 }
 
-void ActEngine::activate_quantize(const Bundle&) { throw Error("activate_quantize is not modelled yet"); }
+// The resident function of (opcode, func_id), or an error naming the function and the set.
+ActEngine::Resolved ActEngine::resolve(uint8_t opcode, uint8_t func_id) const {
+    const int slot = model::pwp::cam_lookup(tables_.cam(), tables_.geometry().cam_entries, opcode, func_id);
+    if (slot < 0)
+        throw Error("function id " + std::to_string(func_id) + " is not in the resident set " +
+                    (tables_.resident().empty() ? std::string("(no set loaded: load_act_func_set first)") : tables_.resident()));
+    Resolved r;
+    r.meta = model::pwp::decode_profile_slot(tables_.profile() + slot * model::pwp::kProfileSlotBytes, func_id);
+    r.meta.func_name = tables_.function_name(slot);
+    if (exact_) {
+        r.exact = model::pwp::find_catalog_fn(r.meta.func_name);
+        if (r.exact && r.exact->resident() && !r.exact->act) r.exact = nullptr;  // no closed form: the table is exact
+    }
+    return r;
+}
 
-void ActEngine::activate2(const Bundle&) { throw Error("activate2 is not modelled yet"); }
+float ActEngine::Resolved::eval(const model::pwp::TableView& view, float v) const {
+    return exact ? model::pwp::closed_form(*exact, v) : model::pwp::evaluate_from_tables(view, meta, v);
+}
+
+void ActEngine::activate_quantize(const Bundle& b) {
+    // OUT = quant_scale * f(in * dequant_scale + bias[p]) + quant_zero, written as out_dtype.
+    ActivateQuantizeOp op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    const uint8_t in_code = op.in_bias_dtype & 0x0F;
+    if (in_code != 0x0A && in_code != 0x08) throw Error("activate_quantize: input dtype " + model::fp::dtype_name(in_code) + " must be FP32 or INT32");
+    if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
+    const float qscale = model::fp::float_of(op.quant_scale_value), dqscale = model::fp::float_of(op.dequant_scale_value);
+    if (qscale == 0.0f || dqscale == 0.0f) throw Error("activate_quantize: quant_scale and dequant_scale must be non-zero");
+    const uint32_t nch = op.num_active_channels;
+    if (nch < 1 || nch > platform_.config().act.lanes)
+        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
+    Pattern src = pattern(platform_, "src", op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, model::fp::dtype_bytes(in), nch);
+    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, model::fp::dtype_bytes(out), nch);
+    check_quadrant("src", src.partition, nch);
+    check_quadrant("dst", dst.partition, nch);
+    if (src.elements() != dst.elements())
+        throw Error("src has " + std::to_string(src.elements()) + " elements per partition, dst " + std::to_string(dst.elements()));
+    const Resolved fn = resolve(kActivateQuantize, op.activation_func);
+    if (fn.meta.bare_name() == "parametric_relu") throw Error("activate_quantize does not support parametric_relu");
+    const model::pwp::TableView view = tables_.view();
+    uint16_t one = 1;
+    Pattern bias_ptr = pattern(platform_, "bias_addr", op.bias_addr, nullptr, &one, 0, 4, nch);
+    const float qzero = model::fp::float_of(op.quant_zero_value);
+    for (uint32_t p = 0; p < nch; ++p) {
+        const float bias = model::fp::to_f32(Dtype::Fp32, bias_ptr.at(p, 0, 0, 0));
+        for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
+            float v = model::fp::to_f32(in, s) * dqscale;
+            v = v + bias;
+            float q = qscale * fn.eval(view, v);
+            q = q + qzero;
+            model::fp::from_f32(out, q, d);
+        });
+    }
+    finish_streaming(src, dst, nch, in);
+}
+
+void ActEngine::activate2(const Bundle& b) {
+    Activate2Op op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    enum Alu : uint8_t { kBypass = 0x00, kAdd = 0x04, kSub = 0x05, kMult = 0x06, kMax = 0x08, kMin = 0x09, kAbsMax = 0x0A, kAbsMin = 0x0B };
+    // Stage 1 takes the six (op0, op1) pairs of nisa.activate2 (public-figures §1.1).
+    const std::pair<uint8_t, uint8_t> pair{op.op0, op.op1};
+    const std::pair<uint8_t, uint8_t> allowed[] = {{kMult, kAdd}, {kMult, kSub}, {kMult, kBypass}, {kAdd, kBypass}, {kSub, kBypass}, {kBypass, kBypass}};
+    if (std::find(std::begin(allowed), std::end(allowed), pair) == std::end(allowed))
+        throw Error("activate2: (op0, op1) = (" + hex2(op.op0) + ", " + hex2(op.op1) + ") is not one of mult+add, mult+sub, mult, add, sub, bypass");
+    if (op.reduce_cmd > 3) throw Error("activate2: reduce_cmd " + std::to_string(op.reduce_cmd) + " is not 0..3");
+    if (op.reduce_cmd != 0 && op.reduce_op != kAdd && op.reduce_op != kMax && op.reduce_op != kMin && op.reduce_op != kAbsMax && op.reduce_op != kAbsMin)
+        throw Error("activate2: reduce_op " + hex2(op.reduce_op) + " is not add 0x04, max 0x08, min 0x09, abs_max 0x0a or abs_min 0x0b");
+    if (!model::fp::act_input_dtype(op.in_dtype)) throw Error("input dtype " + model::fp::dtype_name(op.in_dtype) + " is not an ACT input type");
+    if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
+    const uint32_t nch = op.num_active_channels;
+    if (nch < 1 || nch > platform_.config().act.lanes)
+        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    const Dtype in = static_cast<Dtype>(op.in_dtype), out = static_cast<Dtype>(op.out_dtype);
+    Pattern src = pattern(platform_, "src", op.src.start_addr, op.src.step_elem, op.src.num_elem, 2, model::fp::dtype_bytes(in), nch);
+    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 2, model::fp::dtype_bytes(out), nch);
+    check_quadrant("src", src.partition, nch);
+    check_quadrant("dst", dst.partition, nch);
+    if (src.elements() != dst.elements())
+        throw Error("src has " + std::to_string(src.elements()) + " elements per partition, dst " + std::to_string(dst.elements()));
+    if (op.relu_param_src != kImmediate) throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
+    const Resolved fn = resolve(kActivate2, op.activation_func);
+    const bool prelu = fn.meta.bare_name() == "parametric_relu";
+    const model::pwp::TableView view = tables_.view();
+    const float imm0 = model::fp::float_of(op.imm0), imm1 = model::fp::float_of(op.imm1), slope = model::fp::float_of(op.relu_param);
+    auto alu = [](uint8_t o, float a, float b) -> float {
+        switch (o) {
+            case kAdd: return a + b;
+            case kSub: return a - b;
+            case kMult: return a * b;
+            default: return a;  // bypass
+        }
+    };
+    auto reduce = [&](float acc, float y) -> float {
+        switch (op.reduce_op) {
+            case kAdd: return acc + y;
+            case kMax: return std::fmax(acc, y);
+            case kMin: return std::fmin(acc, y);
+            case kAbsMax: return std::fmax(acc, std::fabs(y));
+            default: return std::fmin(acc, std::fabs(y));
+        }
+    };
+    const float identity = op.reduce_op == kMax ? -INFINITY : (op.reduce_op == kMin || op.reduce_op == kAbsMin) ? INFINITY : 0.0f;
+    for (uint32_t p = 0; p < nch; ++p) {
+        float& acc = acc_[src.partition + p];
+        if (op.reduce_cmd == 1 || op.reduce_cmd == 3) acc = identity;  // RESET, RESET_REDUCE
+        for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
+            float t = alu(op.op1, alu(op.op0, model::fp::to_f32(in, s), imm0), imm1);
+            float y = prelu ? (t > 0.0f ? t : slope * t) : fn.eval(view, t);
+            if (op.reduce_cmd >= 2) acc = reduce(acc, y);  // REDUCE, RESET_REDUCE
+            model::fp::from_f32(out, y, d);
+        });
+    }
+    finish_streaming(src, dst, nch, in);
+}
 
 void ActEngine::read_accumulator(const Bundle& b) {
     ReadAccumulatorOp op;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/fp/dtype.h"
+#include "model/pwp/catalog.h"
 #include "platform/act/act_tables.h"
 #include "platform/act/act_timing.h"
 #include "platform/engine.h"
@@ -22,6 +24,8 @@ struct ActSetImage {
     std::vector<std::string> functions;  // bare names, by PROFILE slot
     uint64_t dram_addr = 0;            // CAM image; PROFILE, CONTROL, BUCKET follow
 };
+
+struct Pattern;  // a validated tensor operand (act_engine.cpp)
 
 class ActEngine : public Engine {
 public:
@@ -38,6 +42,16 @@ private:
     void activate_quantize(const model::isa::Bundle& b);
     void activate2(const model::isa::Bundle& b);
     void read_accumulator(const model::isa::Bundle& b);
+
+    struct Resolved {
+        model::pwp::FuncMeta meta;
+        const model::pwp::CatalogFn* exact = nullptr;  // --act-numerics exact: its closed form
+        float eval(const model::pwp::TableView& view, float v) const;
+    };
+    Resolved resolve(uint8_t opcode, uint8_t func_id) const;
+    template <typename F>
+    void for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f);
+    void finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in);
 
     ActTables& tables_;
     const std::vector<ActSetImage>& sets_;

@@ -26,7 +26,7 @@ TEST_P(Golden, StatsAndInstructionTimesMatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ExampleTraces, Golden,
-                         ::testing::Combine(::testing::Values("demo", "pipeline"),
+                         ::testing::Combine(::testing::Values("demo", "pipeline", "softmax", "gelu", "set_thrash"),
                                             ::testing::Values("sunda", "cayman", "mariana", "mariana_plus", "maverick")));
 
 TEST(RunCli, GoldensFollowTheDmaFormula) {

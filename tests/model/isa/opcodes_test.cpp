@@ -93,7 +93,7 @@ TEST(Isa, Errors) {
     EXPECT_NE(err("dma0", "activate", {}).find("'activate' does not run on engine dma0"), std::string::npos);
     EXPECT_NE(err("act", "activate", {"fnc=3"}).find("'activate' has no field 'fnc' (fields: imm_src"), std::string::npos);
     EXPECT_NE(err("act", "activate", {"func=300"}).find("func=300: expected an integer in [0, 255]"), std::string::npos);
-    EXPECT_NE(err("act", "activate", {"scale=fast"}).find("scale=fast: expected a float32"), std::string::npos);
+    EXPECT_NE(err("act", "activate", {"scale=fast"}).find("scale=fast: expected a float32 (0.5), a bit pattern"), std::string::npos);
     EXPECT_NE(err("act", "activate", {"src=sbuf:0:0x40000"}).find("does not fit the 262144-byte partition window"), std::string::npos);
     EXPECT_NE(err("act", "activate", {"src=dram:0x0"}).find("addresses SBUF or PSUM, not DRAM"), std::string::npos);
     EXPECT_NE(err("act", "activate", {"src.num=1,2"}).find("expected 3 comma-separated values"), std::string::npos);
