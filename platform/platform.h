@@ -52,6 +52,7 @@ public:
     DmaEngines& dma() { return *dma_; }
     Recorder& recorder() { return *recorder_; }
     Memory& memory(model::isa::MemSpace s);
+    ActTables& act_tables() { return *act_tables_; }
     bool skip_unknown() const { return options_.skip_unknown; }
     uint32_t reg(uint32_t index) const { return regs_[index & 0xFF]; }
     // An engine thread hit an error: remember the first, stop the simulation.

@@ -38,15 +38,15 @@ namespace {
 
 // Round a finite float to a minifloat with `ebits`/`mbits`, bias 2^(ebits-1)-1. `ieee`: the
 // top exponent is inf/NaN; otherwise only all-ones is NaN and values saturate.
-uint8_t to_mini(float v, int ebits, int mbits, bool ieee) {
+uint32_t to_mini(float v, int ebits, int mbits, bool ieee) {
     const uint32_t sign = std::signbit(v) ? 1u : 0u;
     const uint32_t s = sign << (ebits + mbits);
     const int bias = (1 << (ebits - 1)) - 1;
     const uint32_t all = (1u << (ebits + mbits)) - 1;
-    if (std::isnan(v)) return static_cast<uint8_t>(s | all);
+    if (std::isnan(v)) return s | all;
     const uint32_t max_finite = ieee ? (((1u << ebits) - 2) << mbits) | ((1u << mbits) - 1) : all - 1;
     double a = std::fabs(static_cast<double>(v));
-    if (std::isinf(v)) return static_cast<uint8_t>(s | (ieee ? ((1u << ebits) - 1) << mbits : max_finite));
+    if (std::isinf(v)) return s | (ieee ? ((1u << ebits) - 1) << mbits : max_finite);
     // Scale into the integer significand grid of the target, RNE via nearbyint.
     int ex = 0;
     if (a != 0) std::frexp(a, &ex);  // a = f * 2^ex, f in [0.5, 1)
@@ -60,7 +60,7 @@ uint8_t to_mini(float v, int ebits, int mbits, bool ieee) {
     if (q < std::ldexp(1.0, mbits)) code = static_cast<uint32_t>(q);  // subnormal (or zero)
     else code = (static_cast<uint32_t>(e + bias) << mbits) | (static_cast<uint32_t>(q) - (1u << mbits));
     if (code > max_finite) code = ieee ? ((1u << ebits) - 1) << mbits : max_finite;
-    return static_cast<uint8_t>(s | code);
+    return s | code;
 }
 
 float from_mini(uint8_t c, int ebits, int mbits, bool ieee) {
@@ -157,9 +157,9 @@ void from_f32(Dtype d, float v, uint8_t* p) {
             put(p, u);
             break;
         }
-        case Dtype::Fp8Exp3: p[0] = to_mini(v, 3, 4, false); break;
-        case Dtype::Fp8Exp4: p[0] = to_mini(v, 4, 3, false); break;
-        case Dtype::Fp8Exp5: p[0] = to_mini(v, 5, 2, true); break;
+        case Dtype::Fp8Exp3: p[0] = static_cast<uint8_t>(to_mini(v, 3, 4, false)); break;
+        case Dtype::Fp8Exp4: p[0] = static_cast<uint8_t>(to_mini(v, 4, 3, false)); break;
+        case Dtype::Fp8Exp5: p[0] = static_cast<uint8_t>(to_mini(v, 5, 2, true)); break;
         default: break;
     }
 }

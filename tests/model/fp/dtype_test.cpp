@@ -1,0 +1,93 @@
+// Conversions through fp32: round-to-nearest-even, saturation, specials, per type.
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "model/fp/bits.h"
+#include "model/fp/dtype.h"
+
+namespace neuronsim::model::fp {
+namespace {
+
+uint32_t out_bits(Dtype d, float v) {
+    uint8_t b[4] = {0, 0, 0, 0};
+    from_f32(d, v, b);
+    return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+}
+
+TEST(Dtype, Bf16RoundsToNearestEven) {
+    EXPECT_EQ(f32_to_bf16(1.0f), 0x3f80);
+    EXPECT_EQ(f32_to_bf16(float_of(0x3f808000)), 0x3f80);  // tie -> even
+    EXPECT_EQ(f32_to_bf16(float_of(0x3f818000)), 0x3f82);  // tie -> even (up)
+    EXPECT_EQ(f32_to_bf16(float_of(0x3f808001)), 0x3f81);
+    EXPECT_EQ(f32_to_bf16(float_of(0x7f7fffff)), 0x7f80);  // rounds to inf
+    EXPECT_EQ(f32_to_bf16(std::numeric_limits<float>::quiet_NaN()) & 0x7fc0, 0x7fc0);
+    EXPECT_EQ(bf16_to_f32(0xc000), -2.0f);
+}
+
+TEST(Dtype, Fp16) {
+    EXPECT_EQ(f32_to_fp16(1.0f), 0x3c00);
+    EXPECT_EQ(f32_to_fp16(65504.0f), 0x7bff);
+    EXPECT_EQ(f32_to_fp16(65520.0f), 0x7c00);          // halfway past max rounds to inf
+    EXPECT_EQ(f32_to_fp16(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
+    EXPECT_EQ(f32_to_fp16(std::ldexp(1.0f, -25)), 0x0000);  // tie to even: 0
+    EXPECT_EQ(f32_to_fp16(-0.0f), 0x8000);
+    EXPECT_EQ(f32_to_fp16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie -> even
+    EXPECT_EQ(fp16_to_f32(0x3555), 0.333251953125f);
+    EXPECT_TRUE(std::isinf(fp16_to_f32(0xfc00)));
+}
+
+TEST(Dtype, Fp8) {
+    // E4M3 (bias 7): max finite 448, saturates, NaN is S.1111.111.
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp4, 1.0f), 0x38u);
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp4, 448.0f), 0x7eu);
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp4, 1e9f), 0x7eu);
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp4, -1e9f), 0xfeu);
+    uint8_t b = 0x7f;
+    EXPECT_TRUE(std::isnan(to_f32(Dtype::Fp8Exp4, &b)));
+    // E5M2 (bias 15): IEEE-like, overflow to inf.
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp5, 1.0f), 0x3cu);
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp5, 1e9f), 0x7cu);
+    b = 0x7b;
+    EXPECT_EQ(to_f32(Dtype::Fp8Exp5, &b), 57344.0f);
+    // E3M4 (bias 3)
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp3, 1.0f), 0x30u);
+    EXPECT_EQ(out_bits(Dtype::Fp8Exp3, 1.03125f), 0x30u);  // tie -> even
+    for (uint32_t c = 0; c < 256; ++c) {  // every finite code survives a round trip
+        uint8_t x = static_cast<uint8_t>(c);
+        for (Dtype d : {Dtype::Fp8Exp3, Dtype::Fp8Exp4, Dtype::Fp8Exp5}) {
+            float f = to_f32(d, &x);
+            if (!std::isnan(f)) EXPECT_EQ(out_bits(d, f), c) << dtype_name(static_cast<uint8_t>(d)) << " " << c;
+        }
+    }
+}
+
+TEST(Dtype, IntegersRoundEvenAndSaturate) {
+    EXPECT_EQ(out_bits(Dtype::Uint8, 2.5f), 2u);
+    EXPECT_EQ(out_bits(Dtype::Uint8, 3.5f), 4u);
+    EXPECT_EQ(out_bits(Dtype::Uint8, 300.0f), 255u);
+    EXPECT_EQ(out_bits(Dtype::Uint8, -4.0f), 0u);
+    EXPECT_EQ(out_bits(Dtype::Int8, -200.0f), 0x80u);
+    EXPECT_EQ(out_bits(Dtype::Int16, std::numeric_limits<float>::quiet_NaN()), 0u);
+    EXPECT_EQ(out_bits(Dtype::Int32, 3e9f), 0x7fffffffu);
+    EXPECT_EQ(out_bits(Dtype::Uint32, 3e9f), 3000000000u);
+}
+
+TEST(Dtype, Fp32RKeeps13MantissaBits) {
+    EXPECT_EQ(out_bits(Dtype::Fp32R, float_of(0x3f8003ff)), 0x3f800400u);
+    EXPECT_EQ(out_bits(Dtype::Fp32R, float_of(0x3f800200)), 0x3f800000u);  // tie -> even
+    EXPECT_EQ(out_bits(Dtype::Fp32R, float_of(0x3f800600)), 0x3f800800u);  // tie -> even (up)
+}
+
+TEST(Dtype, ActTypeSets) {
+    EXPECT_TRUE(act_input_dtype(0x0A));
+    EXPECT_FALSE(act_input_dtype(0x0B));  // FP32R is output-only
+    EXPECT_TRUE(act_output_dtype(0x0B));
+    EXPECT_FALSE(act_input_dtype(0x01));  // 64-bit types are gated
+    EXPECT_FALSE(act_input_dtype(0x19));  // CPTC codes are transport only
+    EXPECT_EQ(dtype_name(0x06), "BFLOAT16");
+}
+
+}  // namespace
+}  // namespace neuronsim::model::fp

@@ -1,0 +1,286 @@
+// The Activation engine on the platform: whole-tensor numerics against the model-level
+// evaluators, dtypes, operand sources, the accumulator, table loads, timing, errors.
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/pwp/catalog.h"
+#include "model/pwp/catalog_writer.h"
+#include "model/pwp/roster.h"
+#include "model/pwp/table_eval.h"
+#include "model/trace/assembler.h"
+#include "platform/act/act_timing.h"
+#include "platform/config/config.h"
+#include "platform/platform.h"
+#include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/systemc_fixture.h"
+
+namespace neuronsim::test {
+namespace {
+
+using namespace platform;
+
+std::vector<float> floats(const std::string& bytes) {
+    std::vector<float> v(bytes.size() / 4);
+    std::memcpy(v.data(), bytes.data(), v.size() * 4);
+    return v;
+}
+
+class ActTest : public SystemCTest {
+protected:
+    TempDir t;
+    std::vector<std::string> overrides;
+    std::string gen = "mariana";
+    bool exact = false;
+
+    RunReport run(const std::string& trace_text) {
+        std::string trace = t.write("x.trace", trace_text);
+        model::trace::assemble_trace(trace, t.file("streams"));
+        RunOptions o;
+        o.out_dir = t.file("out");
+        o.act_exact = exact;
+        Config cfg = parse_config(builtin_config_text(gen), gen, overrides);
+        Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+        return p.run();
+    }
+    std::string error_of(const std::string& trace_text) {
+        try {
+            run(trace_text);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "(no error)";
+    }
+    std::string out(const std::string& f) { return read_file(t.file("out/" + f)); }
+};
+
+const char* kAct = "in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 ";
+
+// Every function of a set, over 128 partitions x 64 inputs (random, specials, clamp regions),
+// equals the model-level table-memory evaluator on the same set, bit for bit.
+TEST_F(ActTest, WholeTensorNumericsEqualTheModelEvaluatorForEveryFunctionOfASet) {
+    for (int set_index : {0, 2, 10}) {
+        const auto& rs = model::pwp::builtin_roster(model::pwp::Target::Trainium)[set_index];
+        model::pwp::PackedSet set = model::pwp::read_set(model::pwp::default_catalog_dir() + "/pwp_bin_trainium/" + rs.name + ".json");
+        model::pwp::TableEvaluator te(set);
+        std::mt19937 rng(static_cast<unsigned>(set_index));
+        std::vector<float> in(128 * 64);
+        for (size_t i = 0; i < in.size(); ++i) {
+            if (i % 64 < 8) {
+                const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, 1e-30f, -1e30f, 90.0f, -90.0f};
+                in[i] = special[i % 64];
+            } else {
+                in[i] = std::ldexp(std::uniform_real_distribution<float>(-1, 1)(rng), static_cast<int>(rng() % 16) - 8);
+            }
+        }
+        t.write("in.bin", std::string(reinterpret_cast<const char*>(in.data()), in.size() * 4));
+        std::string trace = ".data sbuf:0:0x0 partitions=128 file=in.bin\nact load_act_func_set set=" + std::to_string(set_index) + "\n";
+        const float scale = 1.5f, bias = -0.25f;
+        int k = 0;
+        for (const auto& f : set.manifest.profile_meta_data) {
+            const uint32_t off = 0x1000 + 0x100 * k++;
+            trace += std::string("act activate func=") + std::to_string(f.func_id) + " " + kAct + "scale=1.5 bias=-0.25 src=sbuf:0:0x0 src.step=1,0,0 src.num=64,1,1 " +
+                     "dst=sbuf:0:" + std::to_string(off) + " dst.step=1,0,0 dst.num=64,1,1\n";
+            trace += ".dump sbuf:0:" + std::to_string(off) + " bytes=256 partitions=128 file=" + f.bare_name() + ".bin\n";
+        }
+        reset_systemc_context();
+        run(trace);
+        for (const auto& f : set.manifest.profile_meta_data) {
+            std::vector<float> got = floats(out(f.bare_name() + ".bin"));
+            ASSERT_EQ(got.size(), in.size());
+            for (size_t i = 0; i < in.size(); ++i) {
+                float v = scale * in[i];
+                v = v + bias;
+                ASSERT_EQ(bits(got[i]), bits(te.evaluate(f, v))) << rs.name << "/" << f.func_name << " element " << i << " input " << in[i];
+            }
+        }
+    }
+}
+
+TEST_F(ActTest, ExactNumericsUseTheClosedForms) {
+    exact = true;
+    run(std::string(".data sbuf:0:0x0 partitions=128 f32 0.5 -3 7\nact load_act_func_set set=0\n") + "act activate func=7 " + kAct +
+        "scale=1.0 src=sbuf:0:0 src.num=3,1,1 src.step=1,0,0 dst=sbuf:0:0x100 dst.num=3,1,1 dst.step=1,0,0\n.dump sbuf:0:0x100 bytes=12 file=o.bin\n");
+    std::vector<float> got = floats(out("o.bin"));
+    EXPECT_EQ(bits(got[0]), bits(std::exp(0.5f)));
+    EXPECT_EQ(bits(got[1]), bits(std::exp(-3.0f)));
+    EXPECT_EQ(bits(got[2]), bits(std::exp(7.0f)));
+}
+
+TEST_F(ActTest, DtypesPointerAndRegisterOperands) {
+    // bf16 input, fp16 output; scale from an SBUF pointer (per partition), bias from a register
+    // pointing at a bf16 vector (bias_src_n=2), identity function.
+    run(".data sbuf:0:0x0 partitions=4 u8 0x80 0x3f 0x00 0xc0\n"      // bf16 1.0, -2.0
+        ".data sbuf:0:0x100 partitions=4 f32 3.0\n"
+        ".data sbuf:2:0x100 partitions=2 f32 -1.0\n"                     // partitions 2, 3 scale -1
+        ".data sbuf:0:0x200 partitions=4 u8 0x00 0x3f\n"                 // bf16 0.5
+        ".reg 7 512\n"                                                   // ADDR4 of sbuf:0:0x200
+        "act load_act_func_set set=4\n"
+        "act activate func=1 in_bias_dtype=0x66 out_dtype=7 num_active_channels=4 scale_src=1 scale=sbuf:0:0x100 bias_src_n=2 bias=reg:7 "
+        "src=sbuf:0:0x0 src.num=2,1,1 src.step=1,0,0 dst=sbuf:0:0x300 dst.num=2,1,1 dst.step=1,0,0\n"
+        ".dump sbuf:0:0x300 bytes=4 partitions=4 file=o.bin\n");
+    std::string o = out("o.bin");
+    auto h = [&](size_t i) { return static_cast<uint16_t>(static_cast<uint8_t>(o[2 * i]) | static_cast<uint8_t>(o[2 * i + 1]) << 8); };
+    EXPECT_EQ(h(0), 0x4300);  // fp16 3*1+0.5 = 3.5
+    EXPECT_EQ(h(1), 0xc580);  // 3*-2+0.5 = -5.5
+    EXPECT_EQ(h(4), 0xb800);  // partition 2: -1*1+0.5 = -0.5
+    EXPECT_EQ(h(5), 0x4100);  // -1*-2+0.5 = 2.5
+}
+
+TEST_F(ActTest, AccumulatorCommands) {
+    // Row of 1, 2, 3 (sum 6) through identity, on partitions 0..31.
+    std::string pre = ".data sbuf:0:0x0 partitions=32 f32 1 2 3\nact load_act_func_set set=4\n";
+    auto act = [](int cmd, const std::string& imm = "") {
+        return std::string("act activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=32 bias_src_n=1 scale=1.0 accumulator_cmd=") +
+               std::to_string(cmd) + " " + imm + " src=sbuf:0:0 src.num=3,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=3,1,1 dst.step=1,0,0\n";
+    };
+    auto read = [](int slot) {
+        return "act read_accumulator count=1 dtype=10 num_active_channels=32 dst=sbuf:0:" + std::to_string(0x100 + 4 * slot) + " dst.num=1\n";
+    };
+    run(pre + act(3) + read(0) +                 // ZERO_ACCUMULATE: 6
+        act(2) + read(1) +                        // ACCUMULATE: 12
+        act(0) + read(2) +                        // IDLE: 12
+        act(4, "imm=100") + read(3) +             // LOAD_ACCUMULATE: 100 + 6
+        act(1) + read(4) +                        // ZERO: 0
+        ".dump sbuf:31:0x100 bytes=20 file=acc.bin\n");
+    EXPECT_EQ(floats(out("acc.bin")), (std::vector<float>{6, 12, 12, 106, 0}));
+}
+
+TEST_F(ActTest, Activate2StagesAndReduction) {
+    // t = x * 2 - 1, relu, max-reduce; on MARIANA (v4).
+    run(".data sbuf:0:0x0 partitions=32 f32 -1 0.25 3 1\nact load_act_func_set set=4\n"
+        "act activate2 func=2 op0=6 op1=5 imm0=2 imm1=1 reduce_cmd=3 reduce_op=8 in_dtype=10 out_dtype=10 num_active_channels=32 "
+        "src=sbuf:0:0 src.num=4,1 src.step=1,0 dst=sbuf:0:0x40 dst.num=4,1 dst.step=1,0\n"
+        "act read_accumulator count=1 dtype=10 num_active_channels=32 dst=sbuf:0:0x80 dst.num=1\n"
+        ".dump sbuf:0:0x40 bytes=20 file=o.bin\n.dump sbuf:0:0x80 bytes=4 file=m.bin\n");
+    EXPECT_EQ(floats(out("o.bin")).size(), 5u);
+    std::vector<float> o = floats(out("o.bin"));
+    EXPECT_EQ(std::vector<float>(o.begin(), o.begin() + 4), (std::vector<float>{0, 0, 5, 1}));
+    EXPECT_EQ(floats(out("m.bin"))[0], 5.0f);
+}
+
+TEST_F(ActTest, ActivateQuantizeToUint8) {
+    run(".data sbuf:0:0x0 partitions=32 f32 1 2 -3 100\n.data sbuf:0:0x80 partitions=32 f32 0.5\nact load_act_func_set set=4\n"
+        "act activate_quantize func=1 quant_scale=10 dequant_scale=2 bias_addr=sbuf:0:0x80 quant_zero=3 in_bias_dtype=10 out_dtype=3 "
+        "num_active_channels=32 src=sbuf:0:0 src.num=4,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=4,1,1 dst.step=1,0,0\n"
+        ".dump sbuf:0:0x40 bytes=4 file=q.bin\n");
+    // 10 * (x*2 + 0.5) + 3: 28, 48, -52 -> 0, 2008 -> 255
+    EXPECT_EQ(out("q.bin"), std::string("\x1c\x30\x00\xff", 4));
+}
+
+TEST_F(ActTest, TableLoadTimeRedundancyAndWhatIsResident) {
+    RunReport r = run("act load_act_func_set set=0\nact load_act_func_set set=0\nact load_act_func_set set=4\n");
+    const auto& a = r.stats["act"];
+    EXPECT_EQ(a["table_loads"], 3u);
+    EXPECT_EQ(a["redundant_table_loads"], 1u);
+    EXPECT_EQ(r.stats["act_tables"]["resident_set"], "small");
+    // Each load: 1300 ns + (CAM 4096 + PROFILE n*128 + CONTROL words*32 + BUCKET records*32) / 33 B/ns.
+    const auto& rs = model::pwp::builtin_roster(model::pwp::Target::Trainium);
+    auto bytes = [&](int i) {
+        model::pwp::PackedSet s = model::pwp::read_set(model::pwp::default_catalog_dir() + "/pwp_bin_trainium/" + rs[i].name + ".json");
+        return 4096 + 128 * s.manifest.profile_meta_data.size() + 32 * s.manifest.ctl_entry_cnt + 32 * s.manifest.bkt_entry_cnt;
+    };
+    const double ns = 3 * 1300 + (2.0 * bytes(0) + bytes(4)) / 33.0;
+    EXPECT_NEAR(r.simulated.to_seconds() * 1e9, ns, 0.01);
+    EXPECT_EQ(a["table_load_bytes"], 2 * bytes(0) + bytes(4));
+}
+
+TEST_F(ActTest, TimingFollowsTheFormula) {
+    // 100 + 60 + 32 + max(64, ceil(N / rate) x slowdown) cycles: fp32 at 128 per cycle, bf16
+    // at 256 on MARIANA, x2 when the innermost stride is 16 bytes or more.
+    struct C { std::string dt; int n; int step; double cycles; };
+    for (const C& c : {C{"10", 1024, 1, 256}, C{"10", 8192, 1, 192 + 64}, C{"10", 16384, 1, 192 + 128}, C{"0x66", 16384, 1, 192 + 64},
+                       C{"0x66", 32768, 1, 192 + 128}, C{"10", 8192, 4, 192 + 128}}) {
+        reset_systemc_context();
+        const int out_dt = c.dt == "10" ? 10 : 6;
+        RunReport r = run(std::string("act load_act_func_set set=4\n") + "act activate func=1 in_bias_dtype=" + c.dt + " out_dtype=" +
+                          std::to_string(out_dt) + " num_active_channels=128 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=" +
+                          std::to_string(c.n) + ",1,1 src.step=" + std::to_string(c.step) + ",0,0 dst=sbuf:0:0x20000 dst.num=" + std::to_string(c.n / 16) +
+                          ",16,1 dst.step=1," + std::to_string(c.n / 16) + ",0\n");
+        std::string csv = out("instructions.csv");
+        auto line = csv.substr(csv.find("act,1,"));
+        auto f = [&](int field) {
+            size_t p = 0;
+            for (int i = 0; i < field; ++i) p = line.find(',', p) + 1;
+            return std::stod(line.substr(p));
+        };
+        EXPECT_NEAR(f(7) - f(6), c.cycles, 1.0) << c.dt << " n=" << c.n << " step=" << c.step;
+    }
+}
+
+TEST_F(ActTest, Errors) {
+    std::string a = std::string("act activate func=7 ") + kAct + "scale=1.0 src=sbuf:0:0 src.num=4,1,1 dst=sbuf:0:0x40 dst.num=4,1,1\n";
+    EXPECT_NE(error_of(a).find("function id 7 is not in the resident set (no set loaded: load_act_func_set first)"), std::string::npos);
+    reset_systemc_context();
+    EXPECT_NE(error_of("act load_act_func_set set=4\n" + a).find("function id 7 is not in the resident set small"), std::string::npos);
+    reset_systemc_context();
+    EXPECT_NE(error_of("act load_act_func_set set=21\n").find("load_act_func_set 21: the roster has 21 sets (0..20)"), std::string::npos);
+    reset_systemc_context();
+    overrides = {"act.tables.bucket_entries=500"};
+    std::string m = error_of("act load_act_func_set set=0\n");
+    EXPECT_NE(m.find("set exp_and_others does not fit the ACT BUCKET table: it needs 872 entries, the configuration has 500"), std::string::npos) << m;
+    overrides.clear();
+    reset_systemc_context();
+    gen = "cayman";
+    m = error_of("act activate2 func=1\n");
+    EXPECT_NE(m.find("opcode 0x25 does not exist on CAYMAN (NC-v3)"), std::string::npos) << m;
+    gen = "mariana";
+    reset_systemc_context();
+    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=64 bias_src_n=1 "
+                 "src=sbuf:16:0 src.num=4,1,1 dst=sbuf:0:0x40 dst.num=4,1,1\n");
+    EXPECT_NE(m.find("src starts at partition 16, but 64 active channels must start at 0 or 64"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 "
+                 "src=sbuf:0:0 src.num=4,1,1 dst=sbuf:0:0x40 dst.num=3,1,1\n");
+    EXPECT_NE(m.find("src has 4 elements per partition, dst 3"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=1 out_dtype=10 num_active_channels=1 src=sbuf:0:0 src.num=1,1,1 dst=sbuf:0:0x40 dst.num=1,1,1\n");
+    EXPECT_NE(m.find("input dtype UINT64 is not an ACT input type"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 "
+                 "src=sbuf:0:0x3fff8 src.num=4,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=4,1,1\n");
+    EXPECT_NE(m.find("the pattern touches bytes [262136, 262152) of a 262144-byte sbuf partition"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("act read_accumulator count=2 dtype=10 num_active_channels=1 dst=sbuf:0:0 dst.num=1\n");
+    EXPECT_NE(m.find("dst_element_count is 2, must be 1"), std::string::npos) << m;
+}
+
+TEST_F(ActTest, TableMemoryWrittenThroughTheSocketDrivesActivate) {
+    // No LoadActFuncSet: a virtual platform writes a CAM entry (func 99 -> slot 0), a PROFILE
+    // slot whose four clamps point at bucket 0, and bucket 0 = {d0 = 5} through the TLM socket.
+    std::string trace = t.write("x.trace", ".data sbuf:0:0 partitions=1 f32 1 -2\nact activate func=99 in_bias_dtype=10 out_dtype=10 "
+                                           "num_active_channels=1 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=2,1,1 src.step=1,0,0 "
+                                           "dst=sbuf:0:0x40 dst.num=2,1,1 dst.step=1,0,0\n.dump sbuf:0:0x40 bytes=8 file=o.bin\n");
+    model::trace::assemble_trace(trace, t.file("streams"));
+    RunOptions o;
+    o.out_dir = t.file("out");
+    Config cfg = parse_config(builtin_config_text("mariana"), "m");
+    Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+    ActTables& tables = p.act_tables();
+    auto poke = [&](uint64_t addr, const std::vector<uint8_t>& bytes) {
+        tlm::tlm_generic_payload g;
+        g.set_command(tlm::TLM_WRITE_COMMAND);
+        g.set_address(addr);
+        g.set_data_ptr(const_cast<uint8_t*>(bytes.data()));
+        g.set_data_length(static_cast<unsigned>(bytes.size()));
+        g.set_streaming_width(static_cast<unsigned>(bytes.size()));
+        ASSERT_EQ(p.dma().act_tables_socket->transport_dbg(g), bytes.size());
+    };
+    poke(tables.cam_base(), {0x21, 99, 0, 0, 0x00, 0xFF, 0, 0, 1});
+    std::vector<uint8_t> slot(128, 0);
+    slot[36] = 1;  // neg_small_signal_pwl_control = 1 (bucket 1 is zero), the rest bucket 0
+    slot[56] = slot[60] = 0;
+    poke(tables.profile_base(), slot);
+    uint32_t five = model::fp::bits_of(5.0f);
+    poke(tables.bucket_base(), {static_cast<uint8_t>(five), static_cast<uint8_t>(five >> 8), static_cast<uint8_t>(five >> 16), static_cast<uint8_t>(five >> 24)});
+    p.run();
+    EXPECT_EQ(floats(out("o.bin")), (std::vector<float>{5.0f, 5.0f}));
+}
+
+}  // namespace
+}  // namespace neuronsim::test
