@@ -200,13 +200,22 @@ void ActEngine::activate(const Bundle& b) {
         const float bias = operand(bias_mode, op.bias, p, "bias", bias_dtype);
         float& acc = acc_[src.partition + p];  // the lane of the partition read
         float sum = 0.0f;
-        for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
-            float v = scale * model::fp::to_f32(in, s);  // multiply, then add: two roundings, no FMA
-            v = v + bias;
-            const float y = fn.eval(view, v);
-            sum = sum + y;
-            model::fp::from_f32(out, y, d);
-        });
+        const bool summing = op.accumulator_cmd >= kAccumulate;
+        auto body = [&](auto load, auto store) {
+            // Operands by value: the stores go through uint8_t pointers, which may alias.
+            for_each(src, dst, p, [&sum, &view, &fn, scale, bias, summing, load, store](const uint8_t* s, uint8_t* d) {
+                float v = scale * load(s);  // multiply, then add: two roundings, no FMA
+                v = v + bias;
+                const float y = fn.eval(view, v);
+                if (summing) sum = sum + y;
+                store(y, d);
+            });
+        };
+        // fp32 in and out, the common case, without the per-element dtype switch.
+        if (in == Dtype::Fp32 && out == Dtype::Fp32)
+            body([](const uint8_t* s) { float x; std::memcpy(&x, s, 4); return x; }, [](float y, uint8_t* d) { std::memcpy(d, &y, 4); });
+        else
+            body([in](const uint8_t* s) { return model::fp::to_f32(in, s); }, [out](float y, uint8_t* d) { model::fp::from_f32(out, y, d); });
         switch (op.accumulator_cmd) {
             case kZero: acc = 0.0f; break;
             case kAccumulate: acc = acc + sum; break;
@@ -219,19 +228,32 @@ void ActEngine::activate(const Bundle& b) {
 }
 
 // Every element of partition p in pattern order; dst walks its own pattern in the same order.
+// Pointers advance incrementally (no per-element multiply or divide): this loop is the engine's
+// hot path.
 template <typename F>
 void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f) {
     uint64_t k = 0;
-    for (uint64_t i2 = 0; i2 < src.num[2]; ++i2)
-        for (uint64_t i1 = 0; i1 < src.num[1]; ++i1)
-            for (uint64_t i0 = 0; i0 < src.num[0]; ++i0, ++k) {
-                const uint64_t d0 = k % dst.num[0], d1 = (k / dst.num[0]) % dst.num[1], d2 = k / (dst.num[0] * dst.num[1]);
-                try {
-                    f(src.at(p, i0, i1, i2), dst.at(p, d0, d1, d2));
-                } catch (const Error& e) {
-                    throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(k) + ": " + e.what());
+    try {
+        const int64_t ds0 = dst.step[0] * static_cast<int64_t>(dst.bytes), ss0 = src.step[0] * static_cast<int64_t>(src.bytes);
+        uint64_t d0 = 0, d1 = 0, d2 = 0;
+        uint8_t* d = dst.at(p, 0, 0, 0);
+        for (uint64_t i2 = 0; i2 < src.num[2]; ++i2)
+            for (uint64_t i1 = 0; i1 < src.num[1]; ++i1) {
+                const uint8_t* s = src.at(p, 0, i1, i2);
+                for (uint64_t i0 = 0; i0 < src.num[0]; ++i0, ++k, s += ss0) {
+                    f(s, d);
+                    if (++d0 < dst.num[0]) {
+                        d += ds0;
+                    } else {
+                        d0 = 0;
+                        if (++d1 == dst.num[1]) d1 = 0, ++d2;
+                        if (d2 < dst.num[2]) d = dst.at(p, d0, d1, d2);
+                    }
                 }
             }
+    } catch (const Error& e) {
+        throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(k) + ": " + e.what());
+    }
 }
 
 // Counts the traffic and waits for the instruction's time (act_timing.h).
@@ -257,10 +279,6 @@ ActEngine::Resolved ActEngine::resolve(uint8_t opcode, uint8_t func_id) const {
         if (r.exact && r.exact->resident() && !r.exact->act) r.exact = nullptr;  // no closed form: the table is exact
     }
     return r;
-}
-
-float ActEngine::Resolved::eval(const model::pwp::TableView& view, float v) const {
-    return exact ? model::pwp::closed_form(*exact, v) : model::pwp::evaluate_from_tables(view, meta, v);
 }
 
 void ActEngine::activate_quantize(const Bundle& b) {

@@ -46,7 +46,9 @@ private:
     struct Resolved {
         model::pwp::FuncMeta meta;
         const model::pwp::CatalogFn* exact = nullptr;  // --act-numerics exact: its closed form
-        float eval(const model::pwp::TableView& view, float v) const;
+        float eval(const model::pwp::TableView& view, float v) const {
+            return exact ? model::pwp::closed_form(*exact, v) : model::pwp::evaluate_from_tables(view, meta, v);
+        }
     };
     Resolved resolve(uint8_t opcode, uint8_t func_id) const;
     template <typename F>

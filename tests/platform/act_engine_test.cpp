@@ -284,3 +284,29 @@ TEST_F(ActTest, TableMemoryWrittenThroughTheSocketDrivesActivate) {
 
 }  // namespace
 }  // namespace neuronsim::test
+
+#include "tests/support/act_cycle_model.h"
+
+namespace neuronsim::test {
+namespace {
+
+TEST(ActTiming, ClocklessFormulaEqualsThePerCycleModel) {
+    // Every generation's ACT parameters, sizes around the thresholds, both rates, both strides.
+    size_t checked = 0;
+    for (const auto& gen : platform::generation_names()) {
+        platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen);
+        platform::ActTiming timing{&cfg.act};
+        for (uint64_t n : {1ull, 63ull, 64ull, 127ull, 128ull, 129ull, 255ull, 256ull, 257ull, 4096ull, 8191ull, 8192ull, 8193ull, 65536ull})
+            for (bool sixteen : {false, true})
+                for (bool strided : {false, true}) {
+                    CycleModelResult sim = act_cycles_by_simulation(cfg.act, n, sixteen, strided);
+                    EXPECT_EQ(sim.written, n);
+                    EXPECT_EQ(sim.cycles, timing.activate_cycles(n, sixteen, strided)) << gen << " n=" << n << " 16bit=" << sixteen << " strided=" << strided;
+                    ++checked;
+                }
+    }
+    EXPECT_EQ(checked, 5u * 14 * 4);
+}
+
+}  // namespace
+}  // namespace neuronsim::test
