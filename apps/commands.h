@@ -9,5 +9,6 @@ Command pwp_command();
 Command run_command();
 Command asm_command();
 Command disasm_command();
+Command cptc_command();
 
 }  // namespace neuronsim::apps

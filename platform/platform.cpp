@@ -50,7 +50,7 @@ Platform::Platform(sc_core::sc_module_name name, const Config& cfg, const std::m
         } else if (cls == model::isa::kOnAct) {
             engines_.push_back(std::make_unique<ActEngine>("act", *this, path, *act_tables_, act_sets_, options_.act_exact));
         } else {
-            engines_.push_back(std::make_unique<ControlOnlyEngine>(module_name(engine).c_str(), engine, *this, path, cfg_.gpsimd.clock_ghz));
+            engines_.push_back(std::make_unique<PoolEngine>("pool", *this, path));
         }
     }
     if (!setup.empty()) {

@@ -13,6 +13,7 @@
 #include "platform/act/act_engine.h"
 #include "platform/act/act_tables.h"
 #include "platform/config/config.h"
+#include "platform/pool/pool_engine.h"
 #include "platform/dma.h"
 #include "platform/engine.h"
 #include "platform/memory.h"

@@ -14,6 +14,9 @@ std::string dtype_name(uint8_t code) {
     static const char* n[] = {"INVALID", "UINT64", "INT8", "UINT8", "INT16", "UINT16", "BFLOAT16", "FP16",
                               "INT32", "UINT32", "FP32", "FP32R", "INT64", "FP8_EXP3", "FP8_EXP4", "FP8_EXP5"};
     if (code < 16) return n[code];
+    static const char* m[] = {"FP4_EXP2", "FP8_EXP2", "INT4", "SFP8_E8", "SFP8_E7", "SFP8_E6", "SFP8_E5"};
+    if (code >= 0x10 && code <= 0x16) return m[code - 0x10];
+    if (is_cptc(code)) return "CPTC" + std::to_string(cptc_bits(code));
     char b[8];
     std::snprintf(b, sizeof b, "0x%02x", code);
     return b;
@@ -30,6 +33,13 @@ size_t dtype_bytes(Dtype d) {
 }
 
 bool is_16bit(Dtype d) { return dtype_bytes(d) == 2; }
+
+bool dtype_exists(uint8_t c, int nc) {
+    if (c <= 0x0F) return true;
+    if (nc <= 3) return false;  // SUNDA, CAYMAN
+    if (c == 0x10 || is_cptc(c)) return true;
+    return nc >= 5 && c >= 0x11 && c <= 0x16;
+}
 
 bool act_input_dtype(uint8_t c) { return (c >= 0x02 && c <= 0x0A) || (c >= 0x0D && c <= 0x0F); }
 bool act_output_dtype(uint8_t c) { return act_input_dtype(c) || c == 0x0B; }

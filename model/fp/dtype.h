@@ -13,7 +13,14 @@ enum class Dtype : uint8_t {
     Fp8Exp4 = 0x0E, Fp8Exp5 = 0x0F,
 };
 
-std::string dtype_name(uint8_t code);        // "FP32", or "0x1c" for codes outside the ACT set
+std::string dtype_name(uint8_t code);        // "FP32", "CPTC4", or "0x17" for unnamed codes
+
+// Per-generation presence (§H): SUNDA/CAYMAN 16 codes (0x00..0x0F), MARIANA(+) 24 (adds FP4
+// 0x10 and CPTC1..7 0x19..0x1F), MAVERICK 30 (adds 0x11..0x16). nc_version 2..5.
+bool dtype_exists(uint8_t code, int nc_version);
+// CPTC transport codes: (code & 0xF8) == 0x18 && (code & 7) != 0; bits = code & 7.
+inline bool is_cptc(uint8_t code) { return (code & 0xF8) == 0x18 && (code & 7) != 0; }
+inline unsigned cptc_bits(uint8_t code) { return code & 7u; }
 size_t dtype_bytes(Dtype d);
 bool is_16bit(Dtype d);                      // BF16, FP16, INT16, UINT16
 // The element types the ACT datapath reads and writes (FP32R on output only); others are

@@ -107,6 +107,25 @@ struct DmaCopyOp {
     uint32_t src_row_stride, dst_row_stride;
     uint8_t reserved[20];
 };
+// 0xe4 ConvLutLoad (NEURON_ISA_TPB_S2_CONVLUT, §F.3): the legacy PE conversion-LUT load and
+// the CPTC decode, told apart by lut_dtype. The struct has no destination; neuronsim puts the
+// decoded tensor's TENSOR3D where reserved4 is (48..63) and its out_dtype in reserved2[0] (33).
+// 0xf0 (the extended opcode) carries its spec in reserved0[0] (12) with the same layout.
+struct ConvLutOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t spec;              // 0xf0 only (reserved0[0])
+    uint8_t reserved0[3];
+    Tensor2D src;
+    uint8_t reserved1[4];
+    uint8_t in_dtype;
+    uint8_t out_dtype;         // neuronsim (reserved2[0])
+    uint8_t reserved2[4];
+    uint8_t num_active_rows, num_active_cols;
+    uint16_t multiplicative_const[2];
+    uint8_t row_grp, col_grp, block_size, lut_dtype;
+    Tensor3D dst;              // neuronsim (reserved4)
+};
 #pragma pack(pop)
 
 static_assert(sizeof(Tensor1D) == 8 && sizeof(Tensor2D) == 12 && sizeof(Tensor3D) == 16);
@@ -126,12 +145,16 @@ static_assert(sizeof(Activate2Op) == 64 && offsetof(Activate2Op, relu_param_src)
               offsetof(Activate2Op, op0) == 29 && offsetof(Activate2Op, op1) == 30 && offsetof(Activate2Op, reduce_op) == 31 &&
               offsetof(Activate2Op, activation_func) == 35 && offsetof(Activate2Op, imm0) == 36 && offsetof(Activate2Op, imm1) == 40 &&
               offsetof(Activate2Op, relu_param) == 44 && offsetof(Activate2Op, dst) == 48);
+static_assert(sizeof(ConvLutOp) == 64 && offsetof(ConvLutOp, src) == 16 && offsetof(ConvLutOp, in_dtype) == 32 &&
+              offsetof(ConvLutOp, num_active_rows) == 38 && offsetof(ConvLutOp, num_active_cols) == 39 &&
+              offsetof(ConvLutOp, multiplicative_const) == 40 && offsetof(ConvLutOp, row_grp) == 44 && offsetof(ConvLutOp, col_grp) == 45 &&
+              offsetof(ConvLutOp, block_size) == 46 && offsetof(ConvLutOp, lut_dtype) == 47 && offsetof(ConvLutOp, dst) == 48);
 static_assert(sizeof(ControlOp) == 64 && sizeof(DmaCopyOp) == 64 && offsetof(DmaCopyOp, src_addr) == 16 &&
               offsetof(DmaCopyOp, bytes) == 32);
 
 enum Opcode : uint8_t {
     kActivate = 0x21, kActivateQuantize = 0x22, kTableLoad = 0x23, kReadAccumulator = 0x24, kActivate2 = 0x25,
-    kSync = 0xA0, kHalt = 0xA1, kDmaCopy = 0xD1,
+    kSync = 0xA0, kHalt = 0xA1, kDmaCopy = 0xD1, kConvLutLoad = 0xE4, kExtended = 0xF0,
 };
 
 enum class MemSpace : uint8_t { Dram = 0, Sbuf = 1, Psum = 2 };

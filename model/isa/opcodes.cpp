@@ -80,6 +80,23 @@ std::vector<OpcodeInfo> build() {
                           {"imm1", OFF(Activate2Op, imm1), FieldKind::F32},
                           {"relu_param", OFF(Activate2Op, relu_param), FieldKind::F32}}),
                      tensor("dst", OFF(Activate2Op, dst), 2))});
+    auto convlut = [&](std::vector<Field> head) {
+        return cat(cat(head, tensor("src", OFF(ConvLutOp, src), 2)),
+                   cat({{"in_dtype", OFF(ConvLutOp, in_dtype), FieldKind::U8},
+                        {"out_dtype", OFF(ConvLutOp, out_dtype), FieldKind::U8},
+                        {"num_active_rows", OFF(ConvLutOp, num_active_rows), FieldKind::U8},
+                        {"num_active_cols", OFF(ConvLutOp, num_active_cols), FieldKind::U8},
+                        {"mconst0", OFF(ConvLutOp, multiplicative_const), FieldKind::U16},
+                        {"mconst1", static_cast<uint16_t>(OFF(ConvLutOp, multiplicative_const) + 2), FieldKind::U16},
+                        {"row_grp", OFF(ConvLutOp, row_grp), FieldKind::U8},
+                        {"col_grp", OFF(ConvLutOp, col_grp), FieldKind::U8},
+                        {"block_size", OFF(ConvLutOp, block_size), FieldKind::U8},
+                        {"lut_dtype", OFF(ConvLutOp, lut_dtype), FieldKind::U8}},
+                       tensor("dst", OFF(ConvLutOp, dst), 3)));
+    };
+    t.push_back({kConvLutLoad, "conv_lut_load", kOnPool, "ConvLutLoad: legacy PE LUT load, or CPTC decode when lut_dtype is CPTC (S2_CONVLUT)", convlut({})});
+    t.push_back({kExtended, "ext", kOnPool, "extended opcode: spec 0 Nop, 1 Copy, 7 CPTC decode (ExtendedInstCptcDecode)",
+                 convlut({{"spec", OFF(ConvLutOp, spec), FieldKind::U8}})});
     t.push_back({kSync, "sync", kOnAll, "semaphore wait and/or update only (EventSemaphore)", {}});
     t.push_back({kHalt, "halt", kOnAll, "end of this engine's stream (the rest is not executed)", {}});
     t.push_back({kDmaCopy, "copy", kOnDma, "DMA copy of `partitions` rows of `bytes` (neuronsim's descriptor)",

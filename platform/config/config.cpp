@@ -219,12 +219,19 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         c.gpsimd.vector_bits = g.num<uint32_t>("vector_bits", 32, 4096);
         c.gpsimd.startup_cycles = g.num<uint32_t>("startup_cycles", 0, 1u << 20);
         c.gpsimd.cptc_library = g.flag("cptc_library");
+        c.gpsimd.coretype_perf = g.flag("coretype_perf");
+        c.gpsimd.cptc_flag = g.flag("cptc_flag");
         Map r = g.map("cptc_routing");
         for (uint32_t v = 1; v <= 7; ++v) {
             uint32_t impl = r.num<uint32_t>(std::to_string(v), 1, 6);
             c.gpsimd.cptc_routing[v] = impl;
         }
         r.finish();
+        // 1 -> impl<1>, 3 -> impl<5>, 4 -> impl<3> are observed in the firmware; only the even
+        // arms (values 2, 5, 6, 7) are inferred and configurable.
+        for (auto [v, impl] : {std::pair<uint32_t, uint32_t>{1, 1}, {3, 5}, {4, 3}})
+            if (c.gpsimd.cptc_routing[v] != impl)
+                g.fail("gpsimd.cptc_routing." + std::to_string(v), "is fixed to " + std::to_string(impl) + " (observed in the firmware); only 2, 5, 6, 7 are configurable");
         g.finish();
     }
     {
@@ -274,7 +281,8 @@ std::string config_to_yaml(const Config& c) {
     e << YAML::EndSeq << YAML::EndMap;
     e << YAML::Key << "gpsimd" << YAML::Value << YAML::BeginMap << YAML::Key << "clock_ghz" << YAML::Value << c.gpsimd.clock_ghz << YAML::Key << "cores"
       << YAML::Value << c.gpsimd.cores << YAML::Key << "vector_bits" << YAML::Value << c.gpsimd.vector_bits << YAML::Key << "startup_cycles" << YAML::Value
-      << c.gpsimd.startup_cycles << YAML::Key << "cptc_library" << YAML::Value << c.gpsimd.cptc_library << YAML::Key << "cptc_routing" << YAML::Value
+      << c.gpsimd.startup_cycles << YAML::Key << "cptc_library" << YAML::Value << c.gpsimd.cptc_library << YAML::Key << "coretype_perf"
+      << YAML::Value << c.gpsimd.coretype_perf << YAML::Key << "cptc_flag" << YAML::Value << c.gpsimd.cptc_flag << YAML::Key << "cptc_routing" << YAML::Value
       << YAML::Flow << YAML::BeginMap;
     for (const auto& [v, impl] : c.gpsimd.cptc_routing) e << YAML::Key << v << YAML::Value << impl;
     e << YAML::EndMap << YAML::EndMap;

@@ -53,6 +53,8 @@ struct GpsimdConfig {
     double clock_ghz = 1.4;
     uint32_t cores = 8, vector_bits = 512, startup_cycles = 150;
     bool cptc_library = false;
+    bool coretype_perf = true;   // the PERF core type (only it stages the CPTC library)
+    bool cptc_flag = false;      // as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set
     std::map<uint32_t, uint32_t> cptc_routing;  // 3-bit CPTC value -> cptc_decode_impl<N>
 };
 

@@ -60,6 +60,7 @@ TEST(Config, RejectsBadFieldsNamingThePath) {
     EXPECT_NE(err({"generation.name=TONGA"}).find("generation.name: expected SUNDA, CAYMAN"), std::string::npos);
     EXPECT_NE(err({"gpsimd.cptc_library=maybe"}).find("gpsimd.cptc_library: expected true or false"), std::string::npos);
     EXPECT_NE(err({"gpsimd.cptc_routing.8=1"}).find("gpsimd.cptc_routing.8: unknown key"), std::string::npos);
+    EXPECT_NE(err({"gpsimd.cptc_routing.3=2"}).find("gpsimd.cptc_routing.3: is fixed to 5 (observed in the firmware)"), std::string::npos);
     EXPECT_NE(err({"gpsimd.cptc_routing.2=9"}).find("gpsimd.cptc_routing.2: expected a number in [1, 6]"), std::string::npos);
     EXPECT_NE(err({"act.opcodes=[0x21, 0x99]"}).find("act.opcodes[1]: expected an ACT opcode 0x21..0x26"), std::string::npos);
     EXPECT_NE(err({"act.tables=3"}).find("act.tables: expected a mapping"), std::string::npos);

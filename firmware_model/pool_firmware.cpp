@@ -1,0 +1,243 @@
+#include "firmware_model/pool_firmware.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "model/common/error.h"
+#include "model/cptc/cptc.h"
+#include "model/fp/dtype.h"
+#include "model/isa/address.h"
+#include "model/isa/layouts.h"
+
+namespace neuronsim::firmware_model {
+
+using model::fp::Dtype;
+using namespace model::isa;
+
+namespace {
+
+std::string fmt(const char* f, long a, long b = 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, f, a, b);
+    return buf;
+}
+
+// The legs of the six kernels (§F.5): code signedness and the output types each stores.
+struct Leg {
+    bool is_signed;
+    std::vector<uint8_t> outs;  // accepted out_dtype codes
+    bool integer;               // impl<5>: no fp ops, s0 is an integer multiplier
+};
+
+const Leg& leg(unsigned impl) {
+    static const Leg legs[7] = {
+        {false, {}, false},
+        {true, {0x0A}, false},                    // <1> SIGNED / FP32
+        {false, {0x07}, false},                   // <2> UNSIGNED / FP16
+        {true, {0x07}, false},                    // <3> SIGNED / FP16 (24-bit intermediate)
+        {true, {0x07, 0x0A}, false},              // <4> MIXED-SIGN / FP16 + FP32
+        {false, {0x03}, true},                    // <5> UNSIGNED / INTEGER
+        {true, {0x07, 0x0A, 0x02, 0x03}, false},  // <6> MIXED / WIDEST (UINT8 output decodes unsigned)
+    };
+    return legs[impl];
+}
+
+// Saturating store (stage F): floats clamp to the type's largest finite value.
+void store(Dtype d, float v, uint8_t* p) {
+    if (d == Dtype::Fp16) v = std::fmax(std::fmin(v, 65504.0f), -65504.0f);
+    if (d == Dtype::Fp32) v = std::fmax(std::fmin(v, std::numeric_limits<float>::max()), -std::numeric_limits<float>::max());
+    model::fp::from_f32(d, v, p);
+}
+
+}  // namespace
+
+const std::vector<KernelInfo>& extisa3_kernel_info() {
+    static const std::vector<KernelInfo> t = {
+        {0x7e, 0, 0x01000080, "iota"}, {0x7c, 0, 0x010003f8, "clr arith"}, {0x7d, 0, 0x01000410, "clr bitvec"},
+        {0x45, 0, 0x01000b90, "decode_pool"}, {0xbe, 0, 0x01000dac, "get_sequence_bounds"}, {0xf2, 0, 0x010013f4, "nonzero"},
+        {0x7b, 0, 0x01001964, "decode_tensor_dequantize"}, {0xe4, 0, 0x01002258, "pool_conv_lut_load"},
+        {0xf0, 7, 0x01003b64, "ExtendedInstCptcDecode"},
+    };
+    return t;
+}
+
+const std::vector<KernelInfo>& main_kernel_info() {
+    static const std::vector<KernelInfo> t = {
+        {0x7e, 0, 0x01000080, "iota"}, {0x7c, 0, 0x010003f8, "cross-lane reduce arith"}, {0x7d, 0, 0x01000410, "cross-lane reduce bitvec"},
+        {0x45, 0, 0x01000b90, "decode_pool"}, {0x51, 0, 0x0100105c, "-"}, {0x41, 0, 0x01000f1c, "-"},
+        {0xf0, 0, 0x01003370, "ExtendedInstEngineNop"}, {0xf0, 1, 0x01003380, "ExtendedInstCopy"},
+        {0xf0, 2, 0x01003484, "ExtendedInstTensorTensorArith"}, {0xf0, 4, 0x010037a8, "RandSetState"},
+        {0xf0, 3, 0x01003a60, "RandGetState"}, {0x52, 0, 0x01003b40, "-"}, {0x46, 0, 0x010040c0, "Copy"},
+        {0x47, 0, 0x01004160, "Cast"}, {0xbe, 0, 0x01004204, "get_sequence_bounds"}, {0xf2, 0, 0x0100484c, "nonzero"},
+        {0x7b, 0, 0x01004dc4, "tensor dequantize"},
+    };
+    return t;
+}
+
+bool FirmwareConfig::extisa3_staged() const {
+    const char* env = std::getenv("NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE");
+    return nc_version >= 3 && cptc_library && coretype_perf && (cptc_flag || env != nullptr);
+}
+
+unsigned PoolFirmware::route(unsigned value) const {
+    auto it = cfg_.routing.find(value);
+    return it == cfg_.routing.end() ? 0 : it->second;
+}
+
+ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAccess& sbuf) {
+    const uint8_t op = b.opcode();
+    const uint8_t spec = op == kExtended ? b.u8(offsetof(ConvLutOp, spec)) : 0;
+    // The packed-key linear scan over the staged tables: SUNDA has no 0xe4/0xf0 rows at all.
+    std::vector<const KernelInfo*> rows;
+    if (cfg_.nc_version >= 3)
+        for (const auto& r : main_kernel_info()) rows.push_back(&r);
+    if (cfg_.extisa3_staged())
+        for (const auto& r : extisa3_kernel_info()) rows.push_back(&r);
+    const KernelInfo* hit = nullptr;
+    bool opcode_known = false;
+    for (const KernelInfo* r : rows) {
+        if (r->opcode != op) continue;
+        opcode_known = true;
+        if (r->spec == spec) {
+            hit = r;
+            break;
+        }
+    }
+    if (!hit) {
+        if (op == kExtended && opcode_known) throw Error(fmt("UNKNOWN EXTENDED OPCODE=%d", spec));
+        throw Error(fmt("UNKNOWN OPCODE=0x%x", op));
+    }
+    const std::string role = hit->role;
+    if (role == "pool_conv_lut_load") return conv_lut_load(b, core, sbuf, false);
+    if (role == "ExtendedInstCptcDecode") return conv_lut_load(b, core, sbuf, true);
+    if (role == "ExtendedInstEngineNop") {
+        ExecResult r;
+        r.kernel = role;
+        r.log.push_back(fmt("P%i: ExtendedInstEngineNop : processing complete", static_cast<long>(core)));
+        return r;
+    }
+    if (role == "ExtendedInstCopy") return ext_copy(b, sbuf);
+    throw Error("firmware kernel " + role + " (opcode " + fmt("0x%x spec %d", op, spec) + ") is registered but not modelled");
+}
+
+ExecResult PoolFirmware::ext_copy(const Bundle& b, const SbufAccess& sbuf) {
+    ConvLutOp op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    ExecResult r;
+    r.kernel = "ExtendedInstCopy";
+    const Dtype dt = static_cast<Dtype>(op.in_dtype);
+    const size_t eb = model::fp::dtype_bytes(dt);
+    if (!eb || op.in_dtype == 0x0B) throw Error("ExtendedInstCopy: in_dtype " + model::fp::dtype_name(op.in_dtype) + " is not a copyable type");
+    const uint64_t n = uint64_t{op.src.num_elem[0]} * op.src.num_elem[1];
+    const uint64_t m = uint64_t{op.dst.num_elem[0]} * op.dst.num_elem[1] * op.dst.num_elem[2];
+    if (n != m) throw Error("ExtendedInstCopy: src has " + std::to_string(n) + " elements, dst " + std::to_string(m));
+    const uint32_t parts = op.num_active_rows;
+    Location s = decode_addr4(op.src.start_addr), d = decode_addr4(op.dst.start_addr);
+    if (s.space != MemSpace::Sbuf || d.space != MemSpace::Sbuf) throw Error("ExtendedInstCopy: GPSIMD reaches SBUF only, not PSUM");
+    r.log.push_back(fmt("P%i: ExtendedInstCopy : num_tensor_elements = %d", 0, static_cast<long>(n)));
+    for (uint32_t p = 0; p < parts; ++p) {
+        uint64_t k = 0;
+        for (uint16_t i1 = 0; i1 < op.src.num_elem[1]; ++i1)
+            for (uint16_t i0 = 0; i0 < op.src.num_elem[0]; ++i0, ++k) {
+                const int64_t so = static_cast<int64_t>(s.offset) + (op.src.step_elem[0] * i0 + op.src.step_elem[1] * i1) * static_cast<int64_t>(eb);
+                const uint64_t d0 = k % op.dst.num_elem[0], d1 = (k / op.dst.num_elem[0]) % op.dst.num_elem[1], d2 = k / (uint64_t{op.dst.num_elem[0]} * op.dst.num_elem[1]);
+                const int64_t dof = static_cast<int64_t>(d.offset) +
+                                    (op.dst.step_elem[0] * static_cast<int64_t>(d0) + op.dst.step_elem[1] * static_cast<int64_t>(d1) +
+                                     op.dst.step_elem[2] * static_cast<int64_t>(d2)) * static_cast<int64_t>(eb);
+                if (so < 0 || dof < 0) throw Error("ExtendedInstCopy: a pattern reaches below its partition's offset 0");
+                std::memcpy(sbuf(d.partition + p, static_cast<uint64_t>(dof), eb), sbuf(s.partition + p, static_cast<uint64_t>(so), eb), eb);
+            }
+    }
+    r.partitions = parts;
+    r.bytes_per_partition = n * eb;
+    return r;
+}
+
+ExecResult PoolFirmware::conv_lut_load(const Bundle& b, unsigned core, const SbufAccess& sbuf, bool extended) {
+    ConvLutOp op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    ExecResult r;
+    const long P = static_cast<long>(core);
+    const bool is_cptc = op.lut_dtype != 0 && op.lut_dtype != 0x0A;  // FP32 is the unspecified default
+    if (!is_cptc && !extended) {
+        // The legacy PE conversion-LUT load: 16 UINT16 entries.
+        r.kernel = "pool_conv_lut_load (legacy LUT)";
+        if (op.in_dtype != 0x05) throw Error(fmt("P%i: legacy conversion LUT load needs in_dtype UINT16, got 0x%x", P, op.in_dtype));
+        if (op.src.num_elem[0] != 16) throw Error(fmt("P%i: legacy conversion LUT load needs 16 source elements, got %d", P, op.src.num_elem[0]));
+        Location s = decode_addr4(op.src.start_addr);
+        if (s.space != MemSpace::Sbuf) throw Error("pool_conv_lut_load: GPSIMD reaches SBUF only, not PSUM");
+        for (unsigned i = 0; i < 16; ++i) {
+            const int64_t off = static_cast<int64_t>(s.offset) + op.src.step_elem[0] * static_cast<int64_t>(i) * 2;
+            if (off < 0) throw Error("pool_conv_lut_load: the source pattern reaches below offset 0");
+            uint8_t* e = sbuf(s.partition, static_cast<uint64_t>(off), 2);
+            lut_[i] = static_cast<uint16_t>(e[0] | e[1] << 8);
+        }
+        lut_loaded_ = true;
+        return r;
+    }
+    if (extended) r.log.push_back(fmt("P%i: Decode : ExtendedInstCptcDecode : num_active_chans = %d", P, op.num_active_rows));
+    // Validators of the S2_CONVLUT struct (§F.3).
+    if (cfg_.nc_version < 3) throw Error("CPTC decode needs NeuronCore version V3 or later");
+    if (op.block_size == 0 || op.block_size % 8) throw Error(fmt("P%i: CPTC block_size %d is not a non-zero multiple of 8", P, op.block_size));
+    if (op.in_dtype != 0x09) throw Error(fmt("P%i: Error, unsupported in_dtype for cptc_decode : 0x%x", P, op.in_dtype));
+    if (op.num_active_rows != 128 || op.num_active_cols != 128)
+        throw Error(fmt("P%i: CPTC decode needs num_active_rows and num_active_cols 128, got %d", P, op.num_active_rows == 128 ? op.num_active_cols : op.num_active_rows));
+    if (op.src.num_elem[0] != 4) throw Error(fmt("P%i: CPTC source rows are 4 UINT32 (one 16-byte unit), got %d", P, op.src.num_elem[0]));
+    // The six-arm ladder on the 3-bit value.
+    const unsigned value = op.lut_dtype & 7u;
+    const unsigned impl = route(value);
+    if (impl < 1 || impl > 6) throw Error(fmt("P%i: no cptc_decode_impl for CPTC value %d", P, value) + " (lut_dtype " + model::fp::dtype_name(op.lut_dtype) + ")");
+    // The odd kernels re-check the value they serve; the even ones do not.
+    static const unsigned guard[7] = {0, 1, 0, 4, 0, 3, 0};
+    if (guard[impl] && guard[impl] != value)
+        throw Error(fmt("P%i: cptc_decode_impl<%d> rejects CPTC value ", P, impl) + std::to_string(value) + " (it serves " + std::to_string(guard[impl]) + ")");
+    const Leg& lg = leg(impl);
+    bool out_ok = false;
+    for (uint8_t o : lg.outs) out_ok |= o == op.out_dtype;
+    if (!out_ok) throw Error(fmt("P%i: Error, unsupported out_dtype for cptc_decode : 0x%x", P, op.out_dtype));
+    const unsigned bits = value;
+    const Dtype out = static_cast<Dtype>(op.out_dtype);
+    const bool is_signed = lg.is_signed && op.out_dtype != 0x03;
+    const uint64_t elements = uint64_t{op.dst.num_elem[0]} * op.dst.num_elem[1] * op.dst.num_elem[2];
+    const uint16_t s0 = op.multiplicative_const[0], s1 = op.multiplicative_const[1];
+    const uint64_t need = model::cptc::stream_bytes(bits, elements, op.block_size, s1 & model::cptc::kFormatBlockScales);
+    const uint64_t have = uint64_t{op.src.num_elem[1]} * 16;
+    if (have < need)
+        throw Error(fmt("P%i: CPTC source holds %d bytes per partition, ", P, static_cast<long>(have)) + std::to_string(elements) + " CPTC" +
+                    std::to_string(bits) + " elements need " + std::to_string(need));
+    Location s = decode_addr4(op.src.start_addr), d = decode_addr4(op.dst.start_addr);
+    if (s.space != MemSpace::Sbuf || d.space != MemSpace::Sbuf) throw Error("cptc_decode: GPSIMD reaches SBUF only, not PSUM");
+    if (op.src.step_elem[0] != 1 || op.src.step_elem[1] != 4) throw Error("cptc_decode: the source must be contiguous units (src.step=1,4)");
+    const size_t ob = model::fp::dtype_bytes(out);
+    const float scale0 = model::fp::fp16_to_f32(s0);
+    for (uint32_t p = 0; p < op.num_active_rows; ++p) {
+        const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
+        const std::vector<int32_t> codes = model::cptc::unpack_codes(stream, elements, bits, is_signed);
+        for (uint64_t k = 0; k < elements; ++k) {
+            const uint64_t d0 = k % op.dst.num_elem[0], d1 = (k / op.dst.num_elem[0]) % op.dst.num_elem[1], d2 = k / (uint64_t{op.dst.num_elem[0]} * op.dst.num_elem[1]);
+            const int64_t dof = static_cast<int64_t>(d.offset) + (op.dst.step_elem[0] * static_cast<int64_t>(d0) + op.dst.step_elem[1] * static_cast<int64_t>(d1) +
+                                                                  op.dst.step_elem[2] * static_cast<int64_t>(d2)) * static_cast<int64_t>(ob);
+            if (dof < 0) throw Error("cptc_decode: the destination pattern reaches below offset 0");
+            uint8_t* dst = sbuf(d.partition + p, static_cast<uint64_t>(dof), ob);
+            if (lg.integer) {  // impl<5>: code x s0 as integers, clamped to 255
+                const uint64_t v = static_cast<uint64_t>(codes[k]) * s0;
+                dst[0] = static_cast<uint8_t>(v > 255 ? 255 : v);
+                continue;
+            }
+            float v = static_cast<float>(codes[k]) * scale0;  // stage D: scale, then the block scale
+            v = v * model::cptc::block_scale(stream, bits, elements, op.block_size, s1, k);
+            store(out, v, dst);
+        }
+    }
+    r.kernel = "cptc_decode_impl<" + std::to_string(impl) + ">";
+    r.impl = impl;
+    r.bits = bits;
+    r.groups = (elements + model::cptc::kGroup - 1) / model::cptc::kGroup;
+    r.partitions = op.num_active_rows;
+    return r;
+}
+
+}  // namespace neuronsim::firmware_model

@@ -1,0 +1,81 @@
+#pragma once
+// The GPSIMD (POOL) firmware as plain C++ (no SystemC): the kernel_info tables and their
+// linear scan, the 0xe4 ConvLutLoad dispatcher (legacy LUT load or CPTC decode by lut_dtype),
+// the six-arm ladder to cptc_decode_impl<N> with the odd impls' guards, the six decode legs,
+// and the 0xf0 extended opcodes Nop, Copy and CptcDecode (hardware-facts §F, §G; seed 004).
+// Firmware errors keep their firmware wording ("P%i: Error, ...").
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/isa/bundle.h"
+
+namespace neuronsim::firmware_model {
+
+struct KernelInfo {
+    uint8_t opcode;
+    uint8_t spec;
+    uint32_t func_va;
+    const char* role;
+};
+
+// Rows in registration order (the scan is linear): EXTISA_3 (9 rows, CPTC), the main image
+// (17 rows; 0xf0 specs 0, 1, 2, 4, 3).
+const std::vector<KernelInfo>& extisa3_kernel_info();
+const std::vector<KernelInfo>& main_kernel_info();
+
+// Which images a core runs (§F.9, §F.10): SUNDA has neither 0xe4 nor 0xf0; from CAYMAN the main
+// image has 0xf0; EXTISA_3 (0xe4 and 0xf0 spec 7) is staged only when the generation ships
+// the CPTC library, the core type is PERF and NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE is
+// set (in the environment, or in the config).
+struct FirmwareConfig {
+    int nc_version = 4;
+    bool cptc_library = true;
+    bool coretype_perf = true;
+    bool cptc_flag = false;
+    std::map<uint32_t, uint32_t> routing;  // 3-bit value -> impl (1->1, 3->5, 4->3 fixed)
+    bool extisa3_staged() const;
+};
+
+// Memory the kernels read and write: SBUF only (GPSIMD cannot reach PSUM). Returns a pointer
+// to `len` bytes at partition/offset, or throws naming the range.
+using SbufAccess = std::function<uint8_t*(uint32_t partition, uint64_t offset, uint64_t len)>;
+
+struct ExecResult {
+    std::string kernel;            // "cptc_decode_impl<3>", "ExtendedInstCopy", ...
+    uint64_t groups = 0;           // CPTC: 64-element groups per partition
+    unsigned bits = 0;             // CPTC code width
+    unsigned impl = 0;             // cptc_decode_impl<N>
+    uint64_t bytes_per_partition = 0;  // Copy: bytes moved per partition
+    uint32_t partitions = 0;
+    std::vector<std::string> log;  // the firmware's DEBUG trace lines
+};
+
+class PoolFirmware {
+public:
+    explicit PoolFirmware(FirmwareConfig cfg) : cfg_(std::move(cfg)) {}
+
+    // Runs one 0xe4 or 0xf0 bundle on core `core` (the "P%i" of messages). Throws Error with
+    // the firmware's message ("UNKNOWN OPCODE=0xe4", "P0: Error, unsupported in_dtype ...").
+    ExecResult execute(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf);
+
+    // The legacy conversion LUT (16 UINT16 entries) the last legacy 0xe4 loaded.
+    const std::array<uint16_t, 16>& conv_lut() const { return lut_; }
+    bool conv_lut_loaded() const { return lut_loaded_; }
+
+    // The routed kernel of a 3-bit CPTC value (0 when the ladder has no arm for it).
+    unsigned route(unsigned value) const;
+
+private:
+    ExecResult conv_lut_load(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf, bool extended);
+    ExecResult ext_copy(const model::isa::Bundle& b, const SbufAccess& sbuf);
+
+    FirmwareConfig cfg_;
+    std::array<uint16_t, 16> lut_{};
+    bool lut_loaded_ = false;
+};
+
+}  // namespace neuronsim::firmware_model

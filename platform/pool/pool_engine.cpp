@@ -1,0 +1,105 @@
+#include "platform/pool/pool_engine.h"
+
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "model/common/error.h"
+#include "model/fp/dtype.h"
+#include "model/isa/layouts.h"
+#include "platform/platform.h"
+
+namespace neuronsim::platform {
+
+using namespace model::isa;
+
+unsigned PoolTiming::leg_cycles(unsigned impl) {
+    // [A] from each leg's datapath (§F.5): <1> fp32 narrow + normalise, <2> fp16 MAC, <3> fp16
+    // with a 24-bit intermediate, <4> mixed-sign fp16/fp32, <5> integer only, <6> widest.
+    static const unsigned c[7] = {0, 6, 4, 5, 6, 2, 8};
+    return impl <= 6 ? c[impl] : 0;
+}
+
+uint64_t PoolTiming::cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t groups, unsigned out_bytes) const {
+    return cfg->startup_cycles + groups * (2ull * bits + leg_cycles(impl) + 16ull * out_bytes);
+}
+
+uint64_t PoolTiming::copy_cycles(uint64_t bytes_per_partition) const { return cfg->startup_cycles + (bytes_per_partition + 3) / 4 * 2; }
+uint64_t PoolTiming::lut_load_cycles() const { return cfg->startup_cycles + 16; }
+uint64_t PoolTiming::nop_cycles() const { return cfg->startup_cycles; }
+
+static firmware_model::FirmwareConfig firmware_config(const Config& c) {
+    firmware_model::FirmwareConfig f;
+    f.nc_version = c.generation.nc_version;
+    f.cptc_library = c.gpsimd.cptc_library;
+    f.coretype_perf = c.gpsimd.coretype_perf;
+    f.cptc_flag = c.gpsimd.cptc_flag;
+    f.routing = c.gpsimd.cptc_routing;
+    return f;
+}
+
+PoolEngine::PoolEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path)
+    : Engine(name, "pool", platform, stream_path, platform.config().gpsimd.clock_ghz), firmware_(firmware_config(platform.config())) {
+    timing_.cfg = &platform.config().gpsimd;
+}
+
+bool PoolEngine::execute(const Bundle& b, uint64_t) {
+    const uint8_t op = b.opcode();
+    if (op != kConvLutLoad && op != kExtended) return false;
+    const Config& cfg = platform_.config();
+    // The ISA of the generation must be able to name the lut_dtype (CPTC codes from MARIANA).
+    const uint8_t lut = b.u8(offsetof(ConvLutOp, lut_dtype));
+    if (!model::fp::dtype_exists(lut, cfg.generation.nc_version))
+        throw Error("lut_dtype 0x" + std::string(lut < 16 ? "0" : "") + [&] { char h[4]; std::snprintf(h, sizeof h, "%x", lut); return std::string(h); }() + " (" +
+                    model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name + "'s ISA (NC-v" + std::to_string(cfg.generation.nc_version) +
+                    "); CPTC dtypes exist from MARIANA");
+    Memory& sbuf = platform_.memory(MemSpace::Sbuf);
+    const uint64_t per = cfg.memory.sbuf_bytes_per_partition;
+    firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t len) -> uint8_t* {
+        if (p >= cfg.memory.partitions || off > per || len > per - off)
+            throw Error("sbuf:" + std::to_string(p) + ":" + std::to_string(off) + " + " + std::to_string(len) + " bytes is outside SBUF (" +
+                        std::to_string(cfg.memory.partitions) + " partitions of " + std::to_string(per) + " bytes)");
+        return sbuf.dense_data() + uint64_t{p} * per + off;
+    };
+    firmware_model::ExecResult r = firmware_.execute(b, 0, access);
+    for (const auto& line : r.log) spdlog::debug("{}", line);
+    uint64_t cyc;
+    if (r.impl) {
+        const unsigned ob = static_cast<unsigned>(model::fp::dtype_bytes(static_cast<model::fp::Dtype>(b.u8(offsetof(ConvLutOp, out_dtype)))));
+        cyc = timing_.cptc_decode_cycles(r.impl, r.bits, r.groups, ob);
+        ++decodes_;
+        ++by_impl_[r.impl];
+        decoded_elements_ += r.groups * 64 * r.partitions;
+        sbuf.count_access(0, r.groups * 64 * r.partitions * ob);
+    } else if (r.kernel == "ExtendedInstCopy") {
+        cyc = timing_.copy_cycles(r.bytes_per_partition);
+        ++copies_;
+        sbuf.count_access(r.bytes_per_partition * r.partitions, r.bytes_per_partition * r.partitions);
+    } else if (r.kernel.rfind("pool_conv_lut_load", 0) == 0) {
+        cyc = timing_.lut_load_cycles();
+        ++lut_loads_;
+    } else {
+        cyc = timing_.nop_cycles();
+    }
+    wait(cycles(static_cast<double>(cyc)));
+    return true;
+}
+
+void PoolEngine::collect_stats(nlohmann::ordered_json& node) const {
+    Engine::collect_stats(node);
+    node["cptc_decodes"] = decodes_;
+    node["cptc_decoded_elements"] = decoded_elements_;
+    nlohmann::ordered_json by = nlohmann::ordered_json::object();
+    for (unsigned i = 1; i <= 6; ++i)
+        if (by_impl_[i]) by["cptc_decode_impl<" + std::to_string(i) + ">"] = by_impl_[i];
+    node["cptc_by_kernel"] = std::move(by);
+    node["copies"] = copies_;
+    node["conv_lut_loads"] = lut_loads_;
+    if (firmware_.conv_lut_loaded()) {
+        nlohmann::ordered_json lut = nlohmann::ordered_json::array();
+        for (uint16_t v : firmware_.conv_lut()) lut.push_back(v);
+        node["conv_lut"] = std::move(lut);
+    }
+}
+
+}  // namespace neuronsim::platform
