@@ -37,20 +37,26 @@ int run_encode(const std::string& prog, const std::vector<std::string>& args) {
     if (in.values.size() % parts) throw Error(vm["in"].as<std::string>() + ": " + std::to_string(in.values.size()) + " values do not split evenly over " + std::to_string(parts) + " partitions");
     const uint64_t per = in.values.size() / parts;
     std::vector<uint8_t> out;
-    double max_abs = 0, max_rel = 0;
+    double max_abs = 0, max_steps = 0;
     uint64_t stream = 0;
     uint16_t s1 = 0;
     for (unsigned p = 0; p < parts; ++p) {
         std::vector<float> v(in.values.begin() + p * per, in.values.begin() + (p + 1) * per);
-        model::cptc::Encoded e = model::cptc::encode(v, bits, block, is_signed);
+        model::cptc::Encoded e;
+        try {
+            e = model::cptc::encode(v, bits, block, is_signed);
+        } catch (const Error& x) {
+            throw Error(vm["in"].as<std::string>() + ": partition " + std::to_string(p) + " (values " + std::to_string(p * per) + ".." +
+                        std::to_string((p + 1) * per - 1) + " of the file): " + x.what());
+        }
         s1 = e.s1;
         stream = e.bytes.size();
         auto codes = model::cptc::unpack_codes(e.bytes.data(), per, bits, is_signed);
         for (uint64_t i = 0; i < per; ++i) {
-            float back = static_cast<float>(codes[i]) * model::cptc::block_scale(e.bytes.data(), bits, per, block, e.s1, i);
-            double err = std::fabs(static_cast<double>(back) - v[i]);
+            const float step = model::cptc::block_scale(e.bytes.data(), bits, per, block, e.s1, i);
+            const double err = std::fabs(static_cast<double>(static_cast<float>(codes[i]) * step) - v[i]);
             max_abs = std::max(max_abs, err);
-            if (v[i] != 0) max_rel = std::max(max_rel, err / std::fabs(v[i]));
+            max_steps = std::max(max_steps, err / step);
         }
         out.insert(out.end(), e.bytes.begin(), e.bytes.end());
     }
@@ -59,7 +65,9 @@ int run_encode(const std::string& prog, const std::vector<std::string>& args) {
                 static_cast<unsigned long long>(stream), static_cast<unsigned long long>(stream / 16), bits, static_cast<unsigned long long>(per));
     std::printf("fields: in_dtype=9 lut_dtype=0x%x block_size=%u mconst0=0x3c00 mconst1=0x%x src.num=4,%llu src.step=1,4 dst.num=%llu,1,1\n",
                 0x18 + bits, block, s1, static_cast<unsigned long long>(stream / 16), static_cast<unsigned long long>(per));
-    std::printf("quantisation error: max abs %.6g, max rel %.6g (%s codes)\n", max_abs, max_rel, is_signed ? "signed" : "unsigned");
+    // In steps of the block's scale: at most 0.5 unless a value sits beyond the top code
+    // (the fp16 rounding of the scale, or negatives under unsigned codes).
+    std::printf("quantisation error: max abs %.6g, max %.4g steps of the block scale (%s codes)\n", max_abs, max_steps, is_signed ? "signed" : "unsigned");
     return 0;
 }
 

@@ -87,7 +87,7 @@ unsigned PoolFirmware::route(unsigned value) const {
     return it == cfg_.routing.end() ? 0 : it->second;
 }
 
-ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAccess& sbuf) {
+const KernelInfo& PoolFirmware::dispatch(const Bundle& b) const {
     const uint8_t op = b.opcode();
     const uint8_t spec = op == kExtended ? b.u8(offsetof(ConvLutOp, spec)) : 0;
     // The packed-key linear scan over the staged tables: SUNDA has no 0xe4/0xf0 rows at all.
@@ -96,20 +96,19 @@ ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAcces
         for (const auto& r : main_kernel_info()) rows.push_back(&r);
     if (cfg_.extisa3_staged())
         for (const auto& r : extisa3_kernel_info()) rows.push_back(&r);
-    const KernelInfo* hit = nullptr;
     bool opcode_known = false;
     for (const KernelInfo* r : rows) {
         if (r->opcode != op) continue;
         opcode_known = true;
-        if (r->spec == spec) {
-            hit = r;
-            break;
-        }
+        if (r->spec == spec) return *r;
     }
-    if (!hit) {
-        if (op == kExtended && opcode_known) throw Error(fmt("UNKNOWN EXTENDED OPCODE=%d", spec));
-        throw Error(fmt("UNKNOWN OPCODE=0x%x", op));
-    }
+    if (op == kExtended && opcode_known) throw Error(fmt("UNKNOWN EXTENDED OPCODE=%d", spec));
+    throw Error(fmt("UNKNOWN OPCODE=0x%x", op));
+}
+
+ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAccess& sbuf) {
+    const KernelInfo* hit = &dispatch(b);
+    const uint8_t op = b.opcode(), spec = hit->spec;
     const std::string role = hit->role;
     if (role == "pool_conv_lut_load") return conv_lut_load(b, core, sbuf, false);
     if (role == "ExtendedInstCptcDecode") return conv_lut_load(b, core, sbuf, true);
@@ -180,11 +179,15 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, unsigned core, const Sbu
     }
     if (extended) r.log.push_back(fmt("P%i: Decode : ExtendedInstCptcDecode : num_active_chans = %d", P, op.num_active_rows));
     // Validators of the S2_CONVLUT struct (§F.3).
+    // valid_nc = is_cptc && NeuronCoreVersion >= V3 (0xf0 spec 7 reaches here whatever lut_dtype says).
+    if (!is_cptc) throw Error(fmt("P%i: CPTC decode needs a CPTC lut_dtype (is_cptc: not INVALID, not FP32), got 0x%x", P, op.lut_dtype));
     if (cfg_.nc_version < 3) throw Error("CPTC decode needs NeuronCore version V3 or later");
     if (op.block_size == 0 || op.block_size % 8) throw Error(fmt("P%i: CPTC block_size %d is not a non-zero multiple of 8", P, op.block_size));
     if (op.in_dtype != 0x09) throw Error(fmt("P%i: Error, unsupported in_dtype for cptc_decode : 0x%x", P, op.in_dtype));
     if (op.num_active_rows != 128 || op.num_active_cols != 128)
         throw Error(fmt("P%i: CPTC decode needs num_active_rows and num_active_cols 128, got %d", P, op.num_active_rows == 128 ? op.num_active_cols : op.num_active_rows));
+    if (op.row_grp != 0xf || op.col_grp != 0xf)
+        throw Error(fmt("P%i: CPTC decode needs row_grp and col_grp 0xf (all groups), got 0x%x", P, op.row_grp != 0xf ? op.row_grp : op.col_grp));
     if (op.src.num_elem[0] != 4) throw Error(fmt("P%i: CPTC source rows are 4 UINT32 (one 16-byte unit), got %d", P, op.src.num_elem[0]));
     // The six-arm ladder on the 3-bit value.
     const unsigned value = op.lut_dtype & 7u;

@@ -62,6 +62,10 @@ public:
     // the firmware's message ("UNKNOWN OPCODE=0xe4", "P0: Error, unsupported in_dtype ...").
     ExecResult execute(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf);
 
+    // The staged kernel_info row a bundle dispatches to, or the firmware's error
+    // ("UNKNOWN OPCODE=0x%x", "UNKNOWN EXTENDED OPCODE=%d").
+    const KernelInfo& dispatch(const model::isa::Bundle& b) const;
+
     // The legacy conversion LUT (16 UINT16 entries) the last legacy 0xe4 loaded.
     const std::array<uint16_t, 16>& conv_lut() const { return lut_; }
     bool conv_lut_loaded() const { return lut_loaded_; }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Regenerates the golden results of the example traces on every generation
+# Regenerates the golden results of the example traces listed in tests/golden/examples.txt
 # (tests/golden/<trace>/<gen>/{stats.json,instructions.csv}). Run it after an intended timing
 # change and review the diff: the golden tests pin every cycle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for trace in demo pipeline softmax gelu set_thrash; do
-  for gen in sunda cayman mariana mariana_plus maverick; do
+grep -v '^#' tests/golden/examples.txt | while read -r trace gens extra; do
+  [ -n "$trace" ] || continue
+  for gen in ${gens//,/ }; do
     out=$(mktemp -d)
-    ./build/neuronsim run --gen "$gen" --trace "traces/$trace.trace" --out "$out" --no-progress > /dev/null
+    # shellcheck disable=SC2086  # the extra arguments are words
+    ./build/neuronsim run --gen "$gen" --trace "traces/$trace.trace" --out "$out" --no-progress $extra > /dev/null
     mkdir -p "tests/golden/$trace/$gen"
     cp "$out/stats.json" "$out/instructions.csv" "tests/golden/$trace/$gen/"
     rm -rf "$out"

@@ -72,8 +72,14 @@ Encoded encode(const std::vector<float>& values, unsigned bits, unsigned block_s
     for (uint64_t blk = 0; blk < blocks; ++blk) {
         const uint64_t lo = blk * block_size, hi = std::min<uint64_t>(values.size(), lo + block_size);
         float m = 0;
-        for (uint64_t i = lo; i < hi; ++i) m = std::max(m, is_signed ? std::fabs(values[i]) : values[i]);
+        for (uint64_t i = lo; i < hi; ++i) {
+            if (!std::isfinite(values[i])) throw Error("value " + std::to_string(i) + " is not finite; CPTC codes finite values only");
+            m = std::max(m, is_signed ? std::fabs(values[i]) : values[i]);
+        }
         uint16_t sc = fp::f32_to_fp16(m > 0 ? m / static_cast<float>(top) : 1.0f);
+        if (!std::isfinite(fp::fp16_to_f32(sc)))
+            throw Error("block " + std::to_string(blk) + " (values " + std::to_string(lo) + ".." + std::to_string(hi - 1) + ") needs a scale of " +
+                        std::to_string(m / static_cast<float>(top)) + ", beyond fp16's 65504");
         if (fp::fp16_to_f32(sc) == 0) sc = 0x0001;  // smallest subnormal rather than a zero scale
         scales[blk] = sc;
         const float s = fp::fp16_to_f32(sc);

@@ -45,6 +45,10 @@ Elements read_elements(const std::string& path, ElementFormat format) {
         size_t end = nl == std::string::npos ? data.size() : nl;
         ++line_no;
         std::string field = trim(data.substr(pos, end - pos));
+        if (!field.empty() && field[0] == '#') {  // a comment line: says where the values came from
+            pos = end + 1;
+            continue;
+        }
         uint32_t u;
         if (!fp::parse_hex8(field, u))
             throw Error(path + ":" + std::to_string(line_no) + ": expected one binary32 bit pattern as 8 hex digits (e.g. 3f800000), got \"" + field + "\"");

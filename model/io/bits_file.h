@@ -1,7 +1,7 @@
 #pragma once
 // Element files for `neuronsim act eval` and friends: binary32 values either as text, one bit
 // pattern per line as 8 hex digits ("3f800000"; "0x" accepted on input, output lowercase
-// without it), or as raw little-endian binary32 ("f32"). Errors name the file and the line
+// without it; lines starting with '#' are comments), or as raw little-endian binary32 ("f32"). Errors name the file and the line
 // (text) or byte offset (f32).
 #include <cstddef>
 #include <string>

@@ -47,12 +47,15 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     const uint8_t op = b.opcode();
     if (op != kConvLutLoad && op != kExtended) return false;
     const Config& cfg = platform_.config();
+    firmware_.dispatch(b);  // the firmware's own "UNKNOWN OPCODE" comes first (SUNDA has no 0xe4)
     // The ISA of the generation must be able to name the lut_dtype (CPTC codes from MARIANA).
     const uint8_t lut = b.u8(offsetof(ConvLutOp, lut_dtype));
-    if (!model::fp::dtype_exists(lut, cfg.generation.nc_version))
-        throw Error("lut_dtype 0x" + std::string(lut < 16 ? "0" : "") + [&] { char h[4]; std::snprintf(h, sizeof h, "%x", lut); return std::string(h); }() + " (" +
-                    model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name + "'s ISA (NC-v" + std::to_string(cfg.generation.nc_version) +
-                    "); CPTC dtypes exist from MARIANA");
+    if (!model::fp::dtype_exists(lut, cfg.generation.nc_version)) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", lut);
+        throw Error(std::string("lut_dtype ") + hex + " (" + model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name +
+                    "'s ISA (NC-v" + std::to_string(cfg.generation.nc_version) + "); CPTC dtypes exist from MARIANA");
+    }
     Memory& sbuf = platform_.memory(MemSpace::Sbuf);
     const uint64_t per = cfg.memory.sbuf_bytes_per_partition;
     firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t len) -> uint8_t* {

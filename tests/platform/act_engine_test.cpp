@@ -18,6 +18,7 @@
 #include "platform/platform.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
+#include "tests/support/platform_run.h"
 #include "tests/support/systemc_fixture.h"
 
 namespace neuronsim::test {
@@ -25,39 +26,8 @@ namespace {
 
 using namespace platform;
 
-std::vector<float> floats(const std::string& bytes) {
-    std::vector<float> v(bytes.size() / 4);
-    std::memcpy(v.data(), bytes.data(), v.size() * 4);
-    return v;
-}
-
-class ActTest : public SystemCTest {
-protected:
-    TempDir t;
-    std::vector<std::string> overrides;
-    std::string gen = "mariana";
-    bool exact = false;
-
-    RunReport run(const std::string& trace_text) {
-        std::string trace = t.write("x.trace", trace_text);
-        model::trace::assemble_trace(trace, t.file("streams"));
-        RunOptions o;
-        o.out_dir = t.file("out");
-        o.act_exact = exact;
-        Config cfg = parse_config(builtin_config_text(gen), gen, overrides);
-        Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
-        return p.run();
-    }
-    std::string error_of(const std::string& trace_text) {
-        try {
-            run(trace_text);
-        } catch (const Error& e) {
-            return e.what();
-        }
-        return "(no error)";
-    }
-    std::string out(const std::string& f) { return read_file(t.file("out/" + f)); }
-};
+// The ACT tests' fixture: a platform run per test (tests/support/platform_run.h).
+class ActTest : public PlatformRunTest {};
 
 const char* kAct = "in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 ";
 
@@ -202,14 +172,7 @@ TEST_F(ActTest, TimingFollowsTheFormula) {
                           std::to_string(out_dt) + " num_active_channels=128 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=" +
                           std::to_string(c.n) + ",1,1 src.step=" + std::to_string(c.step) + ",0,0 dst=sbuf:0:0x20000 dst.num=" + std::to_string(c.n / 16) +
                           ",16,1 dst.step=1," + std::to_string(c.n / 16) + ",0\n");
-        std::string csv = out("instructions.csv");
-        auto line = csv.substr(csv.find("act,1,"));
-        auto f = [&](int field) {
-            size_t p = 0;
-            for (int i = 0; i < field; ++i) p = line.find(',', p) + 1;
-            return std::stod(line.substr(p));
-        };
-        EXPECT_NEAR(f(7) - f(6), c.cycles, 1.0) << c.dt << " n=" << c.n << " step=" << c.step;
+        EXPECT_NEAR(csv_field("act", 1, 7) - csv_field("act", 1, 6), c.cycles, 1.0) << c.dt << " n=" << c.n << " step=" << c.step;
     }
 }
 

@@ -58,7 +58,9 @@ TEST(Dtype, Fp8) {
         uint8_t x = static_cast<uint8_t>(c);
         for (Dtype d : {Dtype::Fp8Exp3, Dtype::Fp8Exp4, Dtype::Fp8Exp5}) {
             float f = to_f32(d, &x);
-            if (!std::isnan(f)) EXPECT_EQ(out_bits(d, f), c) << dtype_name(static_cast<uint8_t>(d)) << " " << c;
+            if (!std::isnan(f)) {
+                EXPECT_EQ(out_bits(d, f), c) << dtype_name(static_cast<uint8_t>(d)) << " " << c;
+            }
         }
     }
 }
@@ -87,6 +89,26 @@ TEST(Dtype, ActTypeSets) {
     EXPECT_FALSE(act_input_dtype(0x01));  // 64-bit types are gated
     EXPECT_FALSE(act_input_dtype(0x19));  // CPTC codes are transport only
     EXPECT_EQ(dtype_name(0x06), "BFLOAT16");
+}
+
+TEST(Dtype, CptcCodesAndPresencePerGeneration) {
+    // §F.4: is_cptc = (code & 0xF8) == 0x18 && (code & 7) != 0; 0x18 ("CPTC0") is not one.
+    EXPECT_FALSE(is_cptc(0x18));
+    for (uint8_t c = 0x19; c <= 0x1F; ++c) {
+        EXPECT_TRUE(is_cptc(c));
+        EXPECT_EQ(cptc_bits(c), c - 0x18u);
+        EXPECT_EQ(dtype_name(c), "CPTC" + std::to_string(c - 0x18));
+    }
+    EXPECT_FALSE(is_cptc(0x0A));
+    EXPECT_FALSE(is_cptc(0x20));
+    EXPECT_FALSE(is_cptc(0x11));
+    // The CAYMAN (NC-v3) header cannot name CPTC codes; MARIANA (v4) can; SUNDA never.
+    EXPECT_FALSE(dtype_exists(0x1C, 2));
+    EXPECT_FALSE(dtype_exists(0x1C, 3));
+    EXPECT_TRUE(dtype_exists(0x1C, 4));
+    EXPECT_TRUE(dtype_exists(0x1C, 5));
+    EXPECT_FALSE(dtype_exists(0x18, 5));
+    EXPECT_TRUE(dtype_exists(0x0A, 2));
 }
 
 }  // namespace

@@ -30,6 +30,14 @@ TEST(BitsFile, HexReadAcceptsPrefixAndCrlf) {
     EXPECT_EQ(e.lines[2], 3u);
 }
 
+TEST(BitsFile, HexCommentLinesAreSkippedAndLinesStillCount) {
+    TempDir t;
+    auto e = read_elements(t.write("c.txt", "# made by hand\n3f800000\n  # another\n40000000\n"), ElementFormat::Hex);
+    ASSERT_EQ(e.values.size(), 2u);
+    EXPECT_EQ(bits(e.values[1]), 0x40000000u);
+    EXPECT_EQ(e.lines[1], 4u);
+}
+
 TEST(BitsFile, HexErrorsNameTheLine) {
     TempDir t;
     std::string m = error_of(t.write("in.txt", "3f800000\n\n3f800000\n"), ElementFormat::Hex);

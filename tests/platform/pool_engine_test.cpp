@@ -1,0 +1,218 @@
+// The GPSIMD (POOL) engine on the platform: the CPTC -> GELU example end to end (every output
+// bit against an independent quantiser and the model's table evaluator), decode timing and its
+// hand-off to ACT, what each generation accepts, the environment gate, stats.
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/fp/dtype.h"
+#include "model/pwp/catalog.h"
+#include "model/pwp/catalog_writer.h"
+#include "model/pwp/roster.h"
+#include "model/pwp/table_eval.h"
+#include "tests/support/platform_run.h"
+#include "tests/support/run_cli.h"
+
+namespace neuronsim::test {
+namespace {
+
+const std::string kSrc = NEURONSIM_SOURCE_DIR;
+
+class PoolTest : public PlatformRunTest {
+protected:
+    void SetUp() override {
+        PlatformRunTest::SetUp();
+        unsetenv("NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE");
+    }
+};
+
+std::vector<float> weights_hex() {
+    std::ifstream f(kSrc + "/traces/data/weights.hex");
+    std::vector<float> v;
+    for (std::string line; std::getline(f, line);)
+        if (!line.empty() && line[0] != '#') v.push_back(flt(static_cast<uint32_t>(std::stoul(line, nullptr, 16))));
+    return v;
+}
+
+TEST_F(PoolTest, CptcGeluExampleEveryOutputBit) {
+    overrides = {"gpsimd.cptc_flag=true"};
+    platform::RunReport r = run_file(kSrc + "/traces/cptc_gelu.trace");
+    const std::vector<float> w = weights_hex();
+    ASSERT_EQ(w.size(), 128u * 128u);
+    const std::string stream = read_file(kSrc + "/traces/data/weights_cptc4.bin");
+    ASSERT_EQ(stream.size(), 128u * 80u);
+    const std::vector<uint16_t> dec = halves(out("weights_fp16.bin"));
+    const std::vector<float> act = floats(out("gelu_fp32.bin"));
+    ASSERT_EQ(dec.size(), w.size());
+    ASSERT_EQ(act.size(), w.size());
+    const auto& rs = model::pwp::builtin_roster(model::pwp::Target::Trainium)[10];
+    model::pwp::PackedSet set = model::pwp::read_set(model::pwp::default_catalog_dir() + "/pwp_bin_trainium/" + rs.name + ".json");
+    model::pwp::TableEvaluator te(set);
+    const model::pwp::FuncMeta* gelu = nullptr;
+    for (const auto& f : set.manifest.profile_meta_data)
+        if (f.func_id == 23) gelu = &f;
+    ASSERT_NE(gelu, nullptr);
+    for (uint32_t p = 0; p < 128; ++p)
+        for (uint32_t i = 0; i < 128; ++i) {
+            // The block's fp16 scale sits after the two 32-byte groups; a code is round(w / s)
+            // limited to +-7, and the decode stores code x 1.0 x s as fp16.
+            const size_t at = p * 80 + 64 + 2 * (i / 64);
+            const float s = model::fp::fp16_to_f32(static_cast<uint16_t>(static_cast<uint8_t>(stream[at]) | static_cast<uint8_t>(stream[at + 1]) << 8));
+            const int code = static_cast<int>(std::fmin(std::fmax(std::nearbyint(w[p * 128 + i] / s), -7.0f), 7.0f));  // integer: no -0
+            const size_t k = p * 128 + i;
+            ASSERT_EQ(dec[k], model::fp::f32_to_fp16(static_cast<float>(code) * s)) << "partition " << p << " element " << i;
+            float v = 1.0f * model::fp::fp16_to_f32(dec[k]);
+            v = v + 0.0f;
+            ASSERT_EQ(bits(act[k]), bits(te.evaluate(*gelu, v))) << "partition " << p << " element " << i;
+        }
+    // POOL: 150 start-up + 2 groups x (2 x 4 planes + 5 for impl<3> + 16 x 2 bytes) = 240 cycles
+    // at 1.2 GHz; ACT's Activate waits on semaphore 0 and on its own table load.
+    EXPECT_EQ(csv_field("pool", 0, 7), 240);
+    EXPECT_NEAR(csv_field("pool", 0, 5), 200.0, 1e-9);
+    EXPECT_EQ(csv_field("act", 1, 4), std::max(csv_field("act", 0, 5), 200.0));
+    const auto& pool = r.stats["pool"];
+    EXPECT_EQ(pool["cptc_decodes"], 1);
+    EXPECT_EQ(pool["cptc_decoded_elements"], 128 * 128);
+    EXPECT_EQ(pool["cptc_by_kernel"]["cptc_decode_impl<3>"], 1);
+}
+
+// A long decode (CPTC7 -> fp32, impl<6>) that ACT must wait for.
+const char* kLongDecode =
+    "pool conv_lut_load src=sbuf:0:0x0 src.num=4,512 src.step=1,4 in_dtype=9 out_dtype=10 num_active_rows=128 num_active_cols=128 "
+    "mconst0=0x3c00 mconst1=0 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1f dst=sbuf:0:0x4000 dst.num=8192,1,1 dst.step=1,0,0 update=0+1\n"
+    "act load_act_func_set set=4\n"
+    "act activate func=1 wait=0>=1 in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 scale=1.0 src=sbuf:0:0x4000 src.num=64,1,1 "
+    "dst=sbuf:0:0x20000 dst.num=64,1,1\n";
+
+TEST_F(PoolTest, DecodeTimeAndTheHandOffToAct) {
+    overrides = {"gpsimd.cptc_flag=true"};
+    run(kLongDecode);
+    // 150 + 128 groups x (2 x 7 + 8 + 16 x 4) cycles = 11158 at 1.2 GHz.
+    EXPECT_EQ(csv_field("pool", 0, 7), 11158);
+    EXPECT_NEAR(csv_field("act", 1, 4), 11158 / 1.2, 1e-3);
+    reset_systemc_context();
+    overrides.push_back("gpsimd.startup_cycles=0");
+    overrides.push_back("gpsimd.clock_ghz=2.0");
+    run(kLongDecode);
+    EXPECT_EQ(csv_field("pool", 0, 7), 11008);
+    EXPECT_NEAR(csv_field("pool", 0, 5), 5504.0, 1e-6);
+}
+
+TEST_F(PoolTest, WhatEachGenerationAccepts) {
+    const std::string trace = read_file(kSrc + "/traces/cptc_gelu.trace");
+    auto err = [&](const std::string& g, std::vector<std::string> o) {
+        reset_systemc_context();
+        gen = g;
+        overrides = std::move(o);
+        try {
+            run_file(kSrc + "/traces/cptc_gelu.trace");
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    // SUNDA's firmware has no 0xe4 row at all, flag or not.
+    EXPECT_NE(err("sunda", {"gpsimd.cptc_flag=true"}).find("engine pool, instruction 0 (opcode 0xe4 (conv_lut_load)"), std::string::npos);
+    EXPECT_NE(err("sunda", {"gpsimd.cptc_flag=true"}).find("UNKNOWN OPCODE=0xe4"), std::string::npos);
+    // CAYMAN has the decoder but its ISA cannot name CPTC4.
+    EXPECT_NE(err("cayman", {"gpsimd.cptc_flag=true"}).find("lut_dtype 0x1c (CPTC4) is not a dtype of CAYMAN's ISA (NC-v3)"), std::string::npos);
+    // MARIANA without the opt-in: the library is not staged.
+    EXPECT_NE(err("mariana", {}).find("UNKNOWN OPCODE=0xe4"), std::string::npos);
+    EXPECT_NE(err("maverick", {"gpsimd.cptc_flag=true", "gpsimd.coretype_perf=false"}).find("UNKNOWN OPCODE=0xe4"), std::string::npos);
+    for (const char* g : {"mariana", "mariana_plus", "maverick"}) EXPECT_EQ(err(g, {"gpsimd.cptc_flag=true"}), "(no error)") << g;
+    // The environment variable stages the library as the runtime does.
+    setenv("NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE", "1", 1);
+    EXPECT_EQ(err("mariana", {}), "(no error)");
+    unsetenv("NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE");
+}
+
+TEST_F(PoolTest, CaymanDecodesThroughCodesItsIsaCanName) {
+    // The firmware's is_cptc is "not INVALID, not FP32", value = code & 7: on CAYMAN a program
+    // reaches impl<3> with lut_dtype 0x0C (INT64 & 7 = 4).
+    gen = "cayman";
+    overrides = {"gpsimd.cptc_flag=true"};
+    const std::string t = ".data sbuf:0:0x0 partitions=128 u8 0xff 0xff 0xff 0xff 0xff 0xff 0xff 0xff\n"
+                          "pool conv_lut_load src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
+                          "mconst0=0x3800 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x0c dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
+                          ".dump sbuf:0:0x1000 bytes=128 partitions=1 file=o.bin\n";
+    run(t);
+    const auto h = halves(out("o.bin"));
+    // Plane 0 all ones: codes 1 for every element (bit 0), x 0.5 = 0x3800.
+    for (uint16_t x : h) EXPECT_EQ(x, 0x3800);
+}
+
+TEST_F(PoolTest, ExtendedOpcodesPerGeneration) {
+    const std::string spec7 =
+        "pool ext spec=7 src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 mconst0=0x3c00 "
+        "row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=64,1,1\n";
+    EXPECT_NE(error_of(spec7).find("UNKNOWN EXTENDED OPCODE=7"), std::string::npos);
+    reset_systemc_context();
+    overrides = {"gpsimd.cptc_flag=true"};
+    run(spec7);
+    reset_systemc_context();
+    const std::string copy = ".data sbuf:0:0x0 partitions=128 u8 1 2 3 4\npool ext spec=1 in_dtype=3 num_active_rows=128 src=sbuf:0:0x0 src.num=4,1 src.step=1,0 "
+                             "dst=sbuf:0:0x100 dst.num=4,1,1 dst.step=1,0,0\npool ext spec=0\n.dump sbuf:0:0x100 bytes=4 partitions=128 file=c.bin\n";
+    platform::RunReport r = run(copy);
+    const std::string c = out("c.bin");
+    ASSERT_EQ(c.size(), 512u);
+    EXPECT_EQ(c.substr(508), std::string("\x01\x02\x03\x04", 4));
+    EXPECT_EQ(r.stats["pool"]["copies"], 1);
+    EXPECT_EQ(csv_field("pool", 0, 7), 150 + 2);  // start-up + one 4-byte word x 2 cycles
+    EXPECT_EQ(csv_field("pool", 1, 7) - csv_field("pool", 1, 6), 150);
+    reset_systemc_context();
+    gen = "sunda";
+    EXPECT_NE(error_of(copy).find("UNKNOWN OPCODE=0xf0"), std::string::npos);
+}
+
+TEST_F(PoolTest, RoutingFromTheConfig) {
+    overrides = {"gpsimd.cptc_flag=true", "gpsimd.cptc_routing.7=4"};
+    const std::string t = "pool conv_lut_load src=sbuf:0:0x0 src.num=4,4 src.step=1,4 in_dtype=9 out_dtype=10 num_active_rows=128 num_active_cols=128 "
+                          "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1f dst=sbuf:0:0x1000 dst.num=64,1,1\n";
+    platform::RunReport r = run(t);
+    EXPECT_EQ(r.stats["pool"]["cptc_by_kernel"]["cptc_decode_impl<4>"], 1);
+    reset_systemc_context();
+    overrides = {"gpsimd.cptc_flag=true", "gpsimd.cptc_routing.7=5"};
+    EXPECT_NE(error_of(t).find("cptc_decode_impl<5> rejects CPTC value 7 (it serves 3)"), std::string::npos);
+    reset_systemc_context();
+    overrides = {"gpsimd.cptc_flag=true", "gpsimd.cptc_routing.4=6"};
+    EXPECT_THROW(run(t), Error);  // the observed rows are fixed
+}
+
+TEST(PoolCli, EncodeThenDecodeRoundTripsThroughRun) {
+    TempDir t;
+    std::string values;
+    for (int i = 0; i < 128 * 64; ++i) values += model::fp::hex8(bits(static_cast<float>(i % 7 - 3))) + "\n";
+    CliResult e = run_cli("cptc encode --bits 3 --block 64 --in " + t.write("v.hex", values) + " --out " + t.file("w.bin"));
+    ASSERT_EQ(e.status, 0) << e.err;
+    EXPECT_NE(e.out.find("wrote " + t.file("w.bin") + ": 128 partitions x 48 bytes (3 16-byte units) of CPTC3, 64 elements each"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("lut_dtype=0x1b block_size=64 mconst0=0x3c00 mconst1=0x100 src.num=4,3"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("max abs 0, max 0 steps"), std::string::npos) << e.out;  // -3..3 is on the grid (scale 1)
+    // CPTC3 routes to impl<5>, the unsigned integer leg: with s0 = 1 it stores each code's bits
+    // as UINT8 (no fp16 block scale: that leg has no float ops), which shows the packed codes.
+    t.write("d.trace", ".data sbuf:0:0x0 partitions=128 file=w.bin\n"
+                       "pool conv_lut_load src=sbuf:0:0x0 src.num=4,3 src.step=1,4 in_dtype=9 out_dtype=3 num_active_rows=128 num_active_cols=128 "
+                       "mconst0=1 mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1b dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
+                       ".dump sbuf:0:0x1000 bytes=64 partitions=128 file=codes.bin\n");
+    CliResult r = run_cli("run -p gpsimd.cptc_flag=true --trace " + t.file("d.trace") + " --out " + t.file("out") + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string codes = read_file(t.file("out/codes.bin"));
+    ASSERT_EQ(codes.size(), 128u * 64u);
+    for (size_t i = 0; i < codes.size(); ++i) {
+        // impl<5> reads the 3-bit two's-complement codes unsigned: -3 -> 5, and x s0 = 1.
+        EXPECT_EQ(static_cast<uint8_t>(codes[i]), static_cast<uint8_t>((i % 7 - 3) & 7)) << i;
+    }
+    CliResult bad = run_cli("cptc encode --bits 8 --in " + t.file("v.hex") + " --out " + t.file("x.bin"));
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--bits must be 1..7"), std::string::npos) << bad.err;
+    CliResult uneven = run_cli("cptc encode --bits 4 --partitions 3 --in " + t.file("v.hex") + " --out " + t.file("x.bin"));
+    EXPECT_NE(uneven.err.find("v.hex: 8192 values do not split evenly over 3 partitions"), std::string::npos) << uneven.err;
+    CliResult big = run_cli("cptc encode --bits 4 --partitions 1 --in " + t.write("b.hex", "4b000000\n") + " --out " + t.file("x.bin"));
+    EXPECT_NE(big.err.find("b.hex: partition 0 (values 0..0 of the file): block 0"), std::string::npos) << big.err;
+}
+
+}  // namespace
+}  // namespace neuronsim::test

@@ -1,0 +1,57 @@
+#include "tests/support/platform_run.h"
+
+#include <cstring>
+
+#include "model/common/error.h"
+#include "model/trace/assembler.h"
+#include "platform/config/config.h"
+#include "tests/support/run_cli.h"
+
+namespace neuronsim::test {
+
+platform::RunReport PlatformRunTest::run_file(const std::string& trace_path) {
+    model::trace::assemble_trace(trace_path, t.file("streams"));
+    platform::RunOptions o;
+    o.out_dir = t.file("out");
+    o.act_exact = exact;
+    platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen, overrides);
+    platform::Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+    return p.run();
+}
+
+platform::RunReport PlatformRunTest::run(const std::string& trace_text) { return run_file(t.write("x.trace", trace_text)); }
+
+std::string PlatformRunTest::error_of(const std::string& trace_text) {
+    try {
+        run(trace_text);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::string PlatformRunTest::out(const std::string& file) { return read_file(t.file("out/" + file)); }
+
+double PlatformRunTest::csv_field(const std::string& engine, int index, int field) {
+    const std::string csv = out("instructions.csv");
+    const std::string key = "\n" + engine + "," + std::to_string(index) + ",";
+    const size_t at = csv.find(key);
+    if (at == std::string::npos) throw Error("instructions.csv has no row " + engine + "," + std::to_string(index));
+    size_t p = at + 1;
+    for (int i = 0; i < field; ++i) p = csv.find(',', p) + 1;
+    return std::stod(csv.substr(p));
+}
+
+std::vector<float> floats(const std::string& bytes) {
+    std::vector<float> v(bytes.size() / 4);
+    std::memcpy(v.data(), bytes.data(), v.size() * 4);
+    return v;
+}
+
+std::vector<uint16_t> halves(const std::string& bytes) {
+    std::vector<uint16_t> v(bytes.size() / 2);
+    std::memcpy(v.data(), bytes.data(), v.size() * 2);
+    return v;
+}
+
+}  // namespace neuronsim::test

@@ -1,0 +1,31 @@
+#pragma once
+// Runs a text trace on an in-process Platform (fresh SystemC context per test) and reads what
+// it wrote: dumps, instructions.csv fields. Shared by the engine tests.
+#include <string>
+#include <vector>
+
+#include "platform/platform.h"
+#include "tests/support/profile_builder.h"
+#include "tests/support/systemc_fixture.h"
+
+namespace neuronsim::test {
+
+class PlatformRunTest : public SystemCTest {
+protected:
+    TempDir t;
+    std::vector<std::string> overrides;  // "dotted.key=value"
+    std::string gen = "mariana";
+    bool exact = false;                  // --act-numerics exact
+
+    platform::RunReport run(const std::string& trace_text);
+    platform::RunReport run_file(const std::string& trace_path);  // relative .data files resolve there
+    std::string error_of(const std::string& trace_text);          // the run's Error message, or "(no error)"
+    std::string out(const std::string& file);                     // a file the run wrote
+    // Field `field` (0-based) of the instructions.csv row of `engine`'s instruction `index`.
+    double csv_field(const std::string& engine, int index, int field);
+};
+
+std::vector<float> floats(const std::string& bytes);      // little-endian binary32
+std::vector<uint16_t> halves(const std::string& bytes);   // little-endian 16-bit
+
+}  // namespace neuronsim::test
