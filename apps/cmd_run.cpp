@@ -126,6 +126,20 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
                     static_cast<unsigned long long>(a["table_load_bytes"].get<uint64_t>()), a["table_load_ps"].get<uint64_t>() / 1000.0,
                     rep.stats["act_tables"]["resident_set"].get<std::string>().c_str());
     }
+    const bool pool_work = rep.stats.contains("pool") && rep.stats["pool"].contains("cptc_decodes") &&
+                           rep.stats["pool"]["cptc_decodes"].get<uint64_t>() + rep.stats["pool"]["copies"].get<uint64_t>() +
+                                   rep.stats["pool"]["conv_lut_loads"].get<uint64_t>() > 0;
+    if (pool_work) {
+        const auto& pl = rep.stats["pool"];
+        std::string kernels;
+        for (auto k = pl["cptc_by_kernel"].begin(); k != pl["cptc_by_kernel"].end(); ++k)
+            kernels += (kernels.empty() ? " (" : ", ") + k.key() + " x" + std::to_string(k.value().get<uint64_t>());
+        if (!kernels.empty()) kernels += ")";
+        std::printf("  POOL: %llu CPTC decodes%s, %llu elements decoded, %llu copies, %llu conversion-LUT loads\n",
+                    static_cast<unsigned long long>(pl["cptc_decodes"].get<uint64_t>()), kernels.c_str(),
+                    static_cast<unsigned long long>(pl["cptc_decoded_elements"].get<uint64_t>()),
+                    static_cast<unsigned long long>(pl["copies"].get<uint64_t>()), static_cast<unsigned long long>(pl["conv_lut_loads"].get<uint64_t>()));
+    }
     std::printf("host: %.3f s wall, %.0f simulated ns per wall second, %.0f instructions/s, %.3g elements/s, %.3g DMA bytes/s\n",
                 rep.wall_seconds, host["simulated_ns_per_wall_second"].get<double>(), host["instructions_per_second"].get<double>(),
                 rep.wall_seconds > 0 ? elements / rep.wall_seconds : 0.0, rep.wall_seconds > 0 ? dma["bytes"].get<uint64_t>() / rep.wall_seconds : 0.0);

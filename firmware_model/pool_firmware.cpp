@@ -1,5 +1,6 @@
 #include "firmware_model/pool_firmware.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +51,39 @@ void store(Dtype d, float v, uint8_t* p) {
     if (d == Dtype::Fp16) v = std::fmax(std::fmin(v, 65504.0f), -65504.0f);
     if (d == Dtype::Fp32) v = std::fmax(std::fmin(v, std::numeric_limits<float>::max()), -std::numeric_limits<float>::max());
     model::fp::from_f32(d, v, p);
+}
+
+// The byte offsets of an access pattern's elements, in element order (innermost dimension
+// first), relative to `lo`, the lowest byte it touches; `span` bytes cover them all. Computed
+// once per instruction so that each partition needs one bounds check, not one per element.
+struct Pattern {
+    std::vector<uint64_t> off;
+    uint64_t lo = 0, span = 0;
+};
+
+Pattern make_pattern(uint64_t start, const int16_t* step, const uint16_t* num, int dims, size_t eb, const char* what) {
+    uint64_t n = 1;
+    for (int i = 0; i < dims; ++i) n *= num[i];
+    std::vector<int64_t> o;
+    o.reserve(n);
+    int64_t min = INT64_MAX, max = INT64_MIN;
+    uint32_t idx[3] = {0, 0, 0};
+    for (uint64_t k = 0; k < n; ++k) {
+        int64_t x = static_cast<int64_t>(start);
+        for (int i = 0; i < dims; ++i) x += int64_t{step[i]} * idx[i] * static_cast<int64_t>(eb);
+        o.push_back(x);
+        min = std::min(min, x);
+        max = std::max(max, x);
+        for (int i = 0; i < dims && ++idx[i] == num[i]; ++i) idx[i] = 0;
+    }
+    Pattern p;
+    if (n == 0) return p;
+    if (min < 0) throw Error(std::string(what) + ": the access pattern reaches " + std::to_string(-min) + " bytes below its partition's offset 0");
+    p.lo = static_cast<uint64_t>(min);
+    p.span = static_cast<uint64_t>(max - min) + eb;
+    p.off.resize(n);
+    for (uint64_t k = 0; k < n; ++k) p.off[k] = static_cast<uint64_t>(o[k] - min);
+    return p;
 }
 
 }  // namespace
@@ -137,18 +171,12 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const SbufAccess& sbuf) {
     Location s = decode_addr4(op.src.start_addr), d = decode_addr4(op.dst.start_addr);
     if (s.space != MemSpace::Sbuf || d.space != MemSpace::Sbuf) throw Error("ExtendedInstCopy: GPSIMD reaches SBUF only, not PSUM");
     r.log.push_back(fmt("P%i: ExtendedInstCopy : num_tensor_elements = %d", 0, static_cast<long>(n)));
-    for (uint32_t p = 0; p < parts; ++p) {
-        uint64_t k = 0;
-        for (uint16_t i1 = 0; i1 < op.src.num_elem[1]; ++i1)
-            for (uint16_t i0 = 0; i0 < op.src.num_elem[0]; ++i0, ++k) {
-                const int64_t so = static_cast<int64_t>(s.offset) + (op.src.step_elem[0] * i0 + op.src.step_elem[1] * i1) * static_cast<int64_t>(eb);
-                const uint64_t d0 = k % op.dst.num_elem[0], d1 = (k / op.dst.num_elem[0]) % op.dst.num_elem[1], d2 = k / (uint64_t{op.dst.num_elem[0]} * op.dst.num_elem[1]);
-                const int64_t dof = static_cast<int64_t>(d.offset) +
-                                    (op.dst.step_elem[0] * static_cast<int64_t>(d0) + op.dst.step_elem[1] * static_cast<int64_t>(d1) +
-                                     op.dst.step_elem[2] * static_cast<int64_t>(d2)) * static_cast<int64_t>(eb);
-                if (so < 0 || dof < 0) throw Error("ExtendedInstCopy: a pattern reaches below its partition's offset 0");
-                std::memcpy(sbuf(d.partition + p, static_cast<uint64_t>(dof), eb), sbuf(s.partition + p, static_cast<uint64_t>(so), eb), eb);
-            }
+    const Pattern sp = make_pattern(s.offset, op.src.step_elem, op.src.num_elem, 2, eb, "ExtendedInstCopy source");
+    const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, eb, "ExtendedInstCopy destination");
+    for (uint32_t p = 0; n && p < parts; ++p) {
+        const uint8_t* src = sbuf(s.partition + p, sp.lo, sp.span);
+        uint8_t* dst = sbuf(d.partition + p, dp.lo, dp.span);
+        for (uint64_t k = 0; k < n; ++k) std::memmove(dst + dp.off[k], src + sp.off[k], eb);  // element order, as the kernel walks
     }
     r.partitions = parts;
     r.bytes_per_partition = n * eb;
@@ -216,22 +244,24 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, unsigned core, const Sbu
     if (op.src.step_elem[0] != 1 || op.src.step_elem[1] != 4) throw Error("cptc_decode: the source must be contiguous units (src.step=1,4)");
     const size_t ob = model::fp::dtype_bytes(out);
     const float scale0 = model::fp::fp16_to_f32(s0);
+    const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, ob, "cptc_decode destination");
+    const uint64_t blocks = (elements + op.block_size - 1) / op.block_size;
+    std::vector<float> scales(blocks);
     for (uint32_t p = 0; p < op.num_active_rows; ++p) {
         const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
         const std::vector<int32_t> codes = model::cptc::unpack_codes(stream, elements, bits, is_signed);
+        for (uint64_t b = 0; b < blocks; ++b)
+            scales[b] = model::cptc::block_scale(stream, bits, elements, op.block_size, s1, b * op.block_size);
+        uint8_t* base = elements ? sbuf(d.partition + p, dp.lo, dp.span) : nullptr;
         for (uint64_t k = 0; k < elements; ++k) {
-            const uint64_t d0 = k % op.dst.num_elem[0], d1 = (k / op.dst.num_elem[0]) % op.dst.num_elem[1], d2 = k / (uint64_t{op.dst.num_elem[0]} * op.dst.num_elem[1]);
-            const int64_t dof = static_cast<int64_t>(d.offset) + (op.dst.step_elem[0] * static_cast<int64_t>(d0) + op.dst.step_elem[1] * static_cast<int64_t>(d1) +
-                                                                  op.dst.step_elem[2] * static_cast<int64_t>(d2)) * static_cast<int64_t>(ob);
-            if (dof < 0) throw Error("cptc_decode: the destination pattern reaches below offset 0");
-            uint8_t* dst = sbuf(d.partition + p, static_cast<uint64_t>(dof), ob);
+            uint8_t* dst = base + dp.off[k];
             if (lg.integer) {  // impl<5>: code x s0 as integers, clamped to 255
                 const uint64_t v = static_cast<uint64_t>(codes[k]) * s0;
                 dst[0] = static_cast<uint8_t>(v > 255 ? 255 : v);
                 continue;
             }
             float v = static_cast<float>(codes[k]) * scale0;  // stage D: scale, then the block scale
-            v = v * model::cptc::block_scale(stream, bits, elements, op.block_size, s1, k);
+            v = v * scales[k / op.block_size];
             store(out, v, dst);
         }
     }

@@ -47,7 +47,17 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     const uint8_t op = b.opcode();
     if (op != kConvLutLoad && op != kExtended) return false;
     const Config& cfg = platform_.config();
-    firmware_.dispatch(b);  // the firmware's own "UNKNOWN OPCODE" comes first (SUNDA has no 0xe4)
+    // The firmware's own "UNKNOWN OPCODE" comes first (SUNDA has no 0xe4); say why it is unknown.
+    try {
+        firmware_.dispatch(b);
+    } catch (const Error& e) {
+        const bool cptc = op == kConvLutLoad || b.u8(offsetof(ConvLutOp, spec)) == 7;
+        if (!cptc) throw;
+        if (cfg.generation.nc_version < 3 || !cfg.gpsimd.cptc_library)
+            throw Error(std::string(e.what()) + " (" + cfg.generation.name + "'s GPSIMD firmware has no CPTC library)");
+        throw Error(std::string(e.what()) + " (the CPTC library is staged only on a PERF core type with the opt-in: -p gpsimd.cptc_flag=true, "
+                                            "or NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE set)");
+    }
     // The ISA of the generation must be able to name the lut_dtype (CPTC codes from MARIANA).
     const uint8_t lut = b.u8(offsetof(ConvLutOp, lut_dtype));
     if (!model::fp::dtype_exists(lut, cfg.generation.nc_version)) {

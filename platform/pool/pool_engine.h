@@ -2,7 +2,8 @@
 // The GPSIMD (POOL) engine on the platform: runs 0xe4 ConvLutLoad and 0xf0 extended bundles
 // through the firmware model (firmware_model/pool_firmware.h) against SBUF, with the
 // configured cores (8), each owning partitions/cores partitions (16) and working on them in
-// its 512-bit lanes, 32 bits per partition per cycle. Time per instruction (pool_timing.h):
+// its 512-bit lanes, 32 bits per partition per cycle. Time per instruction (PoolTiming below,
+// docs/cptc-format.md):
 // start-up plus the per-partition work of one core, all cores in parallel.
 #include <cstdint>
 #include <string>

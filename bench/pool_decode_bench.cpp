@@ -1,0 +1,65 @@
+// Host speed of the GPSIMD CPTC decode model: one decode instruction over 128 partitions x
+// 8192 elements through the firmware model (dispatch, validators, unpack, de-interleave,
+// scales, saturating store), per kernel leg. Items are decoded elements.
+#include <cstring>
+#include <random>
+
+#include <benchmark/benchmark.h>
+
+#include "firmware_model/pool_firmware.h"
+#include "model/cptc/cptc.h"
+#include "model/isa/address.h"
+#include "model/isa/layouts.h"
+
+namespace {
+
+using namespace neuronsim;
+using namespace neuronsim::model::isa;
+
+constexpr uint32_t kParts = 128;
+constexpr uint16_t kElements = 8192;
+constexpr uint64_t kPer = 64 * 1024;  // SBUF bytes per partition here
+
+void BM_CptcDecode(benchmark::State& state) {
+    const unsigned bits = static_cast<unsigned>(state.range(0));
+    const uint8_t out = static_cast<uint8_t>(state.range(1));
+    std::mt19937 rng(1);
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> v(kElements);
+    for (auto& x : v) x = d(rng);
+    const model::cptc::Encoded e = model::cptc::encode(v, bits, 64, true);
+    std::vector<uint8_t> sbuf(kParts * kPer, 0);
+    for (uint32_t p = 0; p < kParts; ++p) std::memcpy(sbuf.data() + p * kPer, e.bytes.data(), e.bytes.size());
+    firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t) { return sbuf.data() + p * kPer + off; };
+    firmware_model::FirmwareConfig cfg;
+    cfg.cptc_flag = true;
+    cfg.routing = {{1, 1}, {2, 2}, {3, 5}, {4, 3}, {5, 4}, {6, 6}, {7, 6}};
+    firmware_model::PoolFirmware fw(cfg);
+    ConvLutOp op{};
+    op.header = {kConvLutLoad, kInstWordLen, 0, 0};
+    op.src = {encode_addr4(MemSpace::Sbuf, 0, 0), {1, 4}, {4, static_cast<uint16_t>(e.bytes.size() / 16)}};
+    op.in_dtype = 0x09;
+    op.out_dtype = out;
+    op.num_active_rows = op.num_active_cols = 128;
+    op.multiplicative_const[0] = 0x3c00;
+    op.multiplicative_const[1] = e.s1;
+    op.row_grp = op.col_grp = 0xf;
+    op.block_size = 64;
+    op.lut_dtype = static_cast<uint8_t>(0x18 + bits);
+    op.dst = {encode_addr4(MemSpace::Sbuf, 0, 0x4000), {1, 0, 0}, {kElements, 1, 1}};
+    Bundle b;
+    std::memcpy(b.b.data(), &op, sizeof op);
+    for (auto _ : state) {
+        firmware_model::ExecResult r = fw.execute(b, 0, access);
+        benchmark::DoNotOptimize(r.groups);
+        benchmark::DoNotOptimize(sbuf.data());
+    }
+    state.SetItemsProcessed(state.iterations() * int64_t{kParts} * kElements);
+    state.SetLabel(fw.execute(b, 0, access).kernel);
+}
+// CPTC4 -> fp16 (impl<3>), CPTC6 -> fp32 (impl<6>), CPTC2 -> fp16 (impl<2>).
+BENCHMARK(BM_CptcDecode)->Args({4, 0x07})->Args({6, 0x0A})->Args({2, 0x07})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
