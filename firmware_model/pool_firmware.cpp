@@ -140,23 +140,24 @@ const KernelInfo& PoolFirmware::dispatch(const Bundle& b) const {
     throw Error(fmt("UNKNOWN OPCODE=0x%x", op));
 }
 
-ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAccess& sbuf) {
+ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition, uint32_t partition_count) {
+    const Slice slice{core, first_partition, partition_count};
     const KernelInfo* hit = &dispatch(b);
     const uint8_t op = b.opcode(), spec = hit->spec;
     const std::string role = hit->role;
-    if (role == "pool_conv_lut_load") return conv_lut_load(b, core, sbuf, false);
-    if (role == "ExtendedInstCptcDecode") return conv_lut_load(b, core, sbuf, true);
+    if (role == "pool_conv_lut_load") return conv_lut_load(b, slice, sbuf, false);
+    if (role == "ExtendedInstCptcDecode") return conv_lut_load(b, slice, sbuf, true);
     if (role == "ExtendedInstEngineNop") {
         ExecResult r;
         r.kernel = role;
         r.log.push_back(fmt("P%i: ExtendedInstEngineNop : processing complete", static_cast<long>(core)));
         return r;
     }
-    if (role == "ExtendedInstCopy") return ext_copy(b, sbuf);
+    if (role == "ExtendedInstCopy") return ext_copy(b, slice, sbuf);
     throw Error("firmware kernel " + role + " (opcode " + fmt("0x%x spec %d", op, spec) + ") is registered but not modelled");
 }
 
-ExecResult PoolFirmware::ext_copy(const Bundle& b, const SbufAccess& sbuf) {
+ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAccess& sbuf) {
     ConvLutOp op;
     std::memcpy(&op, b.b.data(), sizeof op);
     ExecResult r;
@@ -167,27 +168,27 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const SbufAccess& sbuf) {
     const uint64_t n = uint64_t{op.src.num_elem[0]} * op.src.num_elem[1];
     const uint64_t m = uint64_t{op.dst.num_elem[0]} * op.dst.num_elem[1] * op.dst.num_elem[2];
     if (n != m) throw Error("ExtendedInstCopy: src has " + std::to_string(n) + " elements, dst " + std::to_string(m));
-    const uint32_t parts = op.num_active_rows;
+    const uint32_t end = c.end(op.num_active_rows);
     Location s = decode_addr4(op.src.start_addr), d = decode_addr4(op.dst.start_addr);
     if (s.space != MemSpace::Sbuf || d.space != MemSpace::Sbuf) throw Error("ExtendedInstCopy: GPSIMD reaches SBUF only, not PSUM");
-    r.log.push_back(fmt("P%i: ExtendedInstCopy : num_tensor_elements = %d", 0, static_cast<long>(n)));
+    r.log.push_back(fmt("P%i: ExtendedInstCopy : num_tensor_elements = %d", c.core, static_cast<long>(n)));
     const Pattern sp = make_pattern(s.offset, op.src.step_elem, op.src.num_elem, 2, eb, "ExtendedInstCopy source");
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, eb, "ExtendedInstCopy destination");
-    for (uint32_t p = 0; n && p < parts; ++p) {
+    for (uint32_t p = c.first; n && p < end; ++p) {
         const uint8_t* src = sbuf(s.partition + p, sp.lo, sp.span);
         uint8_t* dst = sbuf(d.partition + p, dp.lo, dp.span);
         for (uint64_t k = 0; k < n; ++k) std::memmove(dst + dp.off[k], src + sp.off[k], eb);  // element order, as the kernel walks
     }
-    r.partitions = parts;
+    r.partitions = end > c.first ? end - c.first : 0;
     r.bytes_per_partition = n * eb;
     return r;
 }
 
-ExecResult PoolFirmware::conv_lut_load(const Bundle& b, unsigned core, const SbufAccess& sbuf, bool extended) {
+ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const SbufAccess& sbuf, bool extended) {
     ConvLutOp op;
     std::memcpy(&op, b.b.data(), sizeof op);
     ExecResult r;
-    const long P = static_cast<long>(core);
+    const long P = static_cast<long>(c.core);
     const bool is_cptc = op.lut_dtype != 0 && op.lut_dtype != 0x0A;  // FP32 is the unspecified default
     if (!is_cptc && !extended) {
         // The legacy PE conversion-LUT load: 16 UINT16 entries.
@@ -247,7 +248,8 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, unsigned core, const Sbu
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, ob, "cptc_decode destination");
     const uint64_t blocks = (elements + op.block_size - 1) / op.block_size;
     std::vector<float> scales(blocks);
-    for (uint32_t p = 0; p < op.num_active_rows; ++p) {
+    const uint32_t end = c.end(op.num_active_rows);
+    for (uint32_t p = c.first; p < end; ++p) {
         const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
         const std::vector<int32_t> codes = model::cptc::unpack_codes(stream, elements, bits, is_signed);
         for (uint64_t b = 0; b < blocks; ++b)
@@ -269,7 +271,7 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, unsigned core, const Sbu
     r.impl = impl;
     r.bits = bits;
     r.groups = (elements + model::cptc::kGroup - 1) / model::cptc::kGroup;
-    r.partitions = op.num_active_rows;
+    r.partitions = end > c.first ? end - c.first : 0;
     return r;
 }
 

@@ -50,7 +50,7 @@ struct ExecResult {
     unsigned bits = 0;             // CPTC code width
     unsigned impl = 0;             // cptc_decode_impl<N>
     uint64_t bytes_per_partition = 0;  // Copy: bytes moved per partition
-    uint32_t partitions = 0;
+    uint32_t partitions = 0;       // partitions this core processed
     std::vector<std::string> log;  // the firmware's DEBUG trace lines
 };
 
@@ -58,9 +58,12 @@ class PoolFirmware {
 public:
     explicit PoolFirmware(FirmwareConfig cfg) : cfg_(std::move(cfg)) {}
 
-    // Runs one 0xe4 or 0xf0 bundle on core `core` (the "P%i" of messages). Throws Error with
-    // the firmware's message ("UNKNOWN OPCODE=0xe4", "P0: Error, unsupported in_dtype ...").
-    ExecResult execute(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf);
+    // Runs one 0xe4 or 0xf0 bundle on core `core` (the "P%i" of messages), which owns the
+    // partitions [first_partition, first_partition + partition_count): it touches only those
+    // of the instruction's active rows. Throws Error with the firmware's message
+    // ("UNKNOWN OPCODE=0xe4", "P0: Error, unsupported in_dtype ...").
+    ExecResult execute(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition = 0,
+                       uint32_t partition_count = 128);
 
     // The staged kernel_info row a bundle dispatches to, or the firmware's error
     // ("UNKNOWN OPCODE=0x%x", "UNKNOWN EXTENDED OPCODE=%d").
@@ -74,8 +77,13 @@ public:
     unsigned route(unsigned value) const;
 
 private:
-    ExecResult conv_lut_load(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf, bool extended);
-    ExecResult ext_copy(const model::isa::Bundle& b, const SbufAccess& sbuf);
+    struct Slice {
+        unsigned core;
+        uint32_t first, count;
+        uint32_t end(uint32_t active) const { return first + count < active ? first + count : active; }
+    };
+    ExecResult conv_lut_load(const model::isa::Bundle& b, const Slice& c, const SbufAccess& sbuf, bool extended);
+    ExecResult ext_copy(const model::isa::Bundle& b, const Slice& c, const SbufAccess& sbuf);
 
     FirmwareConfig cfg_;
     std::array<uint16_t, 16> lut_{};

@@ -20,11 +20,20 @@ unsigned PoolTiming::leg_cycles(unsigned impl) {
     return impl <= 6 ? c[impl] : 0;
 }
 
-uint64_t PoolTiming::cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t groups, unsigned out_bytes) const {
-    return cfg->startup_cycles + groups * (2ull * bits + leg_cycles(impl) + 16ull * out_bytes);
+// The per-group terms are for one 512-bit pass over a core's partitions at 32 bits each (16
+// partitions): `passes` scales them when a core owns more partitions or has wider vectors.
+static uint64_t scaled(const GpsimdConfig& g, uint32_t partitions_per_core, uint64_t per_pass) {
+    const uint64_t num = uint64_t{partitions_per_core} * 32 * per_pass;
+    return (num + g.vector_bits - 1) / g.vector_bits;
 }
 
-uint64_t PoolTiming::copy_cycles(uint64_t bytes_per_partition) const { return cfg->startup_cycles + (bytes_per_partition + 3) / 4 * 2; }
+uint64_t PoolTiming::cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t groups, unsigned out_bytes) const {
+    return cfg->startup_cycles + scaled(*cfg, partitions_per_core, groups * (2ull * bits + leg_cycles(impl) + 16ull * out_bytes));
+}
+
+uint64_t PoolTiming::copy_cycles(uint64_t bytes_per_partition) const {
+    return cfg->startup_cycles + scaled(*cfg, partitions_per_core, (bytes_per_partition + 3) / 4 * 2);
+}
 uint64_t PoolTiming::lut_load_cycles() const { return cfg->startup_cycles + 16; }
 uint64_t PoolTiming::nop_cycles() const { return cfg->startup_cycles; }
 
@@ -41,6 +50,7 @@ static firmware_model::FirmwareConfig firmware_config(const Config& c) {
 PoolEngine::PoolEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path)
     : Engine(name, "pool", platform, stream_path, platform.config().gpsimd.clock_ghz), firmware_(firmware_config(platform.config())) {
     timing_.cfg = &platform.config().gpsimd;
+    timing_.partitions_per_core = platform.config().memory.partitions / platform.config().gpsimd.cores;
 }
 
 bool PoolEngine::execute(const Bundle& b, uint64_t) {
@@ -74,20 +84,29 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
                         std::to_string(cfg.memory.partitions) + " partitions of " + std::to_string(per) + " bytes)");
         return sbuf.dense_data() + uint64_t{p} * per + off;
     };
-    firmware_model::ExecResult r = firmware_.execute(b, 0, access);
-    for (const auto& line : r.log) spdlog::debug("{}", line);
+    // Each core runs the instruction on the partitions it owns; they work in parallel, so the
+    // time is one core's.
+    const uint32_t ppc = cfg.memory.partitions / cfg.gpsimd.cores;
+    firmware_model::ExecResult r;
+    uint32_t partitions = 0;
+    for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
+        firmware_model::ExecResult rc = firmware_.execute(b, c, access, c * ppc, ppc);
+        for (const auto& line : rc.log) spdlog::debug("{}", line);
+        partitions += rc.partitions;
+        if (c == 0) r = std::move(rc);
+    }
     uint64_t cyc;
     if (r.impl) {
         const unsigned ob = static_cast<unsigned>(model::fp::dtype_bytes(static_cast<model::fp::Dtype>(b.u8(offsetof(ConvLutOp, out_dtype)))));
         cyc = timing_.cptc_decode_cycles(r.impl, r.bits, r.groups, ob);
         ++decodes_;
         ++by_impl_[r.impl];
-        decoded_elements_ += r.groups * 64 * r.partitions;
-        sbuf.count_access(0, r.groups * 64 * r.partitions * ob);
+        decoded_elements_ += r.groups * 64 * partitions;
+        sbuf.count_access(0, r.groups * 64 * partitions * ob);
     } else if (r.kernel == "ExtendedInstCopy") {
         cyc = timing_.copy_cycles(r.bytes_per_partition);
         ++copies_;
-        sbuf.count_access(r.bytes_per_partition * r.partitions, r.bytes_per_partition * r.partitions);
+        sbuf.count_access(r.bytes_per_partition * partitions, r.bytes_per_partition * partitions);
     } else if (r.kernel.rfind("pool_conv_lut_load", 0) == 0) {
         cyc = timing_.lut_load_cycles();
         ++lut_loads_;

@@ -3,8 +3,7 @@
 // through the firmware model (firmware_model/pool_firmware.h) against SBUF, with the
 // configured cores (8), each owning partitions/cores partitions (16) and working on them in
 // its 512-bit lanes, 32 bits per partition per cycle. Time per instruction (PoolTiming below,
-// docs/cptc-format.md):
-// start-up plus the per-partition work of one core, all cores in parallel.
+// docs/cptc-format.md): start-up plus one core's work, all cores in parallel.
 #include <cstdint>
 #include <string>
 
@@ -16,6 +15,7 @@ namespace neuronsim::platform {
 
 struct PoolTiming {
     const GpsimdConfig* cfg = nullptr;
+    uint32_t partitions_per_core = 16;
     // Per 64-element group and partition: read the K bit planes (2K cycles at 32 bits per
     // cycle), the kernel's leg (unpack, de-interleave, scale, reconstruct, clamp), store
     // 64 x out_bytes (16 x out_bytes cycles).

@@ -344,6 +344,19 @@ TEST(PoolFirmware, ExtendedSpec7LogsAndDecodes) {
     EXPECT_EQ(fw.execute(bundle_of(op), 0, s.access()).kernel, "cptc_decode_impl<3>");
 }
 
+TEST(PoolFirmware, ACoreTouchesOnlyItsPartitions) {
+    Sbuf s;
+    const uint16_t units = place_codes(s, std::vector<int32_t>(64, 1), 4);
+    PoolFirmware fw(staged());
+    ConvLutOp op = decode_op(0x1c, 0x07, 0x3c00, 0, 64, units);
+    op.header.opcode = kExtended;
+    op.spec = 7;
+    ExecResult r = fw.execute(bundle_of(op), 1, s.access(), 16, 16);  // core 1 of 8
+    EXPECT_EQ(r.partitions, 16u);
+    EXPECT_EQ(r.log[0], "P1: Decode : ExtendedInstCptcDecode : num_active_chans = 128");
+    for (uint32_t p = 0; p < 128; ++p) EXPECT_EQ(s.u16(p, 0x800), p >= 16 && p < 32 ? 0x3c00 : 0) << p;
+}
+
 TEST(PoolFirmware, ExtendedCopyMovesElements) {
     Sbuf s;
     FirmwareConfig c = staged(3);

@@ -102,6 +102,19 @@ TEST_F(PoolTest, DecodeTimeAndTheHandOffToAct) {
     EXPECT_NEAR(csv_field("pool", 0, 5), 5504.0, 1e-6);
 }
 
+TEST_F(PoolTest, CoresAndVectorWidthScaleTheGroupTerm) {
+    // 16 partitions per core at 32 bits fill one 512-bit pass; 32 per core need two; 1024-bit
+    // vectors need half of one (rounded up).
+    struct C { const char* cores; const char* bits; double cycles; };
+    for (const C& c : {C{"8", "512", 240}, C{"4", "512", 150 + 180}, C{"8", "1024", 150 + 45}, C{"16", "512", 150 + 45}}) {
+        reset_systemc_context();
+        overrides = {"gpsimd.cptc_flag=true", std::string("gpsimd.cores=") + c.cores, std::string("gpsimd.vector_bits=") + c.bits};
+        platform::RunReport r = run_file(kSrc + "/traces/cptc_gelu.trace");
+        EXPECT_EQ(csv_field("pool", 0, 7), c.cycles) << c.cores << " cores, " << c.bits << " bits";
+        EXPECT_EQ(r.stats["pool"]["cptc_decoded_elements"], 128 * 128);  // every core did its share
+    }
+}
+
 TEST_F(PoolTest, WhatEachGenerationAccepts) {
     const std::string trace = read_file(kSrc + "/traces/cptc_gelu.trace");
     auto err = [&](const std::string& g, std::vector<std::string> o) {
