@@ -219,6 +219,20 @@ TEST(PoolCli, EncodeThenDecodeRoundTripsThroughRun) {
         // impl<5> reads the 3-bit two's-complement codes unsigned: -3 -> 5, and x s0 = 1.
         EXPECT_EQ(static_cast<uint8_t>(codes[i]), static_cast<uint8_t>((i % 7 - 3) & 7)) << i;
     }
+    // --codes: an integer tensor stored as it is (raw int32 here), no scales.
+    std::string ints;
+    for (int32_t c : {-4, 3, 0, 1}) ints.append(reinterpret_cast<const char*>(&c), 4);
+    CliResult ce = run_cli("cptc encode --bits 3 --codes --partitions 1 --format i32 --in " + t.write("i.bin", ints) + " --out " + t.file("c.bin"));
+    ASSERT_EQ(ce.status, 0) << ce.err;
+    EXPECT_NE(ce.out.find("mconst1=0x0 src.num=4,2"), std::string::npos) << ce.out;
+    const std::string cb = read_file(t.file("c.bin"));
+    ASSERT_EQ(cb.size(), 32u);
+    // Positions 0, 16, 32, 48; plane 0 holds 3 and 1, plane 1 holds 3, plane 2 holds -4.
+    std::string want(32, '\0');
+    want[2] = want[6] = want[10] = want[16] = 1;
+    EXPECT_EQ(cb, want);
+    CliResult range = run_cli("cptc encode --bits 3 --codes --partitions 1 --in " + t.write("c.hex", "3f800000\n40800000\n") + " --out " + t.file("c.bin"));
+    EXPECT_NE(range.err.find("c.hex:2: code 4 is not an integer in [-4, 3] (signed CPTC3)"), std::string::npos) << range.err;
     CliResult bad = run_cli("cptc encode --bits 8 --in " + t.file("v.hex") + " --out " + t.file("x.bin"));
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("--bits must be 1..7"), std::string::npos) << bad.err;
