@@ -286,6 +286,16 @@ TEST(PoolFirmware, IntegerLegImpl5) {
     Decoded sat = run_decode(codes, 3, 0x03, 40);
     EXPECT_EQ(sat.s.at(0, 0x800)[0], 255);
     EXPECT_EQ(sat.s.at(0, 0x801)[0], 120);
+    // Block scales present (fp16 2.0 after the group): the integer leg ignores them.
+    Sbuf s;
+    std::vector<uint8_t> bytes = model::cptc::pack_codes(codes, 3);
+    bytes.resize(bytes.size() + 16, 0);
+    bytes[32] = 0x00;
+    bytes[33] = 0x40;
+    for (uint32_t p = 0; p < 128; ++p) std::memcpy(s.at(p, 0), bytes.data(), bytes.size());
+    PoolFirmware fw(staged());
+    fw.execute(bundle_of(decode_op(0x1b, 0x03, 20, model::cptc::kFormatBlockScales, 64, 3)), 0, s.access());
+    EXPECT_EQ(s.at(9, 0x800)[0], 140);  // 7 x 20, not 7 x 20 x 2 (float legs: BlockScalesMultiply... below)
 }
 
 TEST(PoolFirmware, WidestLegImpl6AllOutputs) {

@@ -196,6 +196,16 @@ TEST_F(PoolTest, RoutingFromTheConfig) {
     EXPECT_THROW(run(t), Error);  // the observed rows are fixed
 }
 
+TEST(PoolCli, Spec7LogsTheFirmwaresTraceLinePerCore) {
+    TempDir t;
+    t.write("s7.trace", "pool ext spec=7 src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
+                        "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n");
+    CliResult r = run_cli("--log-level debug run -p gpsimd.cptc_flag=true --trace " + t.file("s7.trace") + " --out " + t.file("o") + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (int c = 0; c < 8; ++c)
+        EXPECT_NE(r.err.find("P" + std::to_string(c) + ": Decode : ExtendedInstCptcDecode : num_active_chans = 128"), std::string::npos) << r.err;
+}
+
 TEST(PoolCli, EncodeThenDecodeRoundTripsThroughRun) {
     TempDir t;
     std::string values;

@@ -44,6 +44,35 @@ TEST(Isa, ActivateFieldOffsets) {
     EXPECT_EQ(l.u8(0x23), 20);
 }
 
+TEST(Isa, ConvLutFieldOffsets) {
+    // S2_CONVLUT (§F.3): src TENSOR2D at 16, in_dtype 32, rows/cols 38/39, multiplicative_const
+    // 40/42, row_grp/col_grp 44/45, block_size 46, lut_dtype 47; neuronsim's out_dtype at 33 and
+    // dst TENSOR3D at 48; 0xf0's spec at 12.
+    Bundle b = assemble("pool", "ext", {"spec=7", "src=sbuf:2:0x20", "src.num=4,5", "src.step=1,4", "in_dtype=9", "out_dtype=7", "num_active_rows=128",
+                                        "num_active_cols=127", "mconst0=0x3c00", "mconst1=0x100", "row_grp=15", "col_grp=14", "block_size=64",
+                                        "lut_dtype=0x1c", "dst=sbuf:3:0x1000", "dst.num=128,1,1", "dst.step=1,0,0"});
+    EXPECT_EQ(b.u8(0), 0xf0);
+    EXPECT_EQ(b.u8(12), 7);
+    EXPECT_EQ(b.u32(16), (2u << 18) + 0x20);
+    EXPECT_EQ(b.u16(20), 1);
+    EXPECT_EQ(b.u16(22), 4);
+    EXPECT_EQ(b.u16(24), 4);
+    EXPECT_EQ(b.u16(26), 5);
+    EXPECT_EQ(b.u8(32), 9);
+    EXPECT_EQ(b.u8(33), 7);
+    EXPECT_EQ(b.u8(38), 128);
+    EXPECT_EQ(b.u8(39), 127);
+    EXPECT_EQ(b.u16(40), 0x3c00);
+    EXPECT_EQ(b.u16(42), 0x100);
+    EXPECT_EQ(b.u8(44), 15);
+    EXPECT_EQ(b.u8(45), 14);
+    EXPECT_EQ(b.u8(46), 64);
+    EXPECT_EQ(b.u8(47), 0x1c);
+    EXPECT_EQ(b.u32(48), (3u << 18) + 0x1000);
+    EXPECT_EQ(b.u16(58), 128);
+    EXPECT_EQ(assemble("pool", "conv_lut_load", {"lut_dtype=0x19"}).u8(0), 0xe4);
+}
+
 TEST(Isa, RoundTripThroughText) {
     std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
         {"act", {"activate", "func=5", "scale=-2.5", "bias=1e-07", "imm=0x7fc00001", "src=sbuf:0:0x0", "src.num=64,2,1", "src.step=1,-64,0",
@@ -53,6 +82,9 @@ TEST(Isa, RoundTripThroughText) {
         {"act", {"activate_quantize", "quant_scale=3", "dequant_scale=0.125", "bias_addr=sbuf:5:0x100", "quant_zero=128"}},
         {"dma3.2", {"copy", "src=dram:0x123456789", "dst=psum:4:0x100", "partitions=4", "bytes=64", "src_stride=4096"}},
         {"pool", {"halt", "wait=200>=1"}},
+        {"pool", {"conv_lut_load", "src=sbuf:0:0x0", "src.num=4,5", "src.step=1,4", "in_dtype=9", "out_dtype=7", "num_active_rows=128", "mconst0=0x3c00",
+                  "mconst1=0x100", "block_size=64", "lut_dtype=0x1c", "dst=sbuf:0:0x1000", "dst.num=128,1,1", "update=0+1"}},
+        {"pool", {"ext", "spec=1", "in_dtype=5", "src=sbuf:1:0x2", "dst=sbuf:1:0x200", "dst.step=1,0,0"}},
     };
     for (const auto& [engine, words] : cases) {
         Bundle b = assemble(engine, words[0], std::vector<std::string>(words.begin() + 1, words.end()));
