@@ -53,36 +53,59 @@ void store(Dtype d, float v, uint8_t* p) {
     model::fp::from_f32(d, v, p);
 }
 
-// The byte offsets of an access pattern's elements, in element order (innermost dimension
-// first), relative to `lo`, the lowest byte it touches; `span` bytes cover them all. Computed
-// once per instruction so that each partition needs one bounds check, not one per element.
+// An access pattern over one partition: its bounds are computed from the steps (so each
+// partition needs one bounds check, not one per element), and its elements are walked in
+// order (innermost dimension first) without storing their offsets.
 struct Pattern {
-    std::vector<uint64_t> off;
-    uint64_t lo = 0, span = 0;
+    int64_t start = 0, step[3] = {0, 0, 0};  // bytes
+    uint32_t num[3] = {1, 1, 1};
+    uint64_t n = 0, lo = 0, span = 0;         // elements; lowest byte touched; bytes covered
+
+    // Walks the elements in order, innermost dimension first; next() gives each one's offset
+    // relative to lo.
+    class Cursor {
+    public:
+        explicit Cursor(const Pattern& p) : p_(p), row_(p.start - static_cast<int64_t>(p.lo)), o_(row_) {}
+        uint64_t next() {
+            const uint64_t at = static_cast<uint64_t>(o_);
+            if (++i_[0] < p_.num[0]) {
+                o_ += p_.step[0];
+            } else {
+                i_[0] = 0;
+                if (++i_[1] == p_.num[1]) {
+                    i_[1] = 0;
+                    ++i_[2];
+                }
+                row_ = p_.start - static_cast<int64_t>(p_.lo) + p_.step[1] * i_[1] + p_.step[2] * i_[2];
+                o_ = row_;
+            }
+            return at;
+        }
+
+    private:
+        const Pattern& p_;
+        uint32_t i_[3] = {0, 0, 0};
+        int64_t row_, o_;
+    };
 };
 
 Pattern make_pattern(uint64_t start, const int16_t* step, const uint16_t* num, int dims, size_t eb, const char* what) {
-    uint64_t n = 1;
-    for (int i = 0; i < dims; ++i) n *= num[i];
-    std::vector<int64_t> o;
-    o.reserve(n);
-    int64_t min = INT64_MAX, max = INT64_MIN;
-    uint32_t idx[3] = {0, 0, 0};
-    for (uint64_t k = 0; k < n; ++k) {
-        int64_t x = static_cast<int64_t>(start);
-        for (int i = 0; i < dims; ++i) x += int64_t{step[i]} * idx[i] * static_cast<int64_t>(eb);
-        o.push_back(x);
-        min = std::min(min, x);
-        max = std::max(max, x);
-        for (int i = 0; i < dims && ++idx[i] == num[i]; ++i) idx[i] = 0;
-    }
     Pattern p;
-    if (n == 0) return p;
+    p.start = static_cast<int64_t>(start);
+    p.n = 1;
+    int64_t min = p.start, max = p.start;
+    for (int i = 0; i < dims; ++i) {
+        p.step[i] = int64_t{step[i]} * static_cast<int64_t>(eb);
+        p.num[i] = num[i];
+        p.n *= num[i];
+        if (num[i] == 0) continue;
+        const int64_t reach = p.step[i] * (num[i] - 1);
+        (reach < 0 ? min : max) += reach;
+    }
+    if (p.n == 0) return p;
     if (min < 0) throw Error(std::string(what) + ": the access pattern reaches " + std::to_string(-min) + " bytes below its partition's offset 0");
     p.lo = static_cast<uint64_t>(min);
     p.span = static_cast<uint64_t>(max - min) + eb;
-    p.off.resize(n);
-    for (uint64_t k = 0; k < n; ++k) p.off[k] = static_cast<uint64_t>(o[k] - min);
     return p;
 }
 
@@ -177,7 +200,9 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAcc
     for (uint32_t p = c.first; n && p < end; ++p) {
         const uint8_t* src = sbuf(s.partition + p, sp.lo, sp.span);
         uint8_t* dst = sbuf(d.partition + p, dp.lo, dp.span);
-        for (uint64_t k = 0; k < n; ++k) std::memmove(dst + dp.off[k], src + sp.off[k], eb);  // element order, as the kernel walks
+        // Element by element in order, as the kernel walks (overlapping patterns behave alike).
+        Pattern::Cursor from(sp), to(dp);
+        for (uint64_t k = 0; k < n; ++k) std::memmove(dst + to.next(), src + from.next(), eb);
     }
     r.partitions = end > c.first ? end - c.first : 0;
     r.bytes_per_partition = n * eb;
@@ -255,8 +280,9 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
         for (uint64_t b = 0; b < blocks; ++b)
             scales[b] = model::cptc::block_scale(stream, bits, elements, op.block_size, s1, b * op.block_size);
         uint8_t* base = elements ? sbuf(d.partition + p, dp.lo, dp.span) : nullptr;
+        Pattern::Cursor to(dp);
         for (uint64_t k = 0; k < elements; ++k) {
-            uint8_t* dst = base + dp.off[k];
+            uint8_t* dst = base + to.next();
             if (lg.integer) {  // impl<5>: code x s0 as integers, clamped to 255
                 const uint64_t v = static_cast<uint64_t>(codes[k]) * s0;
                 dst[0] = static_cast<uint8_t>(v > 255 ? 255 : v);

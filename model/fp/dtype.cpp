@@ -114,22 +114,38 @@ uint16_t f32_to_bf16(float v) {
 
 float bf16_to_f32(uint16_t h) { return float_of(uint32_t{h} << 16); }
 
+// fp16 both ways on the bits (the hot conversion of fp16 tensors); round to nearest even,
+// overflow to infinity, NaN to the quiet NaN 0x7E00 with its sign.
 uint16_t f32_to_fp16(float v) {
     const uint32_t u = bits_of(v);
     const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
-    if (std::isnan(v)) return static_cast<uint16_t>(sign | 0x7E00);
-    if (std::isinf(v)) return static_cast<uint16_t>(sign | 0x7C00);
-    return static_cast<uint16_t>(sign | to_mini(std::fabs(v), 5, 10, true));
+    const uint32_t a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00);
+    if (a >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00);  // >= 65520 rounds to inf
+    if (a >= 0x38800000u) {                                              // normal: >= 2^-14
+        const uint32_t r = a + 0xFFFu + ((a >> 13) & 1u) - 0x38000000u;  // RNE, rebias 127 -> 15
+        return static_cast<uint16_t>(sign | (r >> 13));
+    }
+    if (a < 0x33000000u) return sign;  // <= 2^-25 rounds to zero (2^-25 itself ties to even 0)
+    // Subnormal: the significand in units of 2^-24, shifted right by 126 - exponent (14..24).
+    const uint32_t m = (a & 0x7FFFFFu) | 0x800000u, shift = 126u - (a >> 23);
+    uint32_t q = m >> shift;
+    const uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u))) ++q;
+    return static_cast<uint16_t>(sign | q);
 }
 
 float fp16_to_f32(uint16_t h) {
-    const bool neg = h & 0x8000;
-    const uint32_t e = (h >> 10) & 0x1F, m = h & 0x3FF;
-    float v;
-    if (e == 31) v = m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-    else if (e == 0) v = static_cast<float>(std::ldexp(static_cast<double>(m), -24));
-    else v = static_cast<float>(std::ldexp(1.0 + m / 1024.0, static_cast<int>(e) - 15));
-    return neg ? -v : v;
+    const uint32_t sign = uint32_t{h & 0x8000u} << 16, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+    if (e == 31) {
+        const float v = m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+        return sign ? -v : v;
+    }
+    if (e == 0) {
+        const float v = static_cast<float>(m) * 0x1p-24f;  // exact
+        return sign ? -v : v;
+    }
+    return float_of(sign | ((e + 112u) << 23) | (m << 13));
 }
 
 float to_f32(Dtype d, const uint8_t* p) {

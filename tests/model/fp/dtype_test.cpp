@@ -1,4 +1,5 @@
 // Conversions through fp32: round-to-nearest-even, saturation, specials, per type.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -36,6 +37,41 @@ TEST(Dtype, Fp16) {
     EXPECT_EQ(f32_to_fp16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie -> even
     EXPECT_EQ(fp16_to_f32(0x3555), 0.333251953125f);
     EXPECT_TRUE(std::isinf(fp16_to_f32(0xfc00)));
+}
+
+// An independent reference for binary32 -> fp16: the nearest fp16 in double arithmetic,
+// ties to the even code, 65520 and up to infinity.
+uint16_t fp16_reference(float v) {
+    const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+    if (std::isnan(v)) return sign | 0x7E00;
+    const double a = std::fabs(static_cast<double>(v));
+    if (a >= 65520.0) return sign | 0x7C00;
+    if (a == 0) return sign;
+    int e = 0;
+    std::frexp(a, &e);
+    const int exp = std::max(e - 1, -14);          // the fp16 binade (subnormals share -14)
+    const double ulp = std::ldexp(1.0, exp - 10);
+    const double q = std::floor(a / ulp), r = a / ulp - q;  // exact: a / ulp is a power-of-2 scaling
+    uint32_t n = static_cast<uint32_t>(q) + (r > 0.5 || (r == 0.5 && (static_cast<uint32_t>(q) & 1)) ? 1 : 0);
+    // n counts ulps of this binade; convert to a code (the carry into the next binade works out).
+    const uint32_t code = exp == -14 ? n : (static_cast<uint32_t>(exp + 15) << 10) + (n - 1024);
+    return static_cast<uint16_t>(sign | code);
+}
+
+TEST(Dtype, Fp16MatchesAReferenceOnASweepOfAllBinary32) {
+    // Every 97th bit pattern (44 million values, every exponent, both signs) and every fp16 code.
+    for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 97) {  // NaNs included: 0x7E00 with their sign
+        const float v = float_of(static_cast<uint32_t>(u));
+        ASSERT_EQ(f32_to_fp16(v), fp16_reference(v)) << std::hex << u;
+    }
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+        const float f = fp16_to_f32(static_cast<uint16_t>(h));
+        if ((h & 0x7C00) == 0x7C00 && (h & 0x3FF)) {
+            EXPECT_TRUE(std::isnan(f)) << h;
+            continue;
+        }
+        EXPECT_EQ(f32_to_fp16(f), h) << std::hex << h;  // exact values survive the round trip
+    }
 }
 
 TEST(Dtype, Fp8) {
