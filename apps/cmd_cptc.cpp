@@ -14,9 +14,14 @@ namespace neuronsim::apps {
 
 namespace {
 
+std::string decimal(float x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", static_cast<double>(x));
+    return b;
+}
+
 // --codes: the integers are the codes; each partition's groups, without block scales.
-int write_codes(const std::string& prog, const po::variables_map& vm, const std::vector<int32_t>& codes, unsigned bits, unsigned parts) {
-    (void)prog;
+int write_codes(const po::variables_map& vm, const std::vector<int32_t>& codes, unsigned bits, unsigned parts) {
     const std::string in_path = vm["in"].as<std::string>();
     if (codes.size() % parts) throw Error(in_path + ": " + std::to_string(codes.size()) + " values do not split evenly over " + std::to_string(parts) + " partitions");
     const uint64_t per = codes.size() / parts;
@@ -72,11 +77,11 @@ int run_encode(const std::string& prog, const std::vector<std::string>& args) {
         for (size_t i = 0; i < codes.size(); ++i) {
             const float x = in.values[i];
             if (!(x >= static_cast<float>(lo) && x <= static_cast<float>(hi)) || x != std::floor(x))
-                throw Error(model::io::element_place(in_path, ef, in, i) + ": code " + [&] { char b[32]; std::snprintf(b, sizeof b, "%.9g", x); return std::string(b); }() + " is not an integer in [" + std::to_string(lo) + ", " +
+                throw Error(model::io::element_place(in_path, ef, in, i) + ": code " + decimal(x) + " is not an integer in [" + std::to_string(lo) + ", " +
                             std::to_string(hi) + "] (" + (is_signed ? "signed" : "unsigned") + " CPTC" + std::to_string(bits) + ")");
             codes[i] = static_cast<int32_t>(x);
         }
-        return write_codes(prog, vm, codes, bits, parts);
+        return write_codes(vm, codes, bits, parts);
     }
     if (in.values.size() % parts) throw Error(in_path + ": " + std::to_string(in.values.size()) + " values do not split evenly over " + std::to_string(parts) + " partitions");
     const uint64_t per = in.values.size() / parts;

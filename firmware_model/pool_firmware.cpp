@@ -144,17 +144,20 @@ unsigned PoolFirmware::route(unsigned value) const {
     return it == cfg_.routing.end() ? 0 : it->second;
 }
 
+PoolFirmware::PoolFirmware(FirmwareConfig cfg) : cfg_(std::move(cfg)) {
+    // SUNDA has no 0xe4/0xf0 rows at all; EXTISA_3 only when staged.
+    if (cfg_.nc_version >= 3)
+        for (const auto& r : main_kernel_info()) rows_.push_back(&r);
+    if (cfg_.extisa3_staged())
+        for (const auto& r : extisa3_kernel_info()) rows_.push_back(&r);
+}
+
 const KernelInfo& PoolFirmware::dispatch(const Bundle& b) const {
     const uint8_t op = b.opcode();
     const uint8_t spec = op == kExtended ? b.u8(offsetof(ConvLutOp, spec)) : 0;
-    // The packed-key linear scan over the staged tables: SUNDA has no 0xe4/0xf0 rows at all.
-    std::vector<const KernelInfo*> rows;
-    if (cfg_.nc_version >= 3)
-        for (const auto& r : main_kernel_info()) rows.push_back(&r);
-    if (cfg_.extisa3_staged())
-        for (const auto& r : extisa3_kernel_info()) rows.push_back(&r);
+    // The packed-key linear scan over the staged tables.
     bool opcode_known = false;
-    for (const KernelInfo* r : rows) {
+    for (const KernelInfo* r : rows_) {
         if (r->opcode != op) continue;
         opcode_known = true;
         if (r->spec == spec) return *r;

@@ -56,7 +56,9 @@ struct ExecResult {
 
 class PoolFirmware {
 public:
-    explicit PoolFirmware(FirmwareConfig cfg) : cfg_(std::move(cfg)) {}
+    // Stages the images once, as the runtime does when it loads the core (the environment
+    // variable is read here).
+    explicit PoolFirmware(FirmwareConfig cfg);
 
     // Runs one 0xe4 or 0xf0 bundle on core `core` (the "P%i" of messages), which owns the
     // partitions [first_partition, first_partition + partition_count): it touches only those
@@ -86,6 +88,7 @@ private:
     ExecResult ext_copy(const model::isa::Bundle& b, const Slice& c, const SbufAccess& sbuf);
 
     FirmwareConfig cfg_;
+    std::vector<const KernelInfo*> rows_;  // the staged kernel_info rows, in scan order
     std::array<uint16_t, 16> lut_{};
     bool lut_loaded_ = false;
 };

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "model/common/error.h"
+#include "model/fp/bits.h"
 #include "model/isa/layouts.h"
 #include "model/isa/opcodes.h"
 #include "platform/platform.h"
@@ -13,10 +14,8 @@ using namespace model::isa;
 
 namespace {
 std::string opcode_text(uint8_t op) {
-    char b[8];
-    std::snprintf(b, sizeof b, "0x%02x", op);
     const OpcodeInfo* i = find_opcode(op);
-    return std::string(b) + (i ? " (" + i->mnemonic + ")" : "");
+    return model::fp::hex2(op) + (i ? " (" + i->mnemonic + ")" : "");
 }
 }  // namespace
 

@@ -13,6 +13,12 @@ std::string hex8(uint32_t u) {
     return std::string(buf, 8);
 }
 
+std::string hex2(unsigned v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%02x", v);
+    return buf;
+}
+
 static int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;

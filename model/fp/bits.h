@@ -22,6 +22,8 @@ inline float float_of(uint32_t u) {
 
 // "3f800000": eight lowercase hex digits, no prefix.
 std::string hex8(uint32_t u);
+// "0x1c": a byte-sized code (opcode, dtype) as messages print it, at least two digits.
+std::string hex2(unsigned v);
 
 // Parses exactly eight hex digits, optionally preceded by 0x/0X. Returns false on anything else.
 bool parse_hex8(std::string_view text, uint32_t& out);

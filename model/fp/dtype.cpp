@@ -17,9 +17,7 @@ std::string dtype_name(uint8_t code) {
     static const char* m[] = {"FP4_EXP2", "FP8_EXP2", "INT4", "SFP8_E8", "SFP8_E7", "SFP8_E6", "SFP8_E5"};
     if (code >= 0x10 && code <= 0x16) return m[code - 0x10];
     if (is_cptc(code)) return "CPTC" + std::to_string(cptc_bits(code));
-    char b[8];
-    std::snprintf(b, sizeof b, "0x%02x", code);
-    return b;
+    return hex2(code);
 }
 
 size_t dtype_bytes(Dtype d) {

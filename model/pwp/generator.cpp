@@ -181,14 +181,15 @@ void Generator::score_octave(OctaveGen& o) const {
 
 Profile Generator::run() {
     // The stored sides, in region terms.
+    // (push_back rather than assigning an initializer list: GCC 12 warns falsely on that.)
+    sides_.clear();
     switch (fn_.symmetry) {
-        case Symmetry::Asymmetric: {
-            SideGen pos{false, fn_.pos}, neg{true, fn_.neg};
-            sides_ = {neg, pos};
+        case Symmetry::Asymmetric:
+            sides_.push_back(SideGen{true, fn_.neg});
+            sides_.push_back(SideGen{false, fn_.pos});
             break;
-        }
-        case Symmetry::PointStoreNeg: sides_ = {SideGen{true, fn_.neg}}; break;
-        default: sides_ = {SideGen{false, fn_.pos}}; break;
+        case Symmetry::PointStoreNeg: sides_.push_back(SideGen{true, fn_.neg}); break;
+        default: sides_.push_back(SideGen{false, fn_.pos}); break;
     }
     std::vector<OctaveGen> octs;
     for (size_t i = 0; i < sides_.size(); ++i) {

@@ -77,11 +77,7 @@ enum ImmSrc : uint8_t { kImmediate = 0, kPointer = 1, kRegister = 2 };       // 
 enum ImmSrcN : uint8_t { kNPointer = 0, kNImmediate = 1, kNRegister = 2 };   // bias_src_n (inverted)
 enum AccumCmd : uint8_t { kIdle = 0, kZero = 1, kAccumulate = 2, kZeroAccumulate = 3, kLoadAccumulate = 4 };
 
-std::string hex2(unsigned v) {
-    char b[8];
-    std::snprintf(b, sizeof b, "0x%02x", v);
-    return b;
-}
+using model::fp::hex2;
 
 // start partition rule (public-figures §1.4): >64 partitions start at 0; 33-64 at 0 or 64;
 // up to 32 at 0, 32, 64 or 96.
@@ -90,6 +86,27 @@ void check_quadrant(const char* what, uint32_t start, uint32_t channels) {
     if (!ok)
         throw Error(std::string(what) + " starts at partition " + std::to_string(start) + ", but " + std::to_string(channels) +
                     " active channels must start at " + (channels > 64 ? "0" : channels > 32 ? "0 or 64" : "0, 32, 64 or 96"));
+}
+
+uint32_t active_channels(const Config& c, uint32_t nch) {
+    if (nch < 1 || nch > c.act.lanes) throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(c.act.lanes));
+    return nch;
+}
+
+// The src -> dst operands of an element-wise instruction: each on an allowed start partition,
+// with the same element count per partition. `dims`: 3 (TENSOR3D) or 2 (TENSOR2D).
+struct SrcDst {
+    Pattern src, dst;
+};
+template <class Tensor>
+SrcDst src_dst(Platform& pf, const Tensor& s, const Tensor& d, int dims, Dtype in, Dtype out, uint32_t nch) {
+    SrcDst o{pattern(pf, "src", s.start_addr, s.step_elem, s.num_elem, dims, model::fp::dtype_bytes(in), nch),
+             pattern(pf, "dst", d.start_addr, d.step_elem, d.num_elem, dims, model::fp::dtype_bytes(out), nch)};
+    check_quadrant("src", o.src.partition, nch);
+    check_quadrant("dst", o.dst.partition, nch);
+    if (o.src.elements() != o.dst.elements())
+        throw Error("src has " + std::to_string(o.src.elements()) + " elements per partition, dst " + std::to_string(o.dst.elements()));
+    return o;
 }
 
 }  // namespace
@@ -158,16 +175,10 @@ void ActEngine::activate(const Bundle& b) {
     const uint8_t in_code = op.in_bias_dtype & 0x0F, bias_code = op.in_bias_dtype >> 4;
     if (!model::fp::act_input_dtype(in_code)) throw Error("input dtype " + model::fp::dtype_name(in_code) + " is not an ACT input type");
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
-    const uint32_t nch = op.num_active_channels;
-    if (nch < 1 || nch > platform_.config().act.lanes)
-        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
-    Pattern src = pattern(platform_, "src", op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, model::fp::dtype_bytes(in), nch);
-    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, model::fp::dtype_bytes(out), nch);
-    check_quadrant("src", src.partition, nch);
-    check_quadrant("dst", dst.partition, nch);
-    if (src.elements() != dst.elements())
-        throw Error("src has " + std::to_string(src.elements()) + " elements per partition, dst " + std::to_string(dst.elements()));
+    const SrcDst ops = src_dst(platform_, op.src, op.dst, 3, in, out, nch);
+    const Pattern &src = ops.src, &dst = ops.dst;
     if (op.accumulator_cmd > kLoadAccumulate) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
 
     const Resolved fn = resolve(kActivate, op.activation_func);
@@ -290,16 +301,10 @@ void ActEngine::activate_quantize(const Bundle& b) {
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
     const float qscale = model::fp::float_of(op.quant_scale_value), dqscale = model::fp::float_of(op.dequant_scale_value);
     if (qscale == 0.0f || dqscale == 0.0f) throw Error("activate_quantize: quant_scale and dequant_scale must be non-zero");
-    const uint32_t nch = op.num_active_channels;
-    if (nch < 1 || nch > platform_.config().act.lanes)
-        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
-    Pattern src = pattern(platform_, "src", op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, model::fp::dtype_bytes(in), nch);
-    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, model::fp::dtype_bytes(out), nch);
-    check_quadrant("src", src.partition, nch);
-    check_quadrant("dst", dst.partition, nch);
-    if (src.elements() != dst.elements())
-        throw Error("src has " + std::to_string(src.elements()) + " elements per partition, dst " + std::to_string(dst.elements()));
+    const SrcDst ops = src_dst(platform_, op.src, op.dst, 3, in, out, nch);
+    const Pattern &src = ops.src, &dst = ops.dst;
     const Resolved fn = resolve(kActivateQuantize, op.activation_func);
     if (fn.meta.bare_name() == "parametric_relu") throw Error("activate_quantize does not support parametric_relu");
     const model::pwp::TableView view = tables_.view();
@@ -333,16 +338,10 @@ void ActEngine::activate2(const Bundle& b) {
         throw Error("activate2: reduce_op " + hex2(op.reduce_op) + " is not add 0x04, max 0x08, min 0x09, abs_max 0x0a or abs_min 0x0b");
     if (!model::fp::act_input_dtype(op.in_dtype)) throw Error("input dtype " + model::fp::dtype_name(op.in_dtype) + " is not an ACT input type");
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
-    const uint32_t nch = op.num_active_channels;
-    if (nch < 1 || nch > platform_.config().act.lanes)
-        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(op.in_dtype), out = static_cast<Dtype>(op.out_dtype);
-    Pattern src = pattern(platform_, "src", op.src.start_addr, op.src.step_elem, op.src.num_elem, 2, model::fp::dtype_bytes(in), nch);
-    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 2, model::fp::dtype_bytes(out), nch);
-    check_quadrant("src", src.partition, nch);
-    check_quadrant("dst", dst.partition, nch);
-    if (src.elements() != dst.elements())
-        throw Error("src has " + std::to_string(src.elements()) + " elements per partition, dst " + std::to_string(dst.elements()));
+    const SrcDst ops = src_dst(platform_, op.src, op.dst, 2, in, out, nch);
+    const Pattern &src = ops.src, &dst = ops.dst;
     if (op.relu_param_src != kImmediate) throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
     const Resolved fn = resolve(kActivate2, op.activation_func);
     const bool prelu = fn.meta.bare_name() == "parametric_relu";
@@ -386,9 +385,7 @@ void ActEngine::read_accumulator(const Bundle& b) {
     if (op.negated != 0) throw Error("read_accumulator: negated must be 0 on ACT (only DveReadAccumulator negates)");
     if (op.dtype != 0x06 && op.dtype != 0x07 && op.dtype != 0x0A && op.dtype != 0x0B)
         throw Error("read_accumulator: dtype " + model::fp::dtype_name(op.dtype) + " is not FP16, BF16, FP32 or FP32R");
-    const uint32_t nch = op.num_active_channels;
-    if (nch < 1 || nch > platform_.config().act.lanes)
-        throw Error("num_active_channels " + std::to_string(nch) + " is not in 1.." + std::to_string(platform_.config().act.lanes));
+    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
     if (op.dst.num_elem != 1) throw Error("read_accumulator: dst.num is " + std::to_string(op.dst.num_elem) + ", must be 1");
     const Dtype dt = static_cast<Dtype>(op.dtype);
     Pattern dst = pattern(platform_, "dst", op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, model::fp::dtype_bytes(dt), nch);

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "model/common/error.h"
+#include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
 #include "platform/platform.h"
@@ -71,9 +72,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     // The ISA of the generation must be able to name the lut_dtype (CPTC codes from MARIANA).
     const uint8_t lut = b.u8(offsetof(ConvLutOp, lut_dtype));
     if (!model::fp::dtype_exists(lut, cfg.generation.nc_version)) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02x", lut);
-        throw Error(std::string("lut_dtype ") + hex + " (" + model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name +
+        throw Error("lut_dtype " + model::fp::hex2(lut) + " (" + model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name +
                     "'s ISA (NC-v" + std::to_string(cfg.generation.nc_version) + "); CPTC dtypes exist from MARIANA");
     }
     Memory& sbuf = platform_.memory(MemSpace::Sbuf);

@@ -58,7 +58,9 @@ TEST(RunCli, EveryExampleTraceHasGoldens) {
     for (const Example& e : examples()) listed.insert(e.trace);
     EXPECT_GE(listed.size(), 6u);
     for (const auto& f : std::filesystem::directory_iterator(kSrc + "/traces"))
-        if (f.path().extension() == ".trace") EXPECT_TRUE(listed.count(f.path().stem().string())) << f.path();
+        if (f.path().extension() == ".trace") {
+            EXPECT_TRUE(listed.count(f.path().stem().string())) << f.path();
+        }
 }
 
 TEST(RunCli, GoldensFollowTheDmaFormula) {

@@ -62,6 +62,13 @@ ConvLutOp decode_op(uint8_t lut_dtype, uint8_t out_dtype, uint16_t s0, uint16_t 
     return op;
 }
 
+// The same decode as 0xf0 spec 7 (ExtendedInstCptcDecode).
+ConvLutOp spec7_op(ConvLutOp op) {
+    op.header.opcode = kExtended;
+    op.spec = 7;
+    return op;
+}
+
 Bundle bundle_of(const ConvLutOp& op) {
     Bundle b;
     std::memcpy(b.b.data(), &op, sizeof op);
@@ -339,9 +346,7 @@ TEST(PoolFirmware, ExtendedSpec7LogsAndDecodes) {
     Sbuf s;
     const uint16_t units = place_codes(s, std::vector<int32_t>(64, 1), 4);
     PoolFirmware fw(staged());
-    ConvLutOp op = decode_op(0x1c, 0x07, 0x3c00, 0, 64, units);
-    op.header.opcode = kExtended;
-    op.spec = 7;
+    ConvLutOp op = spec7_op(decode_op(0x1c, 0x07, 0x3c00, 0, 64, units));
     ExecResult r = fw.execute(bundle_of(op), 2, s.access());
     EXPECT_EQ(r.kernel, "cptc_decode_impl<3>");
     ASSERT_FALSE(r.log.empty());
@@ -359,9 +364,7 @@ TEST(PoolFirmware, ACoreTouchesOnlyItsPartitions) {
     Sbuf s;
     const uint16_t units = place_codes(s, std::vector<int32_t>(64, 1), 4);
     PoolFirmware fw(staged());
-    ConvLutOp op = decode_op(0x1c, 0x07, 0x3c00, 0, 64, units);
-    op.header.opcode = kExtended;
-    op.spec = 7;
+    ConvLutOp op = spec7_op(decode_op(0x1c, 0x07, 0x3c00, 0, 64, units));
     ExecResult r = fw.execute(bundle_of(op), 1, s.access(), 16, 16);  // core 1 of 8
     EXPECT_EQ(r.partitions, 16u);
     EXPECT_EQ(r.log[0], "P1: Decode : ExtendedInstCptcDecode : num_active_chans = 128");
