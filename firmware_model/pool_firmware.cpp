@@ -299,6 +299,7 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
     r.kernel = "cptc_decode_impl<" + std::to_string(impl) + ">";
     r.impl = impl;
     r.bits = bits;
+    r.elements = elements;
     r.groups = (elements + model::cptc::kGroup - 1) / model::cptc::kGroup;
     r.partitions = end > c.first ? end - c.first : 0;
     return r;

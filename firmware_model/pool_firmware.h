@@ -46,7 +46,8 @@ using SbufAccess = std::function<uint8_t*(uint32_t partition, uint64_t offset, u
 
 struct ExecResult {
     std::string kernel;            // "cptc_decode_impl<3>", "ExtendedInstCopy", ...
-    uint64_t groups = 0;           // CPTC: 64-element groups per partition
+    uint64_t elements = 0;         // CPTC: codes decoded per partition
+    uint64_t groups = 0;           // CPTC: 64-element groups per partition (the last one padded)
     unsigned bits = 0;             // CPTC code width
     unsigned impl = 0;             // cptc_decode_impl<N>
     uint64_t bytes_per_partition = 0;  // Copy: bytes moved per partition

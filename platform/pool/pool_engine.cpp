@@ -100,8 +100,8 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
         cyc = timing_.cptc_decode_cycles(r.impl, r.bits, r.groups, ob);
         ++decodes_;
         ++by_impl_[r.impl];
-        decoded_elements_ += r.groups * 64 * partitions;
-        sbuf.count_access(0, r.groups * 64 * partitions * ob);
+        decoded_elements_ += r.elements * partitions;
+        sbuf.count_access(0, r.elements * partitions * ob);
     } else if (r.kernel == "ExtendedInstCopy") {
         cyc = timing_.copy_cycles(r.bytes_per_partition);
         ++copies_;

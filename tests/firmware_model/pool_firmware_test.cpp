@@ -336,6 +336,7 @@ TEST(PoolFirmware, BlockScalesMultiplyAfterTheGlobalScale) {
     ConvLutOp op = decode_op(0x1c, 0x07, 0x4000, e.s1, 128, static_cast<uint16_t>(e.bytes.size() / 16));
     ExecResult r = fw.execute(bundle_of(op), 0, s.access());
     EXPECT_EQ(r.groups, 2u);
+    EXPECT_EQ(r.elements, 128u);
     for (unsigned i = 0; i < 128; ++i) {
         const float want = 2.0f * v[i];  // exact: the inputs are on the code grid
         EXPECT_EQ(model::fp::fp16_to_f32(s.u16(5, 0x800 + 2 * i)), want) << i;

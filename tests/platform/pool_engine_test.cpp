@@ -182,6 +182,14 @@ TEST_F(PoolTest, ExtendedOpcodesPerGeneration) {
     EXPECT_NE(error_of(copy).find("UNKNOWN OPCODE=0xf0"), std::string::npos);
 }
 
+TEST_F(PoolTest, PartialGroupCountsItsElementsButCostsWholeGroups) {
+    overrides = {"gpsimd.cptc_flag=true"};
+    platform::RunReport r = run("pool conv_lut_load src=sbuf:0:0x0 src.num=4,4 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
+                                "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=100,1,1 dst.step=1,0,0\n");
+    EXPECT_EQ(r.stats["pool"]["cptc_decoded_elements"], 128 * 100);
+    EXPECT_EQ(csv_field("pool", 0, 7), 150 + 2 * (8 + 5 + 32));  // 100 elements are 2 groups
+}
+
 TEST_F(PoolTest, RoutingFromTheConfig) {
     overrides = {"gpsimd.cptc_flag=true", "gpsimd.cptc_routing.7=4"};
     const std::string t = "pool conv_lut_load src=sbuf:0:0x0 src.num=4,4 src.step=1,4 in_dtype=9 out_dtype=10 num_active_rows=128 num_active_cols=128 "
