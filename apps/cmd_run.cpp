@@ -14,6 +14,7 @@
 #include "platform/builtin_demo_trace.h"
 #include "platform/config/config.h"
 #include "platform/platform.h"
+#include "apps/run_summary.h"
 
 namespace neuronsim::apps {
 
@@ -36,6 +37,27 @@ void write_file(const std::string& path, const std::string& text) {
     if (!f) throw Error(path + ": cannot write");
 }
 
+// --window START:END in ns; either side may be empty (from the start, to the end).
+void parse_window(const std::string& prog, const std::string& text, RecorderOptions& r) {
+    const size_t colon = text.find(':');
+    auto bound = [&](const std::string& t, sc_core::sc_time dflt) {
+        if (t.empty()) return dflt;
+        size_t used = 0;
+        double v = -1;
+        try {
+            v = std::stod(t, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != t.size() || !(v >= 0) || v > 1e15)
+            throw UsageError(prog + ": --window " + text + ": \"" + t + "\" is not a time in ns (expected START:END, e.g. 1000:5000)");
+        return sc_core::sc_time(v, sc_core::SC_NS);
+    };
+    if (colon == std::string::npos) throw UsageError(prog + ": --window " + text + ": expected START:END in ns, e.g. 1000:5000 or :5000");
+    r.window_start = bound(text.substr(0, colon), sc_core::SC_ZERO_TIME);
+    r.window_end = bound(text.substr(colon + 1), sc_core::sc_max_time());
+    if (r.window_end < r.window_start) throw UsageError(prog + ": --window " + text + ": END is before START");
+}
+
 int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()
@@ -48,7 +70,11 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         ("pwp", po::value<std::string>(), "a pwp_bin_* directory (ours or the vendor's) whose sets LoadActFuncSet loads (default: the built-in catalog's pwp_bin_trainium)")
         ("act-numerics", po::value<std::string>()->default_value("pwp"), "pwp: Activate evaluates the resident tables; exact: the closed forms (the reference's no-profile mode)")
         ("skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")
-        ("no-progress", po::bool_switch(), "no progress bar even on a terminal");
+        ("no-progress", po::bool_switch(), "no progress bar even on a terminal")
+        ("cost-model", po::bool_switch(), "add the public/compiler formula's estimate to every instruction in instructions.csv and compare the totals in the summary")
+        ("no-csv", po::bool_switch(), "do not write instructions.csv")
+        ("no-timeline", po::bool_switch(), "do not write timeline.json")
+        ("window", po::value<std::string>(), "record only instructions and slices overlapping simulated time START:END in ns (either may be empty)");
     po::variables_map vm;
     if (parse_options(prog, "Runs an instruction trace on the simulated NeuronCore of one generation and writes\n"
                             "stats.json, instructions.csv, timeline.json (Chrome/Perfetto), config.yaml and the\n"
@@ -76,7 +102,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
             trace_name = "built-in demo.trace";
         }
         streams_dir = out + "/streams";
-        model::trace::assemble_trace(trace, streams_dir);
+        model::trace::assemble_trace(trace, streams_dir, trace_name);
     }
     const auto streams = model::trace::list_streams(streams_dir);
     const std::string setup = fs::exists(streams_dir + "/setup.trace") ? streams_dir + "/setup.trace" : "";
@@ -89,6 +115,11 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     if (numerics != "pwp" && numerics != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + numerics + "\"");
     ro.act_exact = numerics == "exact";
     ro.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
+    ro.record.cost_model = vm["cost-model"].as<bool>();
+    ro.record.csv = !vm["no-csv"].as<bool>();
+    ro.record.timeline = !vm["no-timeline"].as<bool>();
+    if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), ro.record);
+    ro.record.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
     Platform core("core", cfg, streams, setup, ro);
     RunReport rep = core.run();
 
@@ -101,48 +132,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
                                    {"instructions_per_second", rep.wall_seconds > 0 ? rep.instructions / rep.wall_seconds : 0.0}};
     write_file(out + "/host.json", host.dump(2) + "\n");
 
-    // The summary: deterministic results first, host speed apart.
-    std::printf("neuronsim run: %s (NC-v%d), %s -> %s/\n", cfg.generation.name.c_str(), cfg.generation.nc_version, trace_name.c_str(), out.c_str());
-    std::printf("  simulated time %.3f ns (%.0f ACT cycles at %.2f GHz), %llu instructions\n", sim_ns, sim_ns * cfg.act.clock_ghz,
-                cfg.act.clock_ghz, static_cast<unsigned long long>(rep.instructions));
-    std::printf("  %-10s %12s %14s %7s %14s\n", "engine", "instructions", "busy ns", "util %", "stalled ns");
-    for (auto it = rep.stats.begin(); it != rep.stats.end(); ++it) {
-        const auto& n = it.value();
-        if (!n.is_object() || !n.contains("busy_ps")) continue;
-        double busy = n["busy_ps"].get<uint64_t>() / 1000.0;
-        std::printf("  %-10s %12llu %14.3f %7.1f %14.3f\n", it.key().c_str(), static_cast<unsigned long long>(n["instructions"].get<uint64_t>()),
-                    busy, sim_ns > 0 ? 100.0 * busy / sim_ns : 0.0, n["stalled_ps"].get<uint64_t>() / 1000.0);
-    }
-    const auto& dma = rep.stats["dma"];
-    std::printf("  DMA: %llu transfers, %llu bytes\n", static_cast<unsigned long long>(dma["transfers"].get<uint64_t>()),
-                static_cast<unsigned long long>(dma["bytes"].get<uint64_t>()));
-    uint64_t elements = 0;
-    if (rep.stats.contains("act")) {
-        const auto& a = rep.stats["act"];
-        elements = a["elements"].get<uint64_t>();
-        std::printf("  ACT: %llu elements, %llu table loads (%llu redundant), %llu bytes, %.3f ns loading; resident set %s\n",
-                    static_cast<unsigned long long>(elements), static_cast<unsigned long long>(a["table_loads"].get<uint64_t>()),
-                    static_cast<unsigned long long>(a["redundant_table_loads"].get<uint64_t>()),
-                    static_cast<unsigned long long>(a["table_load_bytes"].get<uint64_t>()), a["table_load_ps"].get<uint64_t>() / 1000.0,
-                    rep.stats["act_tables"]["resident_set"].get<std::string>().c_str());
-    }
-    const bool pool_work = rep.stats.contains("pool") && rep.stats["pool"].contains("cptc_decodes") &&
-                           rep.stats["pool"]["cptc_decodes"].get<uint64_t>() + rep.stats["pool"]["copies"].get<uint64_t>() +
-                                   rep.stats["pool"]["conv_lut_loads"].get<uint64_t>() > 0;
-    if (pool_work) {
-        const auto& pl = rep.stats["pool"];
-        std::string kernels;
-        for (auto k = pl["cptc_by_kernel"].begin(); k != pl["cptc_by_kernel"].end(); ++k)
-            kernels += (kernels.empty() ? " (" : ", ") + k.key() + " x" + std::to_string(k.value().get<uint64_t>());
-        if (!kernels.empty()) kernels += ")";
-        std::printf("  POOL: %llu CPTC decodes%s, %llu elements decoded, %llu copies, %llu conversion-LUT loads\n",
-                    static_cast<unsigned long long>(pl["cptc_decodes"].get<uint64_t>()), kernels.c_str(),
-                    static_cast<unsigned long long>(pl["cptc_decoded_elements"].get<uint64_t>()),
-                    static_cast<unsigned long long>(pl["copies"].get<uint64_t>()), static_cast<unsigned long long>(pl["conv_lut_loads"].get<uint64_t>()));
-    }
-    std::printf("host: %.3f s wall, %.0f simulated ns per wall second, %.0f instructions/s, %.3g elements/s, %.3g DMA bytes/s\n",
-                rep.wall_seconds, host["simulated_ns_per_wall_second"].get<double>(), host["instructions_per_second"].get<double>(),
-                rep.wall_seconds > 0 ? elements / rep.wall_seconds : 0.0, rep.wall_seconds > 0 ? dma["bytes"].get<uint64_t>() / rep.wall_seconds : 0.0);
+    print_run_summary(cfg, trace_name, out, rep, host, core, ro.record.cost_model);
     return 0;
 }
 

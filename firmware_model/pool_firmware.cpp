@@ -298,6 +298,7 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
     }
     r.kernel = "cptc_decode_impl<" + std::to_string(impl) + ">";
     r.impl = impl;
+    r.scale_bytes = !lg.integer && (s1 & model::cptc::kFormatBlockScales) ? 2 * blocks : 0;  // the integer leg has no float scales
     r.bits = bits;
     r.elements = elements;
     r.groups = (elements + model::cptc::kGroup - 1) / model::cptc::kGroup;

@@ -50,6 +50,7 @@ struct ExecResult {
     uint64_t groups = 0;           // CPTC: 64-element groups per partition (the last one padded)
     unsigned bits = 0;             // CPTC code width
     unsigned impl = 0;             // cptc_decode_impl<N>
+    uint64_t scale_bytes = 0;      // CPTC: block-scale bytes the leg reads per partition
     uint64_t bytes_per_partition = 0;  // Copy: bytes moved per partition
     uint32_t partitions = 0;       // partitions this core processed
     std::vector<std::string> log;  // the firmware's DEBUG trace lines

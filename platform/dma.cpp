@@ -62,9 +62,18 @@ void DmaEngines::move(DmaSpace s, bool write, uint64_t addr, uint8_t* data, uint
                     std::to_string(len) + "): " + t.get_response_string());
 }
 
-void DmaEngines::transfer(uint32_t e, const DmaTransfer& t, const std::string& label) { transfer_group(e, {t}, label); }
+sc_core::sc_time DmaEngines::transfer(uint32_t e, const DmaTransfer& t, const std::string& label) { return transfer_group(e, {t}, label); }
 
-void DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label) {
+void DmaEngines::flush_counter(const sc_core::sc_time& upto) {
+    while (!in_flight_delta_.empty() && in_flight_delta_.begin()->first < upto) {
+        auto it = in_flight_delta_.begin();
+        in_flight_ += it->second;
+        if (recorder_) recorder_->counter("DMA bytes in flight", it->first, static_cast<double>(in_flight_));
+        in_flight_delta_.erase(it);
+    }
+}
+
+sc_core::sc_time DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label) {
     if (e >= busy_until_.size()) throw Error("DMA engine " + std::to_string(e) + " does not exist (" + std::to_string(busy_until_.size()) + " configured)");
     // Validate every row before any time passes.
     std::vector<std::vector<uint64_t>> src(ts.size()), dst(ts.size());
@@ -80,6 +89,9 @@ void DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, 
     const sc_core::sc_time start = busy_until_[e] > now ? busy_until_[e] : now;
     const sc_core::sc_time end = start + duration(total);
     busy_until_[e] = end;
+    flush_counter(now);  // transfers scheduled from now on start at now or later
+    in_flight_delta_[start] += static_cast<int64_t>(total);
+    in_flight_delta_[end] -= static_cast<int64_t>(total);
     busy_[e] += end - start;
     ++transfers_[e];
     bytes_[e] += total;
@@ -92,6 +104,7 @@ void DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, 
         }
     }
     if (recorder_) recorder_->slice("dma engine " + std::to_string(e), label, start, end, "{\"bytes\": " + std::to_string(total) + "}");
+    return start - now;
 }
 
 void DmaEngines::collect_stats(nlohmann::ordered_json& node) const {

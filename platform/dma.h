@@ -4,6 +4,7 @@
 // bytes over the engine's bandwidth (public-figures §4), and the data moves when it ends.
 // Clockless: the calling process waits once per transfer, whatever its size.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,13 @@ public:
 
     sc_core::sc_time duration(uint64_t bytes) const;
     // Called from an engine's thread: waits for engine `e` and the transfer's time, then
-    // moves the data through the sockets. Errors name the endpoint and the range.
-    void transfer(uint32_t e, const DmaTransfer& t, const std::string& label);
+    // moves the data through the sockets. Errors name the endpoint and the range. Returns how
+    // long the transfer queued behind earlier work on engine `e` (a busy-resource stall).
+    sc_core::sc_time transfer(uint32_t e, const DmaTransfer& t, const std::string& label);
     // Several transfers as one DMA job: one fixed overhead, their bytes over the bandwidth.
-    void transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label);
+    sc_core::sc_time transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label);
+    // Writes the pending points of the "DMA bytes in flight" counter track (end of run).
+    void flush_counter(const sc_core::sc_time& upto = sc_core::sc_max_time());
 
     uint32_t engines() const { return static_cast<uint32_t>(busy_until_.size()); }
     void collect_stats(nlohmann::ordered_json& node) const override;
@@ -61,6 +65,8 @@ private:
     Recorder* recorder_;
     std::vector<sc_core::sc_time> busy_until_, busy_;
     std::vector<uint64_t> transfers_, bytes_;
+    std::map<sc_core::sc_time, int64_t> in_flight_delta_;  // future changes of bytes in flight
+    int64_t in_flight_ = 0;
 };
 
 }  // namespace neuronsim::platform

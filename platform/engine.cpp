@@ -25,38 +25,79 @@ std::string module_name(std::string label) {
 }
 
 Engine::Engine(sc_core::sc_module_name name, const std::string& label, Platform& platform, const std::string& stream_path, double clock_ghz)
-    : sc_core::sc_module(name), platform_(platform), label_(label), stream_(stream_path), ghz_(clock_ghz) {
+    : sc_core::sc_module(name), platform_(platform), label_(label), stream_(stream_path), ghz_(clock_ghz), lines_(stream_path) {
     SC_THREAD(run);
+}
+
+// The instruction's record: its times, stall, source and what execute() reported.
+void Engine::record(InstructionRecord& r, const Bundle& b) {
+    r.engine = &label_;
+    r.index = index_;
+    r.opcode = b.opcode();
+    r.clock_ghz = ghz_;
+    r.function = detail_.function;
+    r.n = detail_.shape.n;
+    r.elements = detail_.elements;
+    r.bytes = detail_.shape.bytes;
+    Tally& m = by_mnemonic_[r.mnemonic];
+    ++m.count;
+    m.time += r.end - r.start;
+    if (platform_.recorder().cost_model()) {
+        detail_.shape.opcode = b.opcode();
+        const CostEstimate est = cost_estimate(platform_.config(), detail_.shape);
+        r.model_ns = est.ns;
+        r.model_formula = est.formula;
+        if (est.ns >= 0) m.model_ns += est.ns;
+    }
+    if (r.start > r.ready) {
+        std::string cause = r.stall_cause;
+        if (r.released_by) cause += " released by " + *r.released_by;
+        Tally& t = stalls_[cause];
+        ++t.count;
+        t.time += r.start - r.ready;
+    }
+    platform_.recorder().instruction(r);
 }
 
 void Engine::run() {
     Bundle b;
+    uint64_t line = 0;
     try {
         while (stream_.next(b)) {
             index_ = stream_.index();
             opcode_ = b.opcode();
+            line = lines_.next();
+            InstructionRecord r;
+            r.ready = sc_core::sc_time_stamp();
+            if (line) r.source = lines_.source() + ":" + std::to_string(line);
             const std::string bad = check_header_and_events(b);
             if (!bad.empty()) throw Error(bad);
             const Events ev = read_events(b);
-            if (ev.wait != WaitMode::None) platform_.semaphores().check_index(ev.wait_idx);
-            if (ev.update != UpdateMode::None) platform_.semaphores().check_index(ev.update_idx);
-            // Stall while the wait does not hold.
-            if (!platform_.semaphores().holds(ev)) {
-                const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+            Semaphores& sem = platform_.semaphores();
+            if (ev.wait != WaitMode::None) sem.check_index(ev.wait_idx);
+            if (ev.update != UpdateMode::None) sem.check_index(ev.update_idx);
+            // Stall while the wait does not hold; the last update of the semaphore released it.
+            if (!sem.holds(ev)) {
                 waiting_ = true;
                 waiting_on_ = ev;
-                while (!platform_.semaphores().holds(ev)) wait(platform_.semaphores().changed());
+                while (!sem.holds(ev)) wait(sem.changed());
                 waiting_ = false;
-                stalled_ += sc_core::sc_time_stamp() - t0;
+                stalled_ += sc_core::sc_time_stamp() - r.ready;
+                r.stall_cause = describe_wait(ev);
+                const Semaphores::Updater& u = sem.last_update(ev.wait_idx);
+                r.released_by = u.engine;
+                r.released_index = u.index;
+                r.released_at = u.at;
             }
-            const sc_core::sc_time start = sc_core::sc_time_stamp();
+            r.start = sc_core::sc_time_stamp();
             const OpcodeInfo* info = find_opcode(b.opcode());
-            std::string mnemonic = info ? info->mnemonic : "unknown";
+            r.mnemonic = info ? info->mnemonic : "unknown";
+            detail_ = Detail{};
             if (b.opcode() == kHalt) {
-                platform_.semaphores().update(ev);
-                platform_.recorder().instruction(label_, index_, b.opcode(), mnemonic, start, start, ghz_);
+                sem.update(ev, &label_, index_);
+                r.end = r.start;
+                record(r, b);
                 ++count_;
-                ++by_mnemonic_[mnemonic];
                 break;
             }
             if (b.opcode() != kSync && !execute(b, index_)) {
@@ -65,18 +106,24 @@ void Engine::run() {
                                 (info ? " yet" : "") + " (--skip-unknown gives it run.skip_unknown_cost_ns and counts it)");
                 wait(sc_core::sc_time(platform_.config().run.skip_unknown_cost_ns, sc_core::SC_NS));
                 ++skipped_;
-                mnemonic = "skipped";
+                r.mnemonic = "skipped";
             }
-            const sc_core::sc_time end = sc_core::sc_time_stamp();
-            busy_ += end - start;
-            platform_.semaphores().update(ev);
-            platform_.recorder().instruction(label_, index_, b.opcode(), mnemonic, start, end, ghz_);
+            // Time queued behind a busy resource inside execute() is a stall, not work.
+            if (detail_.queued > sc_core::SC_ZERO_TIME) {
+                r.stall_cause = r.stall_cause.empty() ? "busy " + detail_.resource : r.stall_cause + ", then busy " + detail_.resource;
+                r.start += detail_.queued;
+                stalled_ += detail_.queued;
+            }
+            r.end = sc_core::sc_time_stamp();
+            busy_ += r.end - r.start;
+            sem.update(ev, &label_, index_);
+            record(r, b);
             ++count_;
-            ++by_mnemonic_[mnemonic];
         }
         finished_ = true;
     } catch (const Error& e) {
-        platform_.fail("engine " + std::string(label_) + ", instruction " + std::to_string(index_) + " (opcode " +
+        const std::string where = line ? lines_.source() + ":" + std::to_string(line) + ": " : "";
+        platform_.fail(where + "engine " + std::string(label_) + ", instruction " + std::to_string(index_) + " (opcode " +
                        opcode_text(opcode_) + ", " + stream_.path() + " byte offset " + std::to_string(index_ * kBundleBytes) + "): " + e.what());
     }
 }
@@ -89,8 +136,15 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
     node["clock_ghz"] = ghz_;
     node["skipped_unknown"] = skipped_;
     nlohmann::ordered_json by = nlohmann::ordered_json::object();
-    for (const auto& [m, n] : by_mnemonic_) by[m] = n;
+    for (const auto& [m, t] : by_mnemonic_) by[m] = {{"count", t.count}, {"busy_ps", t.time.value()}};
     node["by_mnemonic"] = std::move(by);
+    nlohmann::ordered_json st = nlohmann::ordered_json::object();
+    for (const auto& [cause, t] : stalls_) st[cause] = {{"count", t.count}, {"stalled_ps", t.time.value()}};
+    node["stalls"] = std::move(st);
+}
+
+void Engine::collect_cost_model(nlohmann::ordered_json& node) const {
+    for (const auto& [m, t] : by_mnemonic_) node[label_ + " " + m] = {{"count", t.count}, {"simulated_ps", t.time.value()}, {"model_ns", t.model_ns}};
 }
 
 DmaQueueEngine::DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, Platform& platform, const std::string& stream_path,
@@ -108,7 +162,10 @@ bool DmaQueueEngine::execute(const Bundle& b, uint64_t index) {
     t.rows = b.u16(offsetof(DmaCopyOp, partitions));
     t.bytes = b.u32(offsetof(DmaCopyOp, bytes));
     if (t.rows == 0 || t.bytes == 0) throw Error("copy: partitions and bytes must be at least 1");
-    platform_.dma().transfer(dma_engine_, t, label() + "#" + std::to_string(index));
+    detail_.shape.rows = t.rows;
+    detail_.shape.bytes = t.total();
+    detail_.resource = "dma" + std::to_string(dma_engine_);
+    detail_.queued = platform_.dma().transfer(dma_engine_, t, label() + "#" + std::to_string(index));
     return true;
 }
 

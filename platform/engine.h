@@ -12,6 +12,8 @@
 
 #include "model/isa/bundle.h"
 #include "model/trace/assembler.h"
+#include "platform/cost_model.h"
+#include "platform/recorder.h"
 #include "platform/stats.h"
 
 namespace neuronsim::platform {
@@ -40,8 +42,21 @@ public:
     uint64_t stream_length() const { return stream_.count(); }
 
     void collect_stats(nlohmann::ordered_json& node) const override;
+    // --cost-model: per mnemonic, the simulated time and the estimates' sum.
+    void collect_cost_model(nlohmann::ordered_json& node) const;
 
 protected:
+    // What execute() tells the record of its instruction (instructions.csv, timeline, the
+    // cost model): reset before each instruction.
+    struct Detail {
+        InstructionShape shape;      // n, rows, bytes, dtypes (opcode set by run())
+        std::string function;        // ACT: the activation function
+        uint64_t elements = 0;       // elements computed over all partitions
+        sc_core::sc_time queued;     // waited inside execute for a busy resource
+        std::string resource;        // ... which one ("dma15")
+    };
+    Detail detail_;
+
     // Executes one bundle other than sync/halt; waits for its time. Returns false when the
     // opcode is not one this engine models (the caller reports or skips it).
     virtual bool execute(const model::isa::Bundle& b, uint64_t index) = 0;
@@ -60,7 +75,15 @@ private:
     model::isa::Events waiting_on_;
     uint64_t count_ = 0, skipped_ = 0;
     sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME, stalled_ = sc_core::SC_ZERO_TIME;
-    std::map<std::string, uint64_t> by_mnemonic_;
+    struct Tally {
+        uint64_t count = 0;
+        sc_core::sc_time time = sc_core::SC_ZERO_TIME;
+        double model_ns = 0;  // --cost-model: the estimates' sum
+    };
+    std::map<std::string, Tally> by_mnemonic_;
+    std::map<std::string, Tally> stalls_;  // by cause ("semaphore 1 >= 1 released by dma0")
+    model::trace::SourceLines lines_;
+    void record(InstructionRecord& r, const model::isa::Bundle& b);
 };
 
 // A DMA queue stream (dma<E> or dma<E>.<Q>): copy instructions on DMA engine E.

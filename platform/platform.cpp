@@ -24,7 +24,9 @@ Platform::Platform(sc_core::sc_module_name name, const Config& cfg, const std::m
     fs::create_directories(options_.out_dir);
     uint64_t total = 0;
     for (const auto& [engine, path] : streams) total += model::trace::BundleStream(path).count();
-    recorder_ = std::make_unique<Recorder>(options_.out_dir, total, options_.progress);
+    RecorderOptions ro = options_.record;
+    ro.progress = options_.progress;
+    recorder_ = std::make_unique<Recorder>(options_.out_dir, total, ro);
     dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
     sbuf_ = std::make_unique<Memory>("sbuf", uint64_t{cfg_.memory.partitions} * cfg_.memory.sbuf_bytes_per_partition, cfg_.memory.partitions);
     psum_ = std::make_unique<Memory>("psum", uint64_t{cfg_.memory.partitions} * cfg_.memory.psum_bytes_per_partition(), cfg_.memory.partitions);
@@ -161,6 +163,7 @@ RunReport Platform::run() {
     RunReport rep;
     rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rep.simulated = sc_core::sc_time_stamp();
+    dma_->flush_counter();
     recorder_->finish();
     if (error_) throw Error(*error_);
     // No more events: every engine is done, or waits on a semaphore nothing will change.
@@ -176,6 +179,12 @@ RunReport Platform::run() {
     rep.instructions = recorder_->completed();
     rep.stats = collect_stats_tree(*this);
     return rep;
+}
+
+nlohmann::ordered_json Platform::cost_model_totals() const {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (const auto& e : engines_) e->collect_cost_model(o);
+    return o;
 }
 
 void Platform::collect_stats(nlohmann::ordered_json& node) const {

@@ -29,6 +29,7 @@ struct RunOptions {
     bool act_exact = false;       // Activate uses the closed forms instead of the tables
     bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns and is counted
     bool progress = false;
+    RecorderOptions record;       // instructions.csv / timeline.json: which, and a time window
 };
 
 struct RunReport {
@@ -52,6 +53,7 @@ public:
     Semaphores& semaphores() { return *sem_; }
     DmaEngines& dma() { return *dma_; }
     Recorder& recorder() { return *recorder_; }
+    const Recorder& recorder() const { return *recorder_; }
     Memory& memory(model::isa::MemSpace s);
     ActTables& act_tables() { return *act_tables_; }
     bool skip_unknown() const { return options_.skip_unknown; }
@@ -60,6 +62,8 @@ public:
     void fail(const std::string& message);
 
     void collect_stats(nlohmann::ordered_json& node) const override;
+    // --cost-model: "<engine> <mnemonic>" -> count, simulated_ps, model_ns.
+    nlohmann::ordered_json cost_model_totals() const;
 
 private:
     void apply(const model::trace::DataDirective& d, const std::string& where);

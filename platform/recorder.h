@@ -1,45 +1,91 @@
 #pragma once
-// Per-instruction records of a run, written as they complete: instructions.csv (engine,
-// index, opcode, mnemonic, start/end in ns and in the engine's cycles) and timeline.json in
-// the Chrome/Perfetto trace-event format (one track per engine and per DMA engine). Both are
-// deterministic. A progress bar with an ETA is drawn on stderr when it is a terminal.
+// Per-instruction records of a run, written as they complete: instructions.csv (one row per
+// instruction: times, the stall and its cause, where it came from, what it moved; the
+// columns are documented in traces/README.md) and timeline.json in the Chrome/Perfetto
+// trace-event format (a track per engine and per DMA engine, stall slices, flow arrows from
+// a releasing instruction to the one it released, counter tracks). Both are deterministic and
+// optional; a simulated-time window limits them for long runs. A progress bar with an ETA is
+// drawn on stderr when it is a terminal.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
 namespace neuronsim::platform {
 
+struct RecorderOptions {
+    bool csv = true, timeline = true;
+    bool cost_model = false;  // instructions.csv gains the compiler/public-formula estimate
+    sc_core::sc_time window_start = sc_core::SC_ZERO_TIME, window_end = sc_core::sc_max_time();
+    std::string process_name = "neuronsim";
+    bool progress = false;
+};
+
+// What one instruction did, as the engine that ran it saw it.
+struct InstructionRecord {
+    const std::string* engine = nullptr;
+    uint64_t index = 0;
+    uint8_t opcode = 0;
+    std::string mnemonic;
+    sc_core::sc_time ready, start, end;  // reached by its engine, issued, done
+    double clock_ghz = 1;
+    std::string stall_cause;             // "semaphore 3 >= 2", "busy dma15", or ""
+    const std::string* released_by = nullptr;  // engine of the instruction whose update released the wait
+    uint64_t released_index = 0;
+    sc_core::sc_time released_at;
+    std::string source;                  // "FILE:LINE" of the trace line, when known
+    std::string function;                // ACT: the activation function
+    uint64_t n = 0;                      // ACT/POOL: elements per partition
+    uint64_t elements = 0, bytes = 0;    // elements computed, bytes moved
+    double model_ns = -1;                // --cost-model: the estimate, or -1
+    std::string model_formula;
+};
+
 class Recorder {
 public:
-    Recorder(const std::string& out_dir, uint64_t total_instructions, bool progress);
+    Recorder(const std::string& out_dir, uint64_t total_instructions, const RecorderOptions& options);
     ~Recorder();
 
-    void instruction(const std::string& engine, uint64_t index, uint8_t opcode, const std::string& mnemonic,
-                     const sc_core::sc_time& start, const sc_core::sc_time& end, double clock_ghz);
+    void instruction(const InstructionRecord& r);
     // Any other slice on a named track (DMA transfers, table loads).
     void slice(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
                const std::string& args_json = "");
-    void finish();  // closes the files; idempotent
+    // A counter track's value from time `at` on.
+    void counter(const std::string& name, const sc_core::sc_time& at, double value);
+    // Closes the files; throws naming the file when a write failed. Idempotent.
+    void finish();
 
     uint64_t completed() const { return completed_; }
+    bool cost_model() const { return opt_.cost_model; }
+
+    // --cost-model: the instructions whose simulated time differs most from the estimate.
+    struct Divergence {
+        std::string instruction, mnemonic, source, formula;  // "act#3"
+        double simulated_ns = 0, model_ns = 0;
+    };
+    const std::vector<Divergence>& top_divergences() const { return top_; }
 
 private:
     int track_id(const std::string& track);
+    bool in_window(const sc_core::sc_time& start, const sc_core::sc_time& end) const;
     void event(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
                const std::string& args_json);
     void progress();
 
+    std::string csv_path_, timeline_path_;
     std::FILE* csv_ = nullptr;
     std::FILE* timeline_ = nullptr;
-    bool first_event_ = true;
+    RecorderOptions opt_;
     std::map<std::string, int> tracks_;
-    uint64_t total_, completed_ = 0;
-    bool progress_;
+    uint64_t total_, completed_ = 0, flows_ = 0;
+    std::vector<Divergence> top_;  // largest |simulated - model| first, at most 5
     std::chrono::steady_clock::time_point start_wall_, last_draw_;
 };
+
+std::string json_escape(const std::string& s);
 
 }  // namespace neuronsim::platform

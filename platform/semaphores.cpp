@@ -8,7 +8,7 @@ using model::isa::Events;
 using model::isa::UpdateMode;
 using model::isa::WaitMode;
 
-Semaphores::Semaphores(sc_core::sc_module_name name, uint32_t count) : sc_core::sc_module(name), values_(count, 0) {}
+Semaphores::Semaphores(sc_core::sc_module_name name, uint32_t count) : sc_core::sc_module(name), values_(count, 0), updaters_(count) {}
 
 void Semaphores::check_index(uint32_t idx) const {
     if (idx >= values_.size())
@@ -22,7 +22,7 @@ bool Semaphores::holds(const Events& e) const {
     return e.wait == WaitMode::Eq ? v == want : v >= want;
 }
 
-void Semaphores::update(const Events& e) {
+void Semaphores::update(const Events& e, const std::string* engine, uint64_t index) {
     if (e.update == UpdateMode::None) return;
     int64_t v = values_[e.update_idx];
     switch (e.update) {
@@ -33,6 +33,7 @@ void Semaphores::update(const Events& e) {
     }
     if (v > INT32_MAX || v < INT32_MIN) throw Error("semaphore " + std::to_string(e.update_idx) + " overflows its signed 32 bits");
     values_[e.update_idx] = static_cast<int32_t>(v);
+    updaters_[e.update_idx] = {engine, index, sc_core::sc_time_stamp()};
     ++updates_;
     changed_.notify(sc_core::SC_ZERO_TIME);
 }

@@ -18,12 +18,13 @@ namespace fs = std::filesystem;
 
 static std::string location_text(const isa::Location& l) { return isa::format_location(l); }
 
-AssembleResult assemble_trace(const std::string& trace_path, const std::string& out_dir) {
+AssembleResult assemble_trace(const std::string& trace_path, const std::string& out_dir, const std::string& source_name) {
     fs::create_directories(out_dir);
     for (const auto& e : fs::directory_iterator(out_dir))
-        if (e.path().extension() == ".bin" || e.path().filename() == "setup.trace") fs::remove(e.path());
+        if (e.path().extension() == ".bin" || e.path().extension() == ".lines" || e.path().filename() == "setup.trace") fs::remove(e.path());
     AssembleResult res;
-    std::map<std::string, std::unique_ptr<std::ofstream>> outs;
+    std::map<std::string, std::unique_ptr<std::ofstream>> outs, lines;
+    const std::string source = source_name.empty() ? trace_path : source_name;
     std::ofstream setup(out_dir + "/setup.trace");
     if (!setup) throw Error(out_dir + "/setup.trace: cannot create: " + std::strerror(errno));
     setup << "# directives of " << fs::absolute(trace_path).string() << "\n";
@@ -34,8 +35,13 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
             if (!o) {
                 o = std::make_unique<std::ofstream>(out_dir + "/" + r->instruction.engine + ".bin", std::ios::binary);
                 if (!*o) throw Error(out_dir + "/" + r->instruction.engine + ".bin: cannot create");
+                auto& l = lines[r->instruction.engine];
+                l = std::make_unique<std::ofstream>(out_dir + "/" + r->instruction.engine + ".lines");
+                if (!*l) throw Error(out_dir + "/" + r->instruction.engine + ".lines: cannot create");
+                *l << "# source " << source << "\n";
             }
             o->write(reinterpret_cast<const char*>(r->instruction.bundle.b.data()), isa::kBundleBytes);
+            *lines[r->instruction.engine] << r->line << "\n";
             ++res.instructions[r->instruction.engine];
         } else if (r->kind == Record::Kind::Data) {
             const DataDirective& d = r->data;
@@ -59,6 +65,9 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
     }
     for (auto& [e, o] : outs)
         if (!o->flush()) throw Error(out_dir + "/" + e + ".bin: write error");
+    for (auto& [e, o] : lines)
+        if (!o->flush()) throw Error(out_dir + "/" + e + ".lines: write error");
+    if (!setup.flush()) throw Error(out_dir + "/setup.trace: write error");
     return res;
 }
 
@@ -84,6 +93,32 @@ bool BundleStream::next(isa::Bundle& b) {
     if (n != isa::kBundleBytes) throw Error(path_ + ": read error at byte offset " + std::to_string((index_ + 1) * isa::kBundleBytes));
     ++index_;
     return true;
+}
+
+SourceLines::SourceLines(const std::string& bin_path) {
+    const fs::path p = fs::path(bin_path).replace_extension(".lines");
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return;
+    f_ = std::fopen(p.string().c_str(), "r");
+    if (!f_) throw Error(p.string() + ": cannot open: " + std::strerror(errno));
+    char buf[4096];
+    if (std::fgets(buf, sizeof buf, f_) && std::strncmp(buf, "# source ", 9) == 0) {
+        source_ = buf + 9;
+        while (!source_.empty() && (source_.back() == '\n' || source_.back() == '\r')) source_.pop_back();
+    } else {
+        throw Error(p.string() + ":1: expected \"# source FILE\"");
+    }
+}
+
+SourceLines::~SourceLines() {
+    if (f_) std::fclose(f_);
+}
+
+uint64_t SourceLines::next() {
+    if (!f_) return 0;
+    char buf[32];
+    if (!std::fgets(buf, sizeof buf, f_)) return 0;  // fewer lines than bundles: unknown from here on
+    return std::strtoull(buf, nullptr, 10);
 }
 
 std::map<std::string, std::string> list_streams(const std::string& dir) {

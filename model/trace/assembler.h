@@ -1,8 +1,10 @@
 #pragma once
 // Assembles a text trace into per-engine binary bundle streams, the form `neuronsim run`
-// executes and other tools can produce: DIR/<engine>.bin (64-byte bundles in program order)
-// and DIR/setup.trace (the .data/.dump directives, file paths made absolute). Streams record
-// by record: memory does not grow with the trace.
+// executes and other tools can produce: DIR/<engine>.bin (64-byte bundles in program order),
+// DIR/<engine>.lines (where each bundle came from: a "# source FILE" line, then one trace line
+// number per bundle; optional for other producers) and DIR/setup.trace (the .data/.dump
+// directives, file paths made absolute). Streams record by record: memory does not grow with
+// the trace.
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -18,7 +20,8 @@ struct AssembleResult {
     uint64_t directives = 0;
 };
 
-AssembleResult assemble_trace(const std::string& trace_path, const std::string& out_dir);
+// `source_name`: how the .lines files name the trace (default: trace_path as given).
+AssembleResult assemble_trace(const std::string& trace_path, const std::string& out_dir, const std::string& source_name = "");
 
 // Reads one engine's stream sequentially; errors name the file and byte offset.
 class BundleStream {
@@ -37,6 +40,23 @@ public:
     ~BundleStream();
     BundleStream(const BundleStream&) = delete;
     BundleStream& operator=(const BundleStream&) = delete;
+};
+
+// Reads DIR/<engine>.lines beside a stream, one bundle at a time; empty when there is none.
+class SourceLines {
+public:
+    SourceLines() = default;
+    explicit SourceLines(const std::string& bin_path);
+    ~SourceLines();
+    SourceLines(const SourceLines&) = delete;
+    SourceLines& operator=(const SourceLines&) = delete;
+    // The line of the next bundle (0 when unknown); the file is source().
+    uint64_t next();
+    const std::string& source() const { return source_; }
+
+private:
+    std::FILE* f_ = nullptr;
+    std::string source_;
 };
 
 // The engine streams of a directory: engine name -> path, from the *.bin file names.

@@ -10,6 +10,7 @@
 #include "model/isa/address.h"
 #include "model/isa/layouts.h"
 #include "model/pwp/catalog.h"
+#include "model/pwp/closed_forms.h"
 #include "platform/platform.h"
 
 namespace neuronsim::platform {
@@ -160,12 +161,23 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     add(im.control.size(), tables_.control_base());
     add(im.bucket.size(), tables_.bucket_base());
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
-    platform_.dma().transfer_group(platform_.config().act.table_load_dma_engine, ts, "load_act_func_set " + s.name);
+    const uint32_t e = platform_.config().act.table_load_dma_engine;
+    detail_.resource = "dma" + std::to_string(e);
+    detail_.queued = platform_.dma().transfer_group(e, ts, "load_act_func_set " + s.name);
+    detail_.function = s.name;
+    detail_.shape.bytes = im.bytes();
+    const std::string from = tables_.resident().empty() ? "(none)" : tables_.resident();
     tables_.set_resident(s.name, im.ctrl_words, s.functions);
+    platform_.recorder().counter("act resident set", sc_core::sc_time_stamp(), idx);
     ++loads_;
     redundant_loads_ += redundant;
     load_bytes_ += im.bytes();
-    load_time_ += sc_core::sc_time_stamp() - t0;
+    const sc_core::sc_time took = sc_core::sc_time_stamp() - t0 - detail_.queued;
+    load_time_ += took;
+    Switch& sw = switches_[{from, s.name}];
+    ++sw.count;
+    sw.time += took;
+    pending_switch_ = &sw;
     (void)index;
 }
 
@@ -206,19 +218,31 @@ void ActEngine::activate(const Bundle& b) {
         bias_dtype = static_cast<Dtype>(bias_code);
     }
 
+    // Parametric ReLU has no table path: its slope alpha is the instruction's imm operand
+    // (seed 003 §1: out = ActFn(in*scale + bias; alpha); §5: Prelu has no usePwp branch).
+    const bool prelu = fn.meta.bare_name() == "parametric_relu";
     for (uint32_t p = 0; p < nch; ++p) {
         const float scale = operand(op.scale_src, op.scale_value, p, "scale", Dtype::Fp32);
         const float bias = operand(bias_mode, op.bias, p, "bias", bias_dtype);
+        const float alpha = prelu || op.accumulator_cmd == kLoadAccumulate ? operand(op.imm_src, op.imm, p, "imm", Dtype::Fp32) : 0.0f;
+        // The accumulator takes each result as it is produced, in element order (seed 003 §1:
+        // doEngineAccumReduce folds the outputs into the engine accumulator); Activate2's
+        // reduction does the same.
         float& acc = acc_[src.partition + p];  // the lane of the partition read
-        float sum = 0.0f;
+        switch (op.accumulator_cmd) {
+            case kZero:
+            case kZeroAccumulate: acc = 0.0f; break;
+            case kLoadAccumulate: acc = alpha; break;
+            default: break;
+        }
         const bool summing = op.accumulator_cmd >= kAccumulate;
         auto body = [&](auto load, auto store) {
             // Operands by value: the stores go through uint8_t pointers, which may alias.
-            for_each(src, dst, p, [&sum, &view, &fn, scale, bias, summing, load, store](const uint8_t* s, uint8_t* d) {
+            for_each(src, dst, p, [&acc, &view, &fn, scale, bias, alpha, prelu, summing, load, store](const uint8_t* s, uint8_t* d) {
                 float v = scale * load(s);  // multiply, then add: two roundings, no FMA
                 v = v + bias;
-                const float y = fn.eval(view, v);
-                if (summing) sum = sum + y;
+                const float y = prelu ? model::pwp::exact(model::pwp::ActFn::Prelu, v, alpha) : fn.eval(view, v);
+                if (summing) acc = acc + y;
                 store(y, d);
             });
         };
@@ -227,15 +251,9 @@ void ActEngine::activate(const Bundle& b) {
             body([](const uint8_t* s) { float x; std::memcpy(&x, s, 4); return x; }, [](float y, uint8_t* d) { std::memcpy(d, &y, 4); });
         else
             body([in](const uint8_t* s) { return model::fp::to_f32(in, s); }, [out](float y, uint8_t* d) { model::fp::from_f32(out, y, d); });
-        switch (op.accumulator_cmd) {
-            case kZero: acc = 0.0f; break;
-            case kAccumulate: acc = acc + sum; break;
-            case kZeroAccumulate: acc = sum; break;
-            case kLoadAccumulate: acc = operand(op.imm_src, op.imm, p, "imm", Dtype::Fp32) + sum; break;
-            default: break;
-        }
     }
-    finish_streaming(src, dst, nch, in);
+    detail_.function = fn.meta.bare_name();
+    finish_streaming(src, dst, nch, in, out);
 }
 
 // Every element of partition p in pattern order; dst walks its own pattern in the same order.
@@ -267,13 +285,21 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
     }
 }
 
-// Counts the traffic and waits for the instruction's time (act_timing.h).
-void ActEngine::finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in) {
+// Counts the traffic, fills the instruction's record and waits for its time (act_timing.h).
+void ActEngine::finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in, Dtype out) {
     const uint64_t n = src.elements();
     elements_ += n * nch;
     platform_.memory(src.space).count_access(n * nch * src.bytes, 0);
     platform_.memory(dst.space).count_access(0, n * nch * dst.bytes);
-    wait(cycles(static_cast<double>(timing_.activate_cycles(n, model::fp::is_16bit(in), src.strided() || dst.strided()))));
+    detail_.shape.n = n;
+    detail_.shape.in_dtype = static_cast<uint8_t>(in);
+    detail_.shape.out_dtype = static_cast<uint8_t>(out);
+    detail_.elements = n * nch;
+    if (pending_switch_) {  // the first function the loaded set served
+        if (!detail_.function.empty()) pending_switch_->functions.insert(detail_.function);
+        pending_switch_ = nullptr;
+    }
+    wait(cycles(static_cast<double>(timing_.activate_cycles(n, in, src.strided() || dst.strided()))));
 }
 
 // The resident function of (opcode, func_id), or an error naming the function and the set.
@@ -321,7 +347,8 @@ void ActEngine::activate_quantize(const Bundle& b) {
             model::fp::from_f32(out, q, d);
         });
     }
-    finish_streaming(src, dst, nch, in);
+    detail_.function = fn.meta.bare_name();
+    finish_streaming(src, dst, nch, in, out);
 }
 
 void ActEngine::activate2(const Bundle& b) {
@@ -370,12 +397,13 @@ void ActEngine::activate2(const Bundle& b) {
         if (op.reduce_cmd == 1 || op.reduce_cmd == 3) acc = identity;  // RESET, RESET_REDUCE
         for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
             float t = alu(op.op1, alu(op.op0, model::fp::to_f32(in, s), imm0), imm1);
-            float y = prelu ? (t > 0.0f ? t : slope * t) : fn.eval(view, t);
+            float y = prelu ? model::pwp::exact(model::pwp::ActFn::Prelu, t, slope) : fn.eval(view, t);
             if (op.reduce_cmd >= 2) acc = reduce(acc, y);  // REDUCE, RESET_REDUCE
             model::fp::from_f32(out, y, d);
         });
     }
-    finish_streaming(src, dst, nch, in);
+    detail_.function = fn.meta.bare_name();
+    finish_streaming(src, dst, nch, in, out);
 }
 
 void ActEngine::read_accumulator(const Bundle& b) {
@@ -391,6 +419,9 @@ void ActEngine::read_accumulator(const Bundle& b) {
     Pattern dst = pattern(platform_, "dst", op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, model::fp::dtype_bytes(dt), nch);
     check_quadrant("dst", dst.partition, nch);
     for (uint32_t p = 0; p < nch; ++p) model::fp::from_f32(dt, acc_[dst.partition + p], dst.at(p, 0, 0, 0));
+    detail_.shape.n = 1;
+    detail_.shape.out_dtype = op.dtype;
+    detail_.elements = nch;
     wait(cycles(static_cast<double>(timing_.read_accumulator_cycles())));
 }
 
@@ -401,6 +432,15 @@ void ActEngine::collect_stats(nlohmann::ordered_json& node) const {
     node["redundant_table_loads"] = redundant_loads_;
     node["table_load_bytes"] = load_bytes_;
     node["table_load_ps"] = load_time_.value();
+    // Busy time apart from table loads: a table load is not computing.
+    node["compute_ps"] = (busy() - load_time_).value();
+    nlohmann::ordered_json sw = nlohmann::ordered_json::array();
+    for (const auto& [k, v] : switches_) {
+        nlohmann::ordered_json fns = nlohmann::ordered_json::array();
+        for (const auto& f : v.functions) fns.push_back(f);
+        sw.push_back({{"from", k.first}, {"to", k.second}, {"count", v.count}, {"load_ps", v.time.value()}, {"for_functions", std::move(fns)}});
+    }
+    node["table_switches"] = std::move(sw);
 }
 
 }  // namespace neuronsim::platform

@@ -5,6 +5,8 @@
 // resident tables; ReadAccumulator (0x24) drains the per-partition fp32 accumulator. Time per
 // instruction follows act_timing.h; each instruction is one numeric kernel call and one wait.
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,7 +55,7 @@ private:
     Resolved resolve(uint8_t opcode, uint8_t func_id) const;
     template <typename F>
     void for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f);
-    void finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in);
+    void finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out);
 
     ActTables& tables_;
     const std::vector<ActSetImage>& sets_;
@@ -62,6 +64,15 @@ private:
     ActTiming timing_;
     uint64_t loads_ = 0, redundant_loads_ = 0, load_bytes_ = 0, elements_ = 0;
     sc_core::sc_time load_time_ = sc_core::SC_ZERO_TIME;
+    // Table loads by (resident set before, set loaded): how often, how long, and the functions
+    // the loaded set served first (what forced the switch).
+    struct Switch {
+        uint64_t count = 0;
+        sc_core::sc_time time = sc_core::SC_ZERO_TIME;
+        std::set<std::string> functions;
+    };
+    std::map<std::pair<std::string, std::string>, Switch> switches_;
+    Switch* pending_switch_ = nullptr;
 };
 
 }  // namespace neuronsim::platform

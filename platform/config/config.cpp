@@ -9,12 +9,18 @@
 #include <yaml-cpp/yaml.h>
 
 #include "model/common/error.h"
+#include "model/fp/dtype.h"
 #include "model/io/json_path.h"
 #include "platform/config/builtin_configs.h"
 
 namespace neuronsim::platform {
 
 bool ActConfig::has_opcode(uint32_t op) const { return std::find(opcodes.begin(), opcodes.end(), op) != opcodes.end(); }
+
+uint32_t ActConfig::rate(const std::string& dtype_name) const {
+    auto it = elems_per_partition_cycle.find(dtype_name);
+    return it != elems_per_partition_cycle.end() ? it->second : elems_per_partition_cycle.at("default");
+}
 
 const std::vector<std::string>& generation_names() {
     static const std::vector<std::string> n = {"sunda", "cayman", "mariana", "mariana_plus", "maverick"};
@@ -182,8 +188,17 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         Map a = top.map("act");
         c.act.clock_ghz = a.num<double>("clock_ghz", 0.01, 100);
         c.act.lanes = a.num<uint32_t>("lanes", 1, 128);
-        c.act.elems_per_cycle_32bit = a.num<uint32_t>("elems_per_cycle_32bit", 1, 4096);
-        c.act.elems_per_cycle_16bit = a.num<uint32_t>("elems_per_cycle_16bit", 1, 4096);
+        {
+            Map r = a.map("elems_per_partition_cycle");
+            c.act.elems_per_partition_cycle.clear();
+            c.act.elems_per_partition_cycle["default"] = r.num<uint32_t>("default", 1, 64);
+            for (uint8_t code = 0; code < 0x10; ++code)
+                if (model::fp::act_input_dtype(code)) {
+                    const std::string n = model::fp::dtype_name(code);
+                    if (r.node()[n]) c.act.elems_per_partition_cycle[n] = r.num<uint32_t>(n, 1, 64);
+                }
+            r.finish();  // a key that is not an ACT input dtype is unknown
+        }
         c.act.static_overhead_cycles = a.num<uint32_t>("static_overhead_cycles", 0, 1u << 20);
         c.act.min_ii_cycles = a.num<uint32_t>("min_ii_cycles", 0, 1u << 20);
         c.act.access_startup_cycles = a.num<uint32_t>("access_startup_cycles", 0, 1u << 20);
@@ -218,6 +233,14 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         c.gpsimd.cores = g.num<uint32_t>("cores", 1, 64);
         c.gpsimd.vector_bits = g.num<uint32_t>("vector_bits", 32, 4096);
         c.gpsimd.startup_cycles = g.num<uint32_t>("startup_cycles", 0, 1u << 20);
+        c.gpsimd.read_port_bits = g.num<uint32_t>("read_port_bits", 8, 65536);
+        c.gpsimd.write_port_bits = g.num<uint32_t>("write_port_bits", 8, 65536);
+        c.gpsimd.elems_per_cycle = g.num<uint32_t>("elems_per_cycle", 1, 65536);
+        {
+            Map l = g.map("leg_cycles");
+            for (uint32_t impl = 1; impl <= 6; ++impl) c.gpsimd.leg_cycles[impl] = l.num<uint32_t>(std::to_string(impl), 0, 1u << 16);
+            l.finish();
+        }
         c.gpsimd.cptc_library = g.flag("cptc_library");
         c.gpsimd.coretype_perf = g.flag("coretype_perf");
         c.gpsimd.cptc_flag = g.flag("cptc_flag");
@@ -266,8 +289,9 @@ std::string config_to_yaml(const Config& c) {
       << c.dma.bytes_per_ns_per_engine << YAML::Key << "fixed_overhead_ns" << YAML::Value << c.dma.fixed_overhead_ns << YAML::EndMap;
     e << YAML::Key << "sync" << YAML::Value << YAML::BeginMap << YAML::Key << "semaphores" << YAML::Value << c.semaphores << YAML::EndMap;
     e << YAML::Key << "act" << YAML::Value << YAML::BeginMap << YAML::Key << "clock_ghz" << YAML::Value << c.act.clock_ghz << YAML::Key << "lanes"
-      << YAML::Value << c.act.lanes << YAML::Key << "elems_per_cycle_32bit" << YAML::Value << c.act.elems_per_cycle_32bit << YAML::Key
-      << "elems_per_cycle_16bit" << YAML::Value << c.act.elems_per_cycle_16bit << YAML::Key << "static_overhead_cycles" << YAML::Value
+      << YAML::Value << c.act.lanes << YAML::Key << "elems_per_partition_cycle" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [k, v] : c.act.elems_per_partition_cycle) e << YAML::Key << k << YAML::Value << v;
+    e << YAML::EndMap << YAML::Key << "static_overhead_cycles" << YAML::Value
       << c.act.static_overhead_cycles << YAML::Key << "min_ii_cycles" << YAML::Value << c.act.min_ii_cycles << YAML::Key << "access_startup_cycles"
       << YAML::Value << c.act.access_startup_cycles << YAML::Key << "pipeline_latency_cycles" << YAML::Value << c.act.pipeline_latency_cycles
       << YAML::Key << "strided_slowdown" << YAML::Value << c.act.strided_slowdown << YAML::Key << "accumulator_readout_cycles" << YAML::Value
@@ -281,7 +305,11 @@ std::string config_to_yaml(const Config& c) {
     e << YAML::EndSeq << YAML::EndMap;
     e << YAML::Key << "gpsimd" << YAML::Value << YAML::BeginMap << YAML::Key << "clock_ghz" << YAML::Value << c.gpsimd.clock_ghz << YAML::Key << "cores"
       << YAML::Value << c.gpsimd.cores << YAML::Key << "vector_bits" << YAML::Value << c.gpsimd.vector_bits << YAML::Key << "startup_cycles" << YAML::Value
-      << c.gpsimd.startup_cycles << YAML::Key << "cptc_library" << YAML::Value << c.gpsimd.cptc_library << YAML::Key << "coretype_perf"
+      << c.gpsimd.startup_cycles << YAML::Key << "read_port_bits" << YAML::Value << c.gpsimd.read_port_bits << YAML::Key << "write_port_bits"
+      << YAML::Value << c.gpsimd.write_port_bits << YAML::Key << "elems_per_cycle" << YAML::Value << c.gpsimd.elems_per_cycle << YAML::Key
+      << "leg_cycles" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [impl, n] : c.gpsimd.leg_cycles) e << YAML::Key << impl << YAML::Value << n;
+    e << YAML::EndMap << YAML::Key << "cptc_library" << YAML::Value << c.gpsimd.cptc_library << YAML::Key << "coretype_perf"
       << YAML::Value << c.gpsimd.coretype_perf << YAML::Key << "cptc_flag" << YAML::Value << c.gpsimd.cptc_flag << YAML::Key << "cptc_routing" << YAML::Value
       << YAML::Flow << YAML::BeginMap;
     for (const auto& [v, impl] : c.gpsimd.cptc_routing) e << YAML::Key << v << YAML::Value << impl;

@@ -38,7 +38,11 @@ struct ActTablesConfig {
 struct ActConfig {
     double clock_ghz = 1.4;
     uint32_t lanes = 128;
-    uint32_t elems_per_cycle_32bit = 128, elems_per_cycle_16bit = 128;
+    // Elements each partition (lane) streams per cycle, by input dtype name (dtype_name():
+    // FP32, BFLOAT16, FP8_EXP4, ...); "default" covers the types not listed. The engine-wide
+    // figure of public-figures §0 (128 or 256 elements/cycle) is this x lanes.
+    std::map<std::string, uint32_t> elems_per_partition_cycle{{"default", 1}};
+    uint32_t rate(const std::string& dtype_name) const;
     uint32_t static_overhead_cycles = 100, min_ii_cycles = 64, access_startup_cycles = 60;
     uint32_t pipeline_latency_cycles = 32;
     uint32_t strided_slowdown = 2;
@@ -52,6 +56,9 @@ struct ActConfig {
 struct GpsimdConfig {
     double clock_ghz = 1.4;
     uint32_t cores = 8, vector_bits = 512, startup_cycles = 150;
+    uint32_t read_port_bits = 512, write_port_bits = 512;  // per core, per cycle, separate ports
+    uint32_t elems_per_cycle = 128;                         // engine-wide datapath, all cores
+    std::map<uint32_t, uint32_t> leg_cycles;                // cptc_decode_impl<N> -> its per-group work
     bool cptc_library = false;
     bool coretype_perf = true;   // the PERF core type (only it stages the CPTC library)
     bool cptc_flag = false;      // as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set

@@ -1,10 +1,12 @@
 #include "platform/pool/pool_engine.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <spdlog/spdlog.h>
 
 #include "model/common/error.h"
+#include "model/cptc/cptc.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
@@ -14,26 +16,52 @@ namespace neuronsim::platform {
 
 using namespace model::isa;
 
-unsigned PoolTiming::leg_cycles(unsigned impl) {
-    // [A] from each leg's datapath (§F.5): <1> fp32 narrow + normalise, <2> fp16 MAC, <3> fp16
-    // with a 24-bit intermediate, <4> mixed-sign fp16/fp32, <5> integer only, <6> widest.
-    static const unsigned c[7] = {0, 6, 4, 5, 6, 2, 8};
-    return impl <= 6 ? c[impl] : 0;
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// All the core's partitions move `bytes_per_partition` each through a port of `port_bits`.
+uint64_t PoolTiming::port_cycles(uint64_t bytes_per_partition, uint32_t port_bits) const {
+    return ceil_div(uint64_t{partitions_per_core} * bytes_per_partition * 8, port_bits);
 }
 
-// The per-group terms are for one 512-bit pass over a core's partitions at 32 bits each (16
-// partitions): `passes` scales them when a core owns more partitions or has wider vectors.
-static uint64_t scaled(const GpsimdConfig& g, uint32_t partitions_per_core, uint64_t per_pass) {
-    const uint64_t num = uint64_t{partitions_per_core} * 32 * per_pass;
-    return (num + g.vector_bits - 1) / g.vector_bits;
+// The core's share of the engine-wide datapath (public-figures §2: 128 elements/cycle).
+uint64_t PoolTiming::datapath_cycles(uint64_t elements_per_partition) const {
+    return ceil_div(uint64_t{partitions_per_core} * elements_per_partition * cfg->cores, cfg->elems_per_cycle);
 }
 
-uint64_t PoolTiming::cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t groups, unsigned out_bytes) const {
-    return cfg->startup_cycles + scaled(*cfg, partitions_per_core, groups * (2ull * bits + leg_cycles(impl) + 16ull * out_bytes));
+PoolTiming::Stages PoolTiming::cptc_group(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes) const {
+    Stages s;
+    s.read = port_cycles(ceil_div(uint64_t{bits} * 8, 16) * 16, cfg->read_port_bits);  // the group's planes, whole 16-byte units
+    // The leg's work is per 512-bit pass at 32 bits per partition, as many passes as the
+    // core's partitions need.
+    const auto leg = cfg->leg_cycles.find(impl);
+    const uint64_t work = ceil_div(uint64_t{partitions_per_core} * 32 * (leg == cfg->leg_cycles.end() ? 0 : leg->second), cfg->vector_bits);
+    s.kernel = std::max(work, datapath_cycles(elements));
+    s.write = port_cycles(elements * out_bytes, cfg->write_port_bits);
+    return s;
+}
+
+uint64_t PoolTiming::cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes, uint64_t scale_bytes) const {
+    const uint64_t groups = ceil_div(elements, model::cptc::kGroup);
+    if (!groups) return cfg->startup_cycles;
+    const Stages full = cptc_group(impl, bits, model::cptc::kGroup, out_bytes);
+    const uint64_t last_n = elements - (groups - 1) * model::cptc::kGroup;
+    const Stages last = cptc_group(impl, bits, last_n, out_bytes);
+    // In-order stages, one group each at a time: a stage starts a group when it has finished
+    // the previous one and the stage before has finished this one. O(groups) additions, far
+    // less than decoding the groups.
+    uint64_t r = port_cycles(scale_bytes, cfg->read_port_bits), k = 0, w = 0;
+    for (uint64_t g = 0; g < groups; ++g) {
+        const Stages& s = g + 1 < groups ? full : last;
+        r += s.read;
+        k = std::max(r, k) + s.kernel;
+        w = std::max(k, w) + s.write;
+    }
+    return cfg->startup_cycles + w;
 }
 
 uint64_t PoolTiming::copy_cycles(uint64_t bytes_per_partition) const {
-    return cfg->startup_cycles + scaled(*cfg, partitions_per_core, (bytes_per_partition + 3) / 4 * 2);
+    return cfg->startup_cycles + std::max({port_cycles(bytes_per_partition, cfg->read_port_bits), port_cycles(bytes_per_partition, cfg->write_port_bits),
+                                           datapath_cycles(ceil_div(bytes_per_partition, 4))});
 }
 uint64_t PoolTiming::lut_load_cycles() const { return cfg->startup_cycles + 16; }
 uint64_t PoolTiming::nop_cycles() const { return cfg->startup_cycles; }
@@ -97,13 +125,20 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     uint64_t cyc;
     if (r.impl) {
         const unsigned ob = static_cast<unsigned>(model::fp::dtype_bytes(static_cast<model::fp::Dtype>(b.u8(offsetof(ConvLutOp, out_dtype)))));
-        cyc = timing_.cptc_decode_cycles(r.impl, r.bits, r.groups, ob);
+        cyc = timing_.cptc_decode_cycles(r.impl, r.bits, r.elements, ob, r.scale_bytes);
+        detail_.shape.n = r.elements;
+        detail_.shape.out_dtype = b.u8(offsetof(ConvLutOp, out_dtype));
+        detail_.shape.bytes = r.elements * partitions * ob;
+        detail_.elements = r.elements * partitions;
+        detail_.function = r.kernel;
         ++decodes_;
         ++by_impl_[r.impl];
         decoded_elements_ += r.elements * partitions;
         sbuf.count_access(0, r.elements * partitions * ob);
     } else if (r.kernel == "ExtendedInstCopy") {
         cyc = timing_.copy_cycles(r.bytes_per_partition);
+        detail_.shape.n = r.bytes_per_partition / 4;
+        detail_.shape.bytes = r.bytes_per_partition * partitions;
         ++copies_;
         sbuf.count_access(r.bytes_per_partition * partitions, r.bytes_per_partition * partitions);
     } else if (r.kernel.rfind("pool_conv_lut_load", 0) == 0) {

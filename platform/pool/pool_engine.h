@@ -13,17 +13,27 @@
 
 namespace neuronsim::platform {
 
+// One core's time (docs/cptc-format.md, "Timing"). A CPTC decode is a three-stage pipeline
+// over 64-element groups: read (the group's K bit planes through the core's read port), kernel
+// (the leg's per-group work, but no faster than the core's share of the engine's datapath in
+// elements per cycle) and write (the outputs through the separate write port). The stages
+// overlap; block scales are read through the read port before the first group; a partial
+// last group computes and writes only its elements.
 struct PoolTiming {
     const GpsimdConfig* cfg = nullptr;
     uint32_t partitions_per_core = 16;
-    // Per 64-element group and partition: read the K bit planes (2K cycles at 32 bits per
-    // cycle), the kernel's leg (unpack, de-interleave, scale, reconstruct, clamp), store
-    // 64 x out_bytes (16 x out_bytes cycles).
-    static unsigned leg_cycles(unsigned impl);
-    uint64_t cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t groups, unsigned out_bytes) const;
-    uint64_t copy_cycles(uint64_t bytes_per_partition) const;  // 32 bits read and written per partition per cycle
+    struct Stages {
+        uint64_t read = 0, kernel = 0, write = 0;
+    };
+    Stages cptc_group(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes) const;  // one group of `elements`
+    uint64_t cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes, uint64_t scale_bytes) const;
+    uint64_t copy_cycles(uint64_t bytes_per_partition) const;  // read and write overlap
     uint64_t lut_load_cycles() const;
     uint64_t nop_cycles() const;
+
+private:
+    uint64_t port_cycles(uint64_t bytes_per_partition, uint32_t port_bits) const;
+    uint64_t datapath_cycles(uint64_t elements_per_partition) const;
 };
 
 class PoolEngine : public Engine {

@@ -10,6 +10,7 @@
 #include "model/fp/bits.h"
 #include "model/pwp/catalog.h"
 #include "model/pwp/catalog_writer.h"
+#include "model/pwp/closed_forms.h"
 #include "model/pwp/roster.h"
 #include "model/pwp/table_eval.h"
 #include "model/trace/assembler.h"
@@ -66,7 +67,9 @@ TEST_F(ActTest, WholeTensorNumericsEqualTheModelEvaluatorForEveryFunctionOfASet)
             for (size_t i = 0; i < in.size(); ++i) {
                 float v = scale * in[i];
                 v = v + bias;
-                ASSERT_EQ(bits(got[i]), bits(te.evaluate(f, v))) << rs.name << "/" << f.func_name << " element " << i << " input " << in[i];
+                // parametric_relu has no table path: its slope is the imm operand (0 here).
+                const float want = f.bare_name() == "parametric_relu" ? model::pwp::exact(model::pwp::ActFn::Prelu, v, 0.0f) : te.evaluate(f, v);
+                ASSERT_EQ(bits(got[i]), bits(want)) << rs.name << "/" << f.func_name << " element " << i << " input " << in[i];
             }
         }
     }
@@ -121,6 +124,68 @@ TEST_F(ActTest, AccumulatorCommands) {
     EXPECT_EQ(floats(out("acc.bin")), (std::vector<float>{6, 12, 12, 106, 0}));
 }
 
+TEST_F(ActTest, ParametricReluTakesItsSlopeFromImm) {
+    // Seed 003: out = ActFn(in*scale + bias; alpha), alpha is the instruction's third operand
+    // (imm); Prelu has no table path. As immediate and as a pointer (per partition).
+    const auto& rs = model::pwp::builtin_roster(model::pwp::Target::Trainium);
+    int set = -1, func = -1;
+    for (size_t i = 0; i < rs.size() && set < 0; ++i) {
+        model::pwp::PackedSet ps = model::pwp::read_set(model::pwp::default_catalog_dir() + "/pwp_bin_trainium/" + rs[i].name + ".json");
+        for (const auto& f : ps.manifest.profile_meta_data)
+            if (f.bare_name() == "parametric_relu") set = static_cast<int>(i), func = f.func_id;
+    }
+    ASSERT_GE(set, 0);
+    const std::string pre = ".data sbuf:0:0x0 partitions=2 f32 -2 3 -0.5 0\n.data sbuf:0:0x80 partitions=1 f32 0.25\n.data sbuf:1:0x80 partitions=1 f32 -3\n"
+                            "act load_act_func_set set=" + std::to_string(set) + "\n";
+    auto act = [&](const std::string& imm) {
+        return "act activate func=" + std::to_string(func) + " in_bias_dtype=10 out_dtype=10 num_active_channels=2 bias_src_n=1 scale=1.0 " + imm +
+               " src=sbuf:0:0 src.num=4,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=4,1,1 dst.step=1,0,0\n.dump sbuf:0:0x40 bytes=16 partitions=2 file=o.bin\n";
+    };
+    run(pre + act("imm=0.1"));
+    std::vector<float> o = floats(out("o.bin"));
+    ASSERT_EQ(o.size(), 8u);
+    EXPECT_EQ(bits(o[0]), bits(0.1f * -2.0f));  // alpha * x, one rounding
+    EXPECT_EQ(bits(o[1]), bits(3.0f));
+    EXPECT_EQ(bits(o[2]), bits(0.1f * -0.5f));
+    EXPECT_EQ(bits(o[3]), bits(0.1f * 0.0f));   // 0 is not > 0: alpha * 0
+    reset_systemc_context();
+    run(pre + act("imm_src=1 imm=sbuf:0:0x80"));  // pointer: 0.25 on partition 0, -3 on partition 1
+    o = floats(out("o.bin"));
+    EXPECT_EQ(bits(o[0]), bits(0.25f * -2.0f));
+    EXPECT_EQ(bits(o[4]), bits(-3.0f * -2.0f));
+    EXPECT_EQ(bits(o[5]), bits(3.0f));
+}
+
+TEST_F(ActTest, AccumulatorAddsElementByElementInElementOrder) {
+    // The accumulator takes each result in element order (acc = acc + y_i), in Activate as in
+    // Activate2's reduction. With a register of 1 and four elements of 2^-24, each addition
+    // rounds back to 1 (ties to even); summing the instruction's elements first (2^-22) and
+    // then adding gives 1 + 2^-22. The test fails for that order.
+    const std::string tiny = " 5.96046448e-08";  // 2^-24
+    auto act = [&](int cmd, const std::string& imm) {
+        return std::string("act activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=32 bias_src_n=1 scale=1.0 accumulator_cmd=") +
+               std::to_string(cmd) + " " + imm + " src=sbuf:0:0 src.num=4,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=4,1,1 dst.step=1,0,0\n";
+    };
+    auto read = [](int slot) {
+        return "act read_accumulator count=1 dtype=10 num_active_channels=32 dst=sbuf:0:" + std::to_string(0x100 + 4 * slot) + " dst.num=1\n";
+    };
+    run(".data sbuf:0:0x0 partitions=32 f32" + tiny + tiny + tiny + tiny + "\nact load_act_func_set set=4\n" +
+        act(4, "imm=1.0") + read(0) +   // LOAD_ACCUMULATE 1: 1 + y0 + y1 + y2 + y3, one at a time
+        act(2, "") + read(1) +          // ACCUMULATE onto 1
+        act(3, "") + read(2) +          // ZERO_ACCUMULATE: 4 x 2^-24 = 2^-22 exactly
+        "act activate2 func=1 op0=0 op1=0 reduce_cmd=3 reduce_op=4 in_dtype=10 out_dtype=10 num_active_channels=32 "
+        "src=sbuf:0:0 src.num=4,1 src.step=1,0 dst=sbuf:0:0x40 dst.num=4,1 dst.step=1,0\n" + read(3) +
+        ".dump sbuf:0:0x100 bytes=16 file=acc.bin\n");
+    std::vector<float> got = floats(out("acc.bin"));
+    ASSERT_EQ(got.size(), 4u);
+    const float y = std::ldexp(1.0f, -24);
+    EXPECT_EQ(bits(got[0]), bits(1.0f)) << "element by element: each 1 + 2^-24 rounds to 1";
+    EXPECT_NE(bits(got[0]), bits(1.0f + 4 * y)) << "not the sum first, then the register";
+    EXPECT_EQ(bits(got[1]), bits(1.0f));
+    EXPECT_EQ(bits(got[2]), bits(4 * y));
+    EXPECT_EQ(bits(got[3]), bits(4 * y));  // Activate2's add reduction: the same order
+}
+
 TEST_F(ActTest, Activate2StagesAndReduction) {
     // t = x * 2 - 1, relu, max-reduce; on MARIANA (v4).
     run(".data sbuf:0:0x0 partitions=32 f32 -1 0.25 3 1\nact load_act_func_set set=4\n"
@@ -161,17 +226,18 @@ TEST_F(ActTest, TableLoadTimeRedundancyAndWhatIsResident) {
 }
 
 TEST_F(ActTest, TimingFollowsTheFormula) {
-    // 100 + 60 + 32 + max(64, ceil(N / rate) x slowdown) cycles: fp32 at 128 per cycle, bf16
-    // at 256 on MARIANA, x2 when the innermost stride is 16 bytes or more.
-    struct C { std::string dt; int n; int step; double cycles; };
-    for (const C& c : {C{"10", 1024, 1, 256}, C{"10", 8192, 1, 192 + 64}, C{"10", 16384, 1, 192 + 128}, C{"0x66", 16384, 1, 192 + 64},
-                       C{"0x66", 32768, 1, 192 + 128}, C{"10", 8192, 4, 192 + 128}}) {
+    // 100 + 60 + 32 + max(64, ceil(N / rate) x slowdown) cycles, N per partition: fp32 at 1
+    // element per partition per cycle, bf16 at 2 on MARIANA, x2 when the innermost stride is
+    // 16 bytes or more. The partition count does not matter.
+    struct C { std::string dt; int n; int step; int nch; double cycles; };
+    for (const C& c : {C{"10", 1024, 1, 128, 192 + 1024}, C{"10", 1024, 1, 1, 192 + 1024}, C{"10", 8192, 1, 128, 192 + 8192},
+                       C{"0x66", 16384, 1, 128, 192 + 8192}, C{"0x66", 32, 1, 128, 192 + 64}, C{"10", 8192, 4, 64, 192 + 16384}}) {
         reset_systemc_context();
         const int out_dt = c.dt == "10" ? 10 : 6;
-        RunReport r = run(std::string("act load_act_func_set set=4\n") + "act activate func=1 in_bias_dtype=" + c.dt + " out_dtype=" +
-                          std::to_string(out_dt) + " num_active_channels=128 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=" +
-                          std::to_string(c.n) + ",1,1 src.step=" + std::to_string(c.step) + ",0,0 dst=sbuf:0:0x20000 dst.num=" + std::to_string(c.n / 16) +
-                          ",16,1 dst.step=1," + std::to_string(c.n / 16) + ",0\n");
+        run(std::string("act load_act_func_set set=4\n") + "act activate func=1 in_bias_dtype=" + c.dt + " out_dtype=" + std::to_string(out_dt) +
+            " num_active_channels=" + std::to_string(c.nch) + " bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=" + std::to_string(c.n) +
+            ",1,1 src.step=" + std::to_string(c.step) + ",0,0 dst=sbuf:0:0x20000 dst.num=" + std::to_string(c.n / 16 ? c.n / 16 : 1) + "," +
+            std::to_string(c.n / 16 ? 16 : c.n) + ",1 dst.step=1," + std::to_string(c.n / 16 ? c.n / 16 : 1) + ",0\n");
         EXPECT_NEAR(csv_field("act", 1, 7) - csv_field("act", 1, 6), c.cycles, 1.0) << c.dt << " n=" << c.n << " step=" << c.step;
     }
 }
@@ -253,22 +319,87 @@ TEST_F(ActTest, TableMemoryWrittenThroughTheSocketDrivesActivate) {
 namespace neuronsim::test {
 namespace {
 
-TEST(ActTiming, ClocklessFormulaEqualsThePerCycleModel) {
-    // Every generation's ACT parameters, sizes around the thresholds, both rates, both strides.
+TEST(ActTiming, ClocklessFormulaEqualsThePublicPerCycleModel) {
+    // Every generation's ACT parameters, sizes around the thresholds, three input types, both
+    // strides, all or few partitions.
+    using model::fp::Dtype;
     size_t checked = 0;
     for (const auto& gen : platform::generation_names()) {
         platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen);
         platform::ActTiming timing{&cfg.act};
-        for (uint64_t n : {1ull, 63ull, 64ull, 127ull, 128ull, 129ull, 255ull, 256ull, 257ull, 4096ull, 8191ull, 8192ull, 8193ull, 65536ull})
-            for (bool sixteen : {false, true})
-                for (bool strided : {false, true}) {
-                    CycleModelResult sim = act_cycles_by_simulation(cfg.act, n, sixteen, strided);
-                    EXPECT_EQ(sim.written, n);
-                    EXPECT_EQ(sim.cycles, timing.activate_cycles(n, sixteen, strided)) << gen << " n=" << n << " 16bit=" << sixteen << " strided=" << strided;
-                    ++checked;
-                }
+        for (uint64_t n : {1ull, 63ull, 64ull, 65ull, 127ull, 128ull, 129ull, 512ull, 4096ull, 8193ull})
+            for (Dtype in : {Dtype::Fp32, Dtype::Bfloat16, Dtype::Int16})
+                for (bool strided : {false, true})
+                    for (uint32_t nch : {128u, 3u}) {
+                        CycleModelResult sim = act_cycles_by_simulation(cfg.generation.nc_version, in, n, nch, strided, cfg.act.pipeline_latency_cycles);
+                        EXPECT_EQ(sim.written, n * nch);
+                        EXPECT_EQ(sim.cycles, timing.activate_cycles(n, in, strided))
+                            << gen << " n=" << n << " " << model::fp::dtype_name(static_cast<uint8_t>(in)) << " strided=" << strided << " nch=" << nch;
+                        ++checked;
+                    }
     }
-    EXPECT_EQ(checked, 5u * 14 * 4);
+    EXPECT_EQ(checked, 5u * 10 * 3 * 2 * 2);
+}
+
+TEST(ActTiming, ThePublicModelGivesTheIssuesFormula) {
+    // The model itself, against the public formula max(64, N) + 160 (+ the pipeline latency):
+    // fp32 on NC-v2 at N = 1, 64, 512, 4096, 65536 (issue 9's table).
+    for (uint64_t n : {1ull, 64ull, 512ull, 4096ull, 65536ull})
+        EXPECT_EQ(act_cycles_by_simulation(2, model::fp::Dtype::Fp32, n, 128, false, 32).cycles, std::max<uint64_t>(64, n) + 160 + 32) << n;
+    EXPECT_EQ(public_act_elements_per_cycle(4, model::fp::Dtype::Fp8Exp4), 256u);
+    EXPECT_EQ(public_act_elements_per_cycle(3, model::fp::Dtype::Fp16), 128u);
+}
+
+// Each ACT instruction at N = 1, 63, 64, 65, 512, 4096, 65536 on every generation, run on the
+// platform, takes the public per-cycle model's cycles.
+class ActTimingOnPlatform : public PlatformRunTest {};
+
+TEST_F(ActTimingOnPlatform, EveryInstructionMatchesThePublicPerCycleModel) {
+    using model::fp::Dtype;
+    for (const auto& g : platform::generation_names()) {
+        gen = g;
+        platform::Config cfg = platform::parse_config(platform::builtin_config_text(g), g);
+        const uint32_t lat = cfg.act.pipeline_latency_cycles;
+        const int nc = cfg.generation.nc_version;
+        std::string trace = ".data sbuf:0:0x8000 partitions=128 f32 0.5\nact load_act_func_set set=4\n";
+        std::vector<std::pair<std::string, uint64_t>> want;  // description, cycles
+        for (uint64_t n : {1ull, 63ull, 64ull, 65ull, 512ull, 4096ull, 65536ull}) {
+            const uint64_t n0 = n > 65535 ? 256 : n, n1 = n / n0;
+            const std::string nch = n >= 4096 ? "32" : "128";  // fewer partitions, same time
+            const uint32_t ch = n >= 4096 ? 32 : 128;
+            auto pattern = [&](const std::string& which, const std::string& at, int step, bool three) {
+                return which + "=" + at + " " + which + ".num=" + std::to_string(n0) + "," + std::to_string(n1) + (three ? ",1 " : " ") + which +
+                       ".step=" + std::to_string(step) + ",0" + (three ? ",0 " : " ");
+            };
+            auto activate = [&](const std::string& dt, int out, int step) {
+                return "act activate func=1 in_bias_dtype=" + dt + " out_dtype=" + std::to_string(out) + " num_active_channels=" + nch +
+                       " bias_src_n=1 scale=1.0 " + pattern("src", "sbuf:0:0", step, true) + pattern("dst", "sbuf:0:0x10000", 1, true) + "\n";
+            };
+            const std::string ns = " N=" + std::to_string(n);
+            trace += activate("10", 10, 1);
+            want.push_back({"activate fp32" + ns, act_cycles_by_simulation(nc, Dtype::Fp32, n, ch, false, lat).cycles});
+            trace += activate("0x66", 6, 1);
+            want.push_back({"activate bf16" + ns, act_cycles_by_simulation(nc, Dtype::Bfloat16, n, ch, false, lat).cycles});
+            trace += activate("10", 10, 4);
+            want.push_back({"activate fp32 strided" + ns, act_cycles_by_simulation(nc, Dtype::Fp32, n, ch, true, lat).cycles});
+            trace += "act activate_quantize func=1 quant_scale=1 dequant_scale=1 bias_addr=sbuf:0:0x8000 quant_zero=0 in_bias_dtype=10 out_dtype=3 "
+                     "num_active_channels=" + nch + " " + pattern("src", "sbuf:0:0", 1, true) + pattern("dst", "sbuf:0:0x10000", 1, true) + "\n";
+            want.push_back({"activate_quantize" + ns, act_cycles_by_simulation(nc, Dtype::Fp32, n, ch, false, lat).cycles});
+            if (cfg.act.has_opcode(0x25)) {
+                trace += "act activate2 func=1 op0=0 op1=0 reduce_cmd=3 reduce_op=4 in_dtype=7 out_dtype=7 num_active_channels=" + nch + " " +
+                         pattern("src", "sbuf:0:0", 1, false) + pattern("dst", "sbuf:0:0x10000", 1, false) + "\n";
+                want.push_back({"activate2 fp16" + ns, act_cycles_by_simulation(nc, Dtype::Fp16, n, ch, false, lat).cycles});
+            }
+            trace += "act read_accumulator count=1 dtype=10 num_active_channels=" + nch + " dst=sbuf:0:0x20000 dst.num=1\n";
+            want.push_back({"read_accumulator", kPublicReadAccumulatorCycles});
+        }
+        reset_systemc_context();
+        run(trace);
+        for (size_t i = 0; i < want.size(); ++i) {
+            const double ns = csv_field("act", static_cast<int>(i + 1), 5) - csv_field("act", static_cast<int>(i + 1), 4);
+            EXPECT_NEAR(ns * cfg.act.clock_ghz, static_cast<double>(want[i].second), 0.01) << g << " " << want[i].first;
+        }
+    }
 }
 
 }  // namespace

@@ -22,16 +22,19 @@ std::string err(const std::vector<std::string>& overrides, const std::string& ge
 
 TEST(Config, ShippedGenerationsLoad) {
     struct Want { const char* gen; const char* name; int nc; double act_ghz; uint64_t sbuf; double dma_bw; uint32_t e16; bool act2; };
-    for (const Want& w : {Want{"sunda", "SUNDA", 2, 1.4, 196608, 17.0, 128, false}, Want{"cayman", "CAYMAN", 3, 1.2, 229376, 23.0, 128, false},
-                          Want{"mariana", "MARIANA", 4, 1.2, 262144, 33.0, 256, true}, Want{"mariana_plus", "MARIANA_PLUS", 4, 1.2, 262144, 33.0, 256, true},
-                          Want{"maverick", "MAVERICK", 5, 1.2, 262144, 33.0, 256, true}}) {
+    // e16: per-partition elements/cycle for BF16 (public-figures §0: 256 per engine on v4+).
+    for (const Want& w : {Want{"sunda", "SUNDA", 2, 1.4, 196608, 17.0, 1, false}, Want{"cayman", "CAYMAN", 3, 1.2, 229376, 23.0, 1, false},
+                          Want{"mariana", "MARIANA", 4, 1.2, 262144, 33.0, 2, true}, Want{"mariana_plus", "MARIANA_PLUS", 4, 1.2, 262144, 33.0, 2, true},
+                          Want{"maverick", "MAVERICK", 5, 1.2, 262144, 33.0, 2, true}}) {
         Config c = parse_config(builtin_config_text(w.gen), w.gen);
         EXPECT_EQ(c.generation.name, w.name);
         EXPECT_EQ(c.generation.nc_version, w.nc);
         EXPECT_DOUBLE_EQ(c.act.clock_ghz, w.act_ghz);
         EXPECT_EQ(c.memory.sbuf_bytes_per_partition, w.sbuf);
         EXPECT_DOUBLE_EQ(c.dma.bytes_per_ns_per_engine, w.dma_bw);
-        EXPECT_EQ(c.act.elems_per_cycle_16bit, w.e16);
+        EXPECT_EQ(c.act.rate("BFLOAT16"), w.e16);
+        EXPECT_EQ(c.act.rate("FP32"), 1u);
+        EXPECT_EQ(c.act.rate("INT16"), 1u) << "integer 16-bit inputs get no faster rate: the public figure names 16/8-bit floats";
         EXPECT_EQ(c.act.has_opcode(0x25), w.act2) << w.gen;
         EXPECT_EQ(c.semaphores, 256u);
         EXPECT_EQ(c.memory.psum_bytes_per_partition(), 16384u);

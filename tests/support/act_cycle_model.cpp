@@ -1,42 +1,63 @@
 #include "tests/support/act_cycle_model.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace neuronsim::test {
 
-CycleModelResult act_cycles_by_simulation(const platform::ActConfig& cfg, uint64_t elements, bool sixteen_bit_input, bool strided) {
-    const uint64_t rate = sixteen_bit_input ? cfg.elems_per_cycle_16bit : cfg.elems_per_cycle_32bit;
-    const uint64_t slowdown = strided ? cfg.strided_slowdown : 1;
-    struct Slot {
-        bool valid = false;   // an issue slot (element group or bubble) occupies the stage
-        uint64_t elements = 0;
-    };
-    std::vector<Slot> stages(cfg.pipeline_latency_cycles);
+namespace {
+constexpr uint64_t kPartitions = 128, kStatic = 100, kAccessStartup = 60, kMinII = 64;
+}
+
+uint64_t public_act_elements_per_cycle(int nc_version, model::fp::Dtype in) {
+    using model::fp::Dtype;
+    const bool small_float = in == Dtype::Bfloat16 || in == Dtype::Fp16 || in == Dtype::Fp8Exp3 || in == Dtype::Fp8Exp4 || in == Dtype::Fp8Exp5;
+    return nc_version >= 4 && small_float ? 256 : 128;
+}
+
+CycleModelResult act_cycles_by_simulation(int nc_version, model::fp::Dtype in, uint64_t n, uint32_t active, bool strided, uint32_t latency) {
+    const uint64_t engine_rate = public_act_elements_per_cycle(nc_version, in);
+    const uint64_t lane_rate = engine_rate / kPartitions;
+    std::vector<uint64_t> left(active, n);           // per active partition
+    std::vector<uint64_t> in_flight(latency + 1, 0);  // elements issued k cycles ago, not yet written
     CycleModelResult r;
-    uint64_t cycle = 0, issued = 0, issue_cycle = 0;
-    bool issuing = false;
+    const uint64_t total = n * active;
+    uint64_t cycle = 0, issue_cycles = 0, issued = 0;
+    bool slots_in_flight;
+    std::vector<bool> slot(latency + 1, false);
     for (;;) {
         ++cycle;
-        if (cycle <= uint64_t{cfg.static_overhead_cycles} + cfg.access_startup_cycles) continue;  // no data moves yet
-        issuing = issued < elements || issue_cycle < cfg.min_ii_cycles;
-        // Shift the pipeline: the last stage writes its elements back.
-        Slot out = stages.empty() ? Slot{} : stages.back();
-        for (size_t s = stages.size(); s-- > 1;) stages[s] = stages[s - 1];
-        Slot in;
+        if (cycle <= kStatic + kAccessStartup) continue;
+        const bool issuing = issued < total || issue_cycles < kMinII;
+        uint64_t now = 0;
         if (issuing) {
-            in.valid = true;
-            if (issued < elements && issue_cycle % slowdown == slowdown - 1) {
-                in.elements = std::min(rate, elements - issued);
-                issued += in.elements;
+            // The read port delivers every cycle, or every other cycle under a large stride.
+            const bool delivers = !strided || issue_cycles % 2 == 1;
+            if (delivers) {
+                uint64_t budget = engine_rate;
+                for (uint64_t& l : left) {
+                    const uint64_t take = std::min({lane_rate, l, budget});
+                    l -= take;
+                    budget -= take;
+                    now += take;
+                }
             }
-            ++issue_cycle;
+            issued += now;
+            ++issue_cycles;
         }
-        if (stages.empty()) out = in;
-        else stages[0] = in;
-        r.written += out.elements;
-        bool busy = issuing;
-        for (const Slot& s : stages) busy |= s.valid;
-        if (!busy && r.written == elements) break;  // this cycle wrote the last slot back
+        // Shift the pipeline by one stage; the last stage writes back what was issued
+        // `latency` cycles ago (latency 0: this cycle's issue).
+        for (size_t s = latency; s > 0; --s) {
+            in_flight[s] = in_flight[s - 1];
+            slot[s] = slot[s - 1];
+        }
+        in_flight[0] = now;
+        slot[0] = issuing;
+        r.written += in_flight[latency];
+        slots_in_flight = false;
+        for (size_t s = 0; s < latency; ++s) slots_in_flight = slots_in_flight || slot[s];
+        const bool issue_done = issued == total && issue_cycles >= kMinII;
+        if (issue_done && !slots_in_flight && r.written == total) break;  // this cycle wrote the last slot back
     }
     r.cycles = cycle;
     return r;

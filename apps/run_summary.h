@@ -1,0 +1,15 @@
+#pragma once
+// The summary `neuronsim run` prints: results first (time, engines, where the time went:
+// per mnemonic, table loads apart from compute, the top stall causes, the cost-model
+// comparison), host speed last. Reads only the run's report and stats.
+#include <string>
+
+#include "platform/config/config.h"
+#include "platform/platform.h"
+
+namespace neuronsim::apps {
+
+void print_run_summary(const platform::Config& cfg, const std::string& trace_name, const std::string& out, const platform::RunReport& rep,
+                       const nlohmann::ordered_json& host, const platform::Platform& core, bool cost_model);
+
+}  // namespace neuronsim::apps
