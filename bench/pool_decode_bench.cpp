@@ -27,7 +27,8 @@ void BM_CptcDecode(benchmark::State& state) {
     std::normal_distribution<float> d(0.0f, 1.0f);
     std::vector<float> v(kElements);
     for (auto& x : v) x = d(rng);
-    const model::cptc::Encoded e = model::cptc::encode(v, bits, 64, true);
+    const model::cptc::Target t = model::cptc::route_target(bits, model::cptc::default_routing(), static_cast<model::fp::Dtype>(out));
+    const model::cptc::Encoded e = model::cptc::encode(v, t, 64);
     std::vector<uint8_t> sbuf(kParts * kPer, 0);
     for (uint32_t p = 0; p < kParts; ++p) std::memcpy(sbuf.data() + p * kPer, e.bytes.data(), e.bytes.size());
     firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t) { return sbuf.data() + p * kPer + off; };
@@ -41,7 +42,7 @@ void BM_CptcDecode(benchmark::State& state) {
     op.in_dtype = 0x09;
     op.out_dtype = out;
     op.num_active_rows = op.num_active_cols = 128;
-    op.multiplicative_const[0] = 0x3c00;
+    op.multiplicative_const[0] = e.s0;
     op.multiplicative_const[1] = e.s1;
     op.row_grp = op.col_grp = 0xf;
     op.block_size = 64;

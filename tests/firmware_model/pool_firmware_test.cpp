@@ -330,7 +330,7 @@ TEST(PoolFirmware, BlockScalesMultiplyAfterTheGlobalScale) {
     Sbuf s;
     std::vector<float> v(128);
     for (unsigned i = 0; i < 128; ++i) v[i] = static_cast<float>(static_cast<int>(i % 15) - 7) * (i < 64 ? 1.0f : 0.5f);
-    const model::cptc::Encoded e = model::cptc::encode(v, 4, 64, true);
+    const model::cptc::Encoded e = model::cptc::encode(v, model::cptc::route_target(4, model::cptc::default_routing()), 64);
     for (uint32_t p = 0; p < 128; ++p) std::memcpy(s.at(p, 0), e.bytes.data(), e.bytes.size());
     PoolFirmware fw(staged());
     ConvLutOp op = decode_op(0x1c, 0x07, 0x4000, e.s1, 128, static_cast<uint16_t>(e.bytes.size() / 16));

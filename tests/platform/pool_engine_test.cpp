@@ -233,40 +233,38 @@ TEST(PoolCli, Spec7LogsTheFirmwaresTraceLinePerCore) {
 TEST(PoolCli, EncodeThenDecodeRoundTripsThroughRun) {
     TempDir t;
     std::string values;
-    for (int i = 0; i < 128 * 64; ++i) values += model::fp::hex8(bits(static_cast<float>(i % 7 - 3))) + "\n";
+    for (int i = 0; i < 128 * 64; ++i) values += model::fp::hex8(bits(static_cast<float>(i % 8))) + "\n";
     CliResult e = run_cli("cptc encode --bits 3 --block 64 --in " + t.write("v.hex", values) + " --out " + t.file("w.bin"));
     ASSERT_EQ(e.status, 0) << e.err;
-    EXPECT_NE(e.out.find("wrote " + t.file("w.bin") + ": 128 partitions x 48 bytes (3 16-byte units) of CPTC3, 64 elements each"), std::string::npos) << e.out;
-    EXPECT_NE(e.out.find("lut_dtype=0x1b block_size=64 mconst0=0x3c00 mconst1=0x100 src.num=4,3"), std::string::npos) << e.out;
-    EXPECT_NE(e.out.find("max abs 0, max 0 steps"), std::string::npos) << e.out;  // -3..3 is on the grid (scale 1)
-    // CPTC3 routes to impl<5>, the unsigned integer leg: with s0 = 1 it stores each code's bits
-    // as UINT8 (no fp16 block scale: that leg has no float ops), which shows the packed codes.
+    EXPECT_NE(e.out.find("wrote " + t.file("w.bin") + ": 128 partitions x 32 bytes (2 16-byte units) of CPTC3, 64 elements each"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("lut_dtype=0x1b block_size=64 mconst0=0x1 mconst1=0x0 num_active_rows=128"), std::string::npos) << e.out;
+    EXPECT_NE(e.out.find("max abs 0, max 0 steps"), std::string::npos) << e.out;  // 0..7 is on the grid (multiplier 1)
+    // CPTC3 routes to impl<5>, the unsigned integer leg: the encoder gives it unsigned codes,
+    // mconst0 = 1 as an integer and no block scales, so it stores the values as UINT8.
     t.write("d.trace", ".data sbuf:0:0x0 partitions=128 file=w.bin\n"
-                       "pool conv_lut_load src=sbuf:0:0x0 src.num=4,3 src.step=1,4 in_dtype=9 out_dtype=3 num_active_rows=128 num_active_cols=128 "
-                       "mconst0=1 mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1b dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
+                       "pool conv_lut_load src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=3 num_active_rows=128 num_active_cols=128 "
+                       "mconst0=1 mconst1=0 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1b dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
                        ".dump sbuf:0:0x1000 bytes=64 partitions=128 file=codes.bin\n");
     CliResult r = run_cli("run -p gpsimd.cptc_flag=true --trace " + t.file("d.trace") + " --out " + t.file("out") + " --no-progress");
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string codes = read_file(t.file("out/codes.bin"));
     ASSERT_EQ(codes.size(), 128u * 64u);
-    for (size_t i = 0; i < codes.size(); ++i) {
-        // impl<5> reads the 3-bit two's-complement codes unsigned: -3 -> 5, and x s0 = 1.
-        EXPECT_EQ(static_cast<uint8_t>(codes[i]), static_cast<uint8_t>((i % 7 - 3) & 7)) << i;
-    }
+    for (size_t i = 0; i < codes.size(); ++i) EXPECT_EQ(static_cast<uint8_t>(codes[i]), i % 8) << i;
     // --codes: an integer tensor stored as it is (raw int32 here), no scales.
     std::string ints;
-    for (int32_t c : {-4, 3, 0, 1}) ints.append(reinterpret_cast<const char*>(&c), 4);
+    for (int32_t c : {4, 3, 0, 1}) ints.append(reinterpret_cast<const char*>(&c), 4);
     CliResult ce = run_cli("cptc encode --bits 3 --codes --partitions 1 --format i32 --in " + t.write("i.bin", ints) + " --out " + t.file("c.bin"));
     ASSERT_EQ(ce.status, 0) << ce.err;
-    EXPECT_NE(ce.out.find("mconst1=0x0 src.num=4,2"), std::string::npos) << ce.out;
+    EXPECT_NE(ce.out.find("mconst0=0x1 mconst1=0x0"), std::string::npos) << ce.out;
+    EXPECT_NE(ce.out.find("src.num=4,2"), std::string::npos) << ce.out;
     const std::string cb = read_file(t.file("c.bin"));
     ASSERT_EQ(cb.size(), 32u);
-    // Positions 0, 16, 32, 48; plane 0 holds 3 and 1, plane 1 holds 3, plane 2 holds -4.
+    // Positions 0, 16, 32, 48; plane 0 holds 3 and 1, plane 1 holds 3, plane 2 holds 4.
     std::string want(32, '\0');
     want[2] = want[6] = want[10] = want[16] = 1;
     EXPECT_EQ(cb, want);
-    CliResult range = run_cli("cptc encode --bits 3 --codes --partitions 1 --in " + t.write("c.hex", "3f800000\n40800000\n") + " --out " + t.file("c.bin"));
-    EXPECT_NE(range.err.find("c.hex:2: code 4 is not an integer in [-4, 3] (signed CPTC3)"), std::string::npos) << range.err;
+    CliResult range = run_cli("cptc encode --bits 3 --codes --partitions 1 --in " + t.write("c.hex", "3f800000\n41000000\n") + " --out " + t.file("c.bin"));
+    EXPECT_NE(range.err.find("c.hex:2: code 8 is not an integer in [0, 7] (unsigned CPTC3"), std::string::npos) << range.err;
     CliResult bad = run_cli("cptc encode --bits 8 --in " + t.file("v.hex") + " --out " + t.file("x.bin"));
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("--bits must be 1..7"), std::string::npos) << bad.err;
