@@ -129,7 +129,7 @@ void print_run_summary(const platform::Config& cfg, const std::string& trace_nam
     print_time_by_mnemonic(stats);
     const json& dma = stats["dma"];
     std::printf("  DMA: %llu transfers, %llu bytes\n", u(dma["transfers"]), u(dma["bytes"]));
-    if (stats.contains("act")) print_act(stats);
+    if (stats.contains("act") && (u(stats["act"]["elements"]) || u(stats["act"]["table_loads"]))) print_act(stats);
     const bool pool_work = stats.contains("pool") && stats["pool"].contains("cptc_decodes") &&
                            u(stats["pool"]["cptc_decodes"]) + u(stats["pool"]["copies"]) + u(stats["pool"]["conv_lut_loads"]) > 0;
     if (pool_work) {

@@ -2,6 +2,7 @@
 // on every generation (regenerate with scripts/update_goldens.sh after an intended change).
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -142,6 +143,7 @@ TEST(RunCli, ErrorsExitNonZeroWithPlaces) {
     r = run_cli("run --trace " + tr + " --out " + t.file("o"));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("opcode 0x47 is not modelled on engine pool"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(tr + ":2: engine pool, instruction 0"), std::string::npos) << "a run-time error names the trace line: " << r.err;
     r = run_cli("run --trace " + tr + " --skip-unknown --out " + t.file("o"));
     EXPECT_EQ(r.status, 0) << r.err;
     tr = t.write("f.trace", "act sync\nact sync update=1+1 func=2\n");
@@ -149,6 +151,130 @@ TEST(RunCli, ErrorsExitNonZeroWithPlaces) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("f.trace:2: 'sync' has no field 'func'"), std::string::npos) << r.err;
     EXPECT_EQ(run_cli("run --trace /nonexistent.trace --out " + t.file("o")).status, 1);
+}
+
+// instructions.csv as rows of fields (RFC 4180 quoting), keyed by "engine#index".
+std::map<std::string, std::map<std::string, std::string>> csv_rows(const std::string& text) {
+    std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') rows.back().back() += '"', ++i;
+            else if (c == '"') quoted = false;
+            else rows.back().back() += c;
+        } else if (c == '"') quoted = true;
+        else if (c == ',') rows.back().emplace_back();
+        else if (c == '\n') rows.emplace_back(1);
+        else rows.back().back() += c;
+    }
+    std::map<std::string, std::map<std::string, std::string>> out;
+    for (size_t r = 1; r < rows.size(); ++r) {
+        if (rows[r].size() != rows[0].size()) continue;
+        std::map<std::string, std::string> m;
+        for (size_t k = 0; k < rows[0].size(); ++k) m[rows[0][k]] = rows[r][k];
+        out[m["engine"] + "#" + m["index"]] = m;
+    }
+    return out;
+}
+
+TEST(RunCli, InstructionsCsvExplainsEveryStall) {
+    TempDir t;
+    CliResult r = run_cli_in(kSrc, "run --trace traces/softmax.trace --out " + t.path() + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto rows = csv_rows(read_file(t.file("instructions.csv")));
+    // act#0 (the table load) waits for dma0's sync update; dma1's copy waits for act#5's update.
+    const auto& load = rows.at("act#0");
+    EXPECT_EQ(load.at("stall_cause"), "semaphore 0 >= 1");
+    EXPECT_EQ(load.at("released_by"), "dma0#0");
+    EXPECT_EQ(load.at("source"), "traces/softmax.trace:8");
+    EXPECT_EQ(load.at("function"), "exp_and_others");
+    const auto& exp = rows.at("act#1");
+    EXPECT_EQ(exp.at("function"), "exp");
+    EXPECT_EQ(exp.at("n"), "16");
+    EXPECT_EQ(exp.at("elements"), std::to_string(16 * 128));
+    EXPECT_EQ(exp.at("stall_ns"), "0.000");
+    EXPECT_EQ(exp.at("source"), "traces/softmax.trace:9");
+    const auto& copy = rows.at("dma1#0");
+    EXPECT_EQ(copy.at("released_by"), "act#5");
+    EXPECT_EQ(copy.at("bytes"), std::to_string(64 * 128));
+    // ready + stall = start, for every row.
+    for (const auto& [k, m] : rows)
+        EXPECT_NEAR(std::stod(m.at("ready_ns")) + std::stod(m.at("stall_ns")), std::stod(m.at("start_ns")), 0.0015) << k;
+    EXPECT_NE(r.out.find("top stalls:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("dma1     waits for semaphore 1 >= 1 released by act"), std::string::npos) << r.out;
+    // The timeline has a flow arrow into each released instruction and the counter tracks.
+    auto tl = nlohmann::json::parse(read_file(t.file("timeline.json")));
+    std::set<std::string> counters, names;
+    for (const auto& e : tl["traceEvents"]) {
+        if (e["ph"] == "C") counters.insert(e["name"].get<std::string>());
+        if (e["ph"] == "X") names.insert(e["name"].get<std::string>());
+    }
+    EXPECT_TRUE(counters.count("act resident set"));
+    EXPECT_TRUE(counters.count("DMA bytes in flight"));
+    EXPECT_TRUE(names.count("activate exp N=16")) << "ACT slices are named by function and N";
+    EXPECT_TRUE(names.count("stall: semaphore 1 >= 1"));
+}
+
+TEST(RunCli, SetThrashSummarySaysWhatTheAlternationCosts) {
+    TempDir t;
+    CliResult r = run_cli_in(kSrc, "run --trace traces/set_thrash.trace --out " + t.path() + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto stats = nlohmann::json::parse(read_file(t.file("stats.json")))["core"];
+    double switch_ps = 0;
+    for (const auto& s : stats["act"]["table_switches"])
+        if (s["from"] != s["to"] && s["from"] != "(none)") switch_ps += s["load_ps"].get<double>();
+    char want[160];
+    std::snprintf(want, sizeof want, "alternating exp_and_others <-> sigmoid_and_others: 3 reloads, %.3f ns", switch_ps / 1000);
+    EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("reload sigmoid_and_others                       1 x"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ACT table loads: 5 (1 redundant)"), std::string::npos) << r.out;
+    // Table-load time is apart from computing: the two add up to ACT's busy time.
+    EXPECT_EQ(stats["act"]["table_load_ps"].get<uint64_t>() + stats["act"]["compute_ps"].get<uint64_t>(), stats["act"]["busy_ps"].get<uint64_t>());
+    EXPECT_GT(stats["act"]["by_mnemonic"]["load_act_func_set"]["busy_ps"].get<uint64_t>(), stats["act"]["by_mnemonic"]["activate"]["busy_ps"].get<uint64_t>());
+}
+
+TEST(RunCli, CostModelColumnsAndSummary) {
+    TempDir t;
+    CliResult r = run_cli_in(kSrc, "run --gen sunda --cost-model --trace traces/set_thrash.trace --out " + t.path() + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto rows = csv_rows(read_file(t.file("instructions.csv")));
+    // nki.isa on NC-v2: (max(64, 16) + 160) cycles at 1.4 GHz = 160 ns; the load is free.
+    EXPECT_NEAR(std::stod(rows.at("act#1").at("model_ns")), 224 / 1.4, 1e-3);
+    EXPECT_NE(rows.at("act#1").at("model_formula").find("nki.isa: max(64,N)+160"), std::string::npos);
+    EXPECT_EQ(rows.at("act#0").at("model_ns"), "0.000");
+    const double sim = std::stod(rows.at("act#0").at("end_ns")) - std::stod(rows.at("act#0").at("start_ns"));
+    EXPECT_NEAR(std::stod(rows.at("act#0").at("sim_minus_model_ns")), sim, 2e-3);
+    EXPECT_NE(r.out.find("largest divergences (simulated - model):"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("load_act_func_set"), std::string::npos);
+    // CoreV4Hwm on MARIANA: floor(172*100/120) + floor(16*100/120) = 143 + 13 ns.
+    TempDir m;
+    r = run_cli_in(kSrc, "run --cost-model --trace traces/set_thrash.trace --out " + m.path() + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(csv_rows(read_file(m.file("instructions.csv"))).at("act#1").at("model_ns"), "156.000");
+}
+
+TEST(RunCli, OutputsCanBeLimited) {
+    TempDir t, w;
+    CliResult r = run_cli_in(kSrc, "run --trace traces/softmax.trace --no-csv --no-timeline --out " + t.path() + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(t.file("instructions.csv")));
+    EXPECT_FALSE(std::filesystem::exists(t.file("timeline.json")));
+    EXPECT_TRUE(std::filesystem::exists(t.file("stats.json")));
+    // A window: only the instructions overlapping it.
+    r = run_cli_in(kSrc, "run --trace traces/set_thrash.trace --window 2500:3000 --out " + w.path() + " --no-progress");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto rows = csv_rows(read_file(w.file("instructions.csv")));
+    ASSERT_FALSE(rows.empty());
+    for (const auto& [k, m] : rows) {
+        EXPECT_GE(std::stod(m.at("end_ns")), 2500.0) << k;
+        EXPECT_LE(std::stod(m.at("ready_ns")), 3000.0) << k;
+    }
+    EXPECT_LT(rows.size(), 9u);
+    EXPECT_EQ(run_cli("run --window 5:1 --out " + w.path()).status, 2);
+    CliResult bad = run_cli("run --window abc --out " + w.path());
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--window abc: expected START:END in ns"), std::string::npos) << bad.err;
 }
 
 }  // namespace
