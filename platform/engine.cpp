@@ -35,7 +35,7 @@ void Engine::record(InstructionRecord& r, const Bundle& b) {
     r.index = index_;
     r.opcode = b.opcode();
     r.clock_ghz = ghz_;
-    r.function = detail_.function;
+    if (!detail_.function.empty()) r.function = &detail_.function;
     r.n = detail_.shape.n;
     r.elements = detail_.elements;
     r.bytes = detail_.shape.bytes;
@@ -50,13 +50,16 @@ void Engine::record(InstructionRecord& r, const Bundle& b) {
         if (est.ns >= 0) m.model_ns += est.ns;
     }
     if (r.start > r.ready) {
-        std::string cause = r.stall_cause;
-        if (r.released_by) cause += " released by " + *r.released_by;
-        Tally& t = stalls_[cause];
+        Tally& t = stalls_[StallKey{r.sem_wait ? static_cast<int>(r.wait.wait) : -1, r.sem_wait ? r.wait.wait_idx : -1, r.sem_wait ? r.wait.value : 0,
+                                    r.released_by, r.busy_resource}];
         ++t.count;
         t.time += r.start - r.ready;
     }
     platform_.recorder().instruction(r);
+}
+
+namespace {
+const std::string kUnknown = "unknown", kSkipped = "skipped";
 }
 
 void Engine::run() {
@@ -69,7 +72,10 @@ void Engine::run() {
             line = lines_.next();
             InstructionRecord r;
             r.ready = sc_core::sc_time_stamp();
-            if (line) r.source = lines_.source() + ":" + std::to_string(line);
+            if (line) {
+                r.source_file = &lines_.source();
+                r.line = line;
+            }
             const std::string bad = check_header_and_events(b);
             if (!bad.empty()) throw Error(bad);
             const Events ev = read_events(b);
@@ -83,7 +89,8 @@ void Engine::run() {
                 while (!sem.holds(ev)) wait(sem.changed());
                 waiting_ = false;
                 stalled_ += sc_core::sc_time_stamp() - r.ready;
-                r.stall_cause = describe_wait(ev);
+                r.sem_wait = true;
+                r.wait = ev;
                 const Semaphores::Updater& u = sem.last_update(ev.wait_idx);
                 r.released_by = u.engine;
                 r.released_index = u.index;
@@ -91,7 +98,7 @@ void Engine::run() {
             }
             r.start = sc_core::sc_time_stamp();
             const OpcodeInfo* info = find_opcode(b.opcode());
-            r.mnemonic = info ? info->mnemonic : "unknown";
+            r.mnemonic = info ? &info->mnemonic : &kUnknown;
             detail_ = Detail{};
             if (b.opcode() == kHalt) {
                 sem.update(ev, &label_, index_);
@@ -106,11 +113,11 @@ void Engine::run() {
                                 (info ? " yet" : "") + " (--skip-unknown gives it run.skip_unknown_cost_ns and counts it)");
                 wait(sc_core::sc_time(platform_.config().run.skip_unknown_cost_ns, sc_core::SC_NS));
                 ++skipped_;
-                r.mnemonic = "skipped";
+                r.mnemonic = &kSkipped;
             }
             // Time queued behind a busy resource inside execute() is a stall, not work.
             if (detail_.queued > sc_core::SC_ZERO_TIME) {
-                r.stall_cause = r.stall_cause.empty() ? "busy " + detail_.resource : r.stall_cause + ", then busy " + detail_.resource;
+                r.busy_resource = detail_.resource;
                 r.start += detail_.queued;
                 stalled_ += detail_.queued;
             }
@@ -135,21 +142,39 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
     node["busy_cycles"] = static_cast<uint64_t>(busy_.to_seconds() * 1e9 * ghz_ + 0.5);
     node["clock_ghz"] = ghz_;
     node["skipped_unknown"] = skipped_;
+    std::map<std::string, const Tally*> by_name;  // sorted by name: deterministic
+    for (const auto& [m, t] : by_mnemonic_) by_name[*m] = &t;
     nlohmann::ordered_json by = nlohmann::ordered_json::object();
-    for (const auto& [m, t] : by_mnemonic_) by[m] = {{"count", t.count}, {"busy_ps", t.time.value()}};
+    for (const auto& [m, t] : by_name) by[m] = {{"count", t->count}, {"busy_ps", t->time.value()}};
     node["by_mnemonic"] = std::move(by);
+    std::map<std::string, const Tally*> causes;
+    for (const auto& [k, t] : stalls_) {
+        InstructionRecord r;
+        r.sem_wait = std::get<0>(k) >= 0;
+        if (r.sem_wait) {
+            r.wait.wait = static_cast<WaitMode>(std::get<0>(k));
+            r.wait.wait_idx = static_cast<uint8_t>(std::get<1>(k));
+            r.wait.value = std::get<2>(k);
+        }
+        r.busy_resource = std::get<4>(k);
+        std::string cause = r.stall_cause();
+        if (std::get<3>(k)) cause += " released by " + *std::get<3>(k);
+        causes[cause] = &t;
+    }
     nlohmann::ordered_json st = nlohmann::ordered_json::object();
-    for (const auto& [cause, t] : stalls_) st[cause] = {{"count", t.count}, {"stalled_ps", t.time.value()}};
+    for (const auto& [cause, t] : causes) st[cause] = {{"count", t->count}, {"stalled_ps", t->time.value()}};
     node["stalls"] = std::move(st);
 }
 
 void Engine::collect_cost_model(nlohmann::ordered_json& node) const {
-    for (const auto& [m, t] : by_mnemonic_) node[label_ + " " + m] = {{"count", t.count}, {"simulated_ps", t.time.value()}, {"model_ns", t.model_ns}};
+    std::map<std::string, const Tally*> by_name;
+    for (const auto& [m, t] : by_mnemonic_) by_name[*m] = &t;
+    for (const auto& [m, t] : by_name) node[label_ + " " + m] = {{"count", t->count}, {"simulated_ps", t->time.value()}, {"model_ns", t->model_ns}};
 }
 
 DmaQueueEngine::DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, Platform& platform, const std::string& stream_path,
                                uint32_t dma_engine)
-    : Engine(name, label, platform, stream_path, 1.0), dma_engine_(dma_engine) {}
+    : Engine(name, label, platform, stream_path, 1.0), dma_engine_(dma_engine), resource_("dma" + std::to_string(dma_engine)) {}
 
 bool DmaQueueEngine::execute(const Bundle& b, uint64_t index) {
     if (b.opcode() != kDmaCopy) return false;
@@ -164,7 +189,7 @@ bool DmaQueueEngine::execute(const Bundle& b, uint64_t index) {
     if (t.rows == 0 || t.bytes == 0) throw Error("copy: partitions and bytes must be at least 1");
     detail_.shape.rows = t.rows;
     detail_.shape.bytes = t.total();
-    detail_.resource = "dma" + std::to_string(dma_engine_);
+    detail_.resource = &resource_;
     detail_.queued = platform_.dma().transfer(dma_engine_, t, label() + "#" + std::to_string(index));
     return true;
 }

@@ -5,6 +5,7 @@
 // the instruction. sync (0xA0) and halt (0xA1) are handled here for every engine.
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <string>
 
@@ -53,7 +54,7 @@ protected:
         std::string function;        // ACT: the activation function
         uint64_t elements = 0;       // elements computed over all partitions
         sc_core::sc_time queued;     // waited inside execute for a busy resource
-        std::string resource;        // ... which one ("dma15")
+        const std::string* resource = nullptr;  // ... which one ("dma15"), a long-lived name
     };
     Detail detail_;
 
@@ -80,8 +81,10 @@ private:
         sc_core::sc_time time = sc_core::SC_ZERO_TIME;
         double model_ns = 0;  // --cost-model: the estimates' sum
     };
-    std::map<std::string, Tally> by_mnemonic_;
-    std::map<std::string, Tally> stalls_;  // by cause ("semaphore 1 >= 1 released by dma0")
+    std::map<const std::string*, Tally> by_mnemonic_;  // by the opcode table's names (sorted when reported)
+    // By cause: the wait (mode, semaphore, value), the releasing engine, the busy resource.
+    using StallKey = std::tuple<int, int, uint32_t, const std::string*, const std::string*>;
+    std::map<StallKey, Tally> stalls_;
     model::trace::SourceLines lines_;
     void record(InstructionRecord& r, const model::isa::Bundle& b);
 };
@@ -97,6 +100,7 @@ protected:
 
 private:
     uint32_t dma_engine_;
+    std::string resource_;  // "dma<E>", the busy resource a queued copy names
 };
 
 // ACT and POOL until their engines are modelled: they run sync and halt only.

@@ -1,12 +1,25 @@
 #include "platform/recorder.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 
 #include "model/common/error.h"
+#include "model/isa/opcodes.h"
 
 namespace neuronsim::platform {
+
+// Appends s to o, escaped for a JSON string; most names need no escaping.
+static void json_escape_into(std::string& o, const std::string& s) {
+    bool plain = true;
+    for (char c : s) plain = plain && c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
+    if (plain) {
+        o += s;
+        return;
+    }
+    o += json_escape(s);
+}
 
 std::string json_escape(const std::string& s) {
     std::string o;
@@ -35,13 +48,53 @@ std::string csv_text(const std::string& s) {
 
 double ns(const sc_core::sc_time& t) { return t.to_seconds() * 1e9; }
 
+// Fast, exact text for the per-instruction rows (printf's float formatting dominated them):
+// times are integer picoseconds, so ns with 3 decimals and us with 6 are integer arithmetic.
+void put_u(std::string& o, uint64_t v) {
+    char b[24];
+    auto r = std::to_chars(b, b + sizeof b, v);
+    o.append(b, r.ptr);
+}
+void put_fixed(std::string& o, uint64_t ps, uint64_t unit, int digits) {
+    put_u(o, ps / unit);
+    o += '.';
+    char b[24];
+    auto r = std::to_chars(b, b + sizeof b, ps % unit);
+    o.append(static_cast<size_t>(digits - (r.ptr - b)), '0');
+    o.append(b, r.ptr);
+}
+void put_ns(std::string& o, const sc_core::sc_time& t) { put_fixed(o, t.value(), 1000, 3); }
+void put_us(std::string& o, const sc_core::sc_time& t) { put_fixed(o, t.value(), 1000000, 6); }
+
+void write(std::FILE* f, const std::string& s) { std::fwrite(s.data(), 1, s.size(), f); }
+
 }  // namespace
+
+std::string InstructionRecord::stall_cause() const {
+    std::string c;
+    if (sem_wait) {
+        c = "semaphore ";
+        put_u(c, wait.wait_idx);
+        c += wait.wait == model::isa::WaitMode::Eq ? " == " : " >= ";
+        const int32_t v = static_cast<int32_t>(wait.value);
+        if (v < 0) c += '-';
+        put_u(c, v < 0 ? 0ull - static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v));
+    }
+    if (busy_resource) {
+        c += c.empty() ? "busy " : ", then busy ";
+        c += *busy_resource;
+    }
+    return c;
+}
+
+std::string InstructionRecord::source() const { return source_file && line ? *source_file + ":" + std::to_string(line) : ""; }
 
 Recorder::Recorder(const std::string& out_dir, uint64_t total, const RecorderOptions& options) : opt_(options), total_(total) {
     if (opt_.csv) {
         csv_path_ = out_dir + "/instructions.csv";
         csv_ = std::fopen(csv_path_.c_str(), "w");
         if (!csv_) throw Error(csv_path_ + ": cannot create: " + std::strerror(errno));
+        std::setvbuf(csv_, nullptr, _IOFBF, 1 << 20);
         std::fputs("engine,index,opcode,mnemonic,start_ns,end_ns,start_cycle,end_cycle,ready_ns,stall_ns,stall_cause,released_by,source,"
                    "function,n,elements,bytes",
                    csv_);
@@ -51,6 +104,7 @@ Recorder::Recorder(const std::string& out_dir, uint64_t total, const RecorderOpt
         timeline_path_ = out_dir + "/timeline.json";
         timeline_ = std::fopen(timeline_path_.c_str(), "w");
         if (!timeline_) throw Error(timeline_path_ + ": cannot create: " + std::strerror(errno));
+        std::setvbuf(timeline_, nullptr, _IOFBF, 1 << 20);
         std::fprintf(timeline_, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
                                 "\"args\": {\"name\": \"%s\"}}",
                      json_escape(opt_.process_name).c_str());
@@ -79,63 +133,172 @@ bool Recorder::in_window(const sc_core::sc_time& start, const sc_core::sc_time& 
     return end >= opt_.window_start && start <= opt_.window_end;
 }
 
+int Recorder::engine_track(const std::string* engine) {
+    auto it = engine_tracks_.find(engine);
+    if (it != engine_tracks_.end()) return it->second;
+    return engine_tracks_[engine] = track_id(*engine);
+}
+
 void Recorder::event(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
                      const std::string& args) {
     if (!timeline_ || !in_window(start, end)) return;
-    int id = track_id(track);
-    // Microseconds with picosecond digits: exact for the 1 ps time resolution.
-    const double ts = start.to_seconds() * 1e6, dur = (end - start).to_seconds() * 1e6;
-    std::fprintf(timeline_, ",\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.6f, \"dur\": %.6f%s%s}",
-                 json_escape(name).c_str(), id, ts, dur, args.empty() ? "" : ", \"args\": ", args.c_str());
+    event_on(track_id(track), name, start, end, args);
+}
+
+void Recorder::event_on(int id, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end, const std::string& args) {
+    std::string& o = event_buf_;  // reused: no allocation per event
+    o.assign(",\n{\"name\": \"");
+    json_escape_into(o, name);
+    o += "\", \"ph\": \"X\", \"pid\": 1, \"tid\": ";
+    put_u(o, static_cast<uint64_t>(id));
+    o += ", \"ts\": ";
+    put_us(o, start);  // microseconds with picosecond digits: exact
+    o += ", \"dur\": ";
+    put_us(o, end - start);
+    if (!args.empty()) o += ", \"args\": " + args;
+    o += '}';
+    write(timeline_, o);
 }
 
 void Recorder::instruction(const InstructionRecord& r) {
     const std::string& engine = *r.engine;
     const bool shown = in_window(r.ready, r.end);
-    const std::string released = r.released_by ? *r.released_by + "#" + std::to_string(r.released_index) : "";
-    if (csv_ && shown) {
-        const double s = ns(r.start), e = ns(r.end);
-        std::fprintf(csv_, "%s,%llu,0x%02x,%s,%.3f,%.3f,%llu,%llu,%.3f,%.3f,%s,%s,%s,%s,%llu,%llu,%llu", engine.c_str(),
-                     static_cast<unsigned long long>(r.index), r.opcode, r.mnemonic.c_str(), s, e,
-                     static_cast<unsigned long long>(std::llround(s * r.clock_ghz)), static_cast<unsigned long long>(std::llround(e * r.clock_ghz)),
-                     ns(r.ready), ns(r.start - r.ready), csv_text(r.stall_cause).c_str(), released.c_str(), csv_text(r.source).c_str(),
-                     csv_text(r.function).c_str(), static_cast<unsigned long long>(r.n), static_cast<unsigned long long>(r.elements),
-                     static_cast<unsigned long long>(r.bytes));
-        if (opt_.cost_model) {
-            if (r.model_ns >= 0) std::fprintf(csv_, ",%.3f,%s,%.3f\n", r.model_ns, csv_text(r.model_formula).c_str(), e - s - r.model_ns);
-            else std::fputs(",,,\n", csv_);
-        }
-        else std::fputc('\n', csv_);
+    std::string& released = released_buf_;
+    released.clear();
+    if (r.released_by) {
+        released = *r.released_by + "#";
+        put_u(released, r.released_index);
     }
-    if (timeline_ && shown) {
-        const int id = track_id(engine);
-        if (r.start > r.ready) {
-            event(engine, "stall: " + r.stall_cause, r.ready, r.start,
-                  released.empty() ? "" : "{\"released_by\": \"" + json_escape(released) + "\"}");
-            if (r.released_by && tracks_.count(*r.released_by)) {  // a flow arrow from the releasing update
-                ++flows_;
-                std::fprintf(timeline_, ",\n{\"name\": \"release\", \"cat\": \"semaphore\", \"ph\": \"s\", \"id\": %llu, \"pid\": 1, \"tid\": %d, \"ts\": %.6f}",
-                             static_cast<unsigned long long>(flows_), tracks_[*r.released_by], r.released_at.to_seconds() * 1e6);
-                std::fprintf(timeline_, ",\n{\"name\": \"release\", \"cat\": \"semaphore\", \"ph\": \"f\", \"bp\": \"e\", \"id\": %llu, \"pid\": 1, \"tid\": %d, \"ts\": %.6f}",
-                             static_cast<unsigned long long>(flows_), id, r.start.to_seconds() * 1e6);
+    const bool stalled = r.start > r.ready;
+    const std::string cause = r.sem_wait || r.busy_resource ? r.stall_cause() : std::string();
+    std::string& o = row_buf_;
+    o.clear();
+    if (csv_ && shown) {
+        o += engine;
+        o += ',';
+        put_u(o, r.index);
+        char op[8];
+        std::snprintf(op, sizeof op, ",0x%02x,", r.opcode);
+        o += op;
+        o += *r.mnemonic;
+        o += ',';
+        put_ns(o, r.start);
+        o += ',';
+        put_ns(o, r.end);
+        o += ',';
+        put_u(o, static_cast<uint64_t>(std::llround(ns(r.start) * r.clock_ghz)));
+        o += ',';
+        put_u(o, static_cast<uint64_t>(std::llround(ns(r.end) * r.clock_ghz)));
+        o += ',';
+        put_ns(o, r.ready);
+        o += ',';
+        put_ns(o, r.start - r.ready);
+        o += ',';
+        o += csv_text(cause);
+        o += ',';
+        o += released;
+        o += ',';
+        if (r.source_file && r.line) {
+            if (r.source_file->find_first_of(",\"\r\n") == std::string::npos) {
+                o += *r.source_file;
+                o += ':';
+                put_u(o, r.line);
+            } else {
+                o += csv_text(r.source());
             }
         }
-        std::string name = r.mnemonic;
-        if (!r.function.empty()) name += " " + r.function;
-        if (r.n) name += " N=" + std::to_string(r.n);
-        std::string args = "{\"index\": " + std::to_string(r.index) + ", \"opcode\": \"0x";
-        char op[4];
-        std::snprintf(op, sizeof op, "%02x", r.opcode);
-        args += std::string(op) + "\"";
-        if (!r.source.empty()) args += ", \"source\": \"" + json_escape(r.source) + "\"";
-        if (r.elements) args += ", \"elements\": " + std::to_string(r.elements);
-        if (r.bytes) args += ", \"bytes\": " + std::to_string(r.bytes);
-        event(engine, name, r.start, r.end, args + "}");
+        o += ',';
+        if (r.function) o += csv_text(*r.function);
+        o += ',';
+        put_u(o, r.n);
+        o += ',';
+        put_u(o, r.elements);
+        o += ',';
+        put_u(o, r.bytes);
+        if (opt_.cost_model) {
+            if (r.model_ns >= 0) {
+                char b[64];
+                std::snprintf(b, sizeof b, ",%.3f,", r.model_ns);
+                o += b;
+                o += csv_text(r.model_formula);
+                std::snprintf(b, sizeof b, ",%.3f", ns(r.end - r.start) - r.model_ns);
+                o += b;
+            } else {
+                o += ",,,";
+            }
+        }
+        o += '\n';
+        write(csv_, o);
+    }
+    if (timeline_ && shown) {
+        const int id = engine_track(r.engine);
+        if (stalled) {
+            name_buf_.assign("stall: ");
+            name_buf_ += cause;
+            args_buf_.clear();
+            if (!released.empty()) {
+                args_buf_.assign("{\"released_by\": \"");
+                json_escape_into(args_buf_, released);
+                args_buf_ += "\"}";
+            }
+            event_on(id, name_buf_, r.ready, r.start, args_buf_);
+            auto from = r.released_by ? engine_tracks_.find(r.released_by) : engine_tracks_.end();
+            if (from != engine_tracks_.end()) {  // a flow arrow from the releasing update
+                ++flows_;
+                o = ",\n{\"name\": \"release\", \"cat\": \"semaphore\", \"ph\": \"s\", \"id\": ";
+                put_u(o, flows_);
+                o += ", \"pid\": 1, \"tid\": ";
+                put_u(o, static_cast<uint64_t>(from->second));
+                o += ", \"ts\": ";
+                put_us(o, r.released_at);
+                o += "},\n{\"name\": \"release\", \"cat\": \"semaphore\", \"ph\": \"f\", \"bp\": \"e\", \"id\": ";
+                put_u(o, flows_);
+                o += ", \"pid\": 1, \"tid\": ";
+                put_u(o, static_cast<uint64_t>(id));
+                o += ", \"ts\": ";
+                put_us(o, r.start);
+                o += '}';
+                write(timeline_, o);
+            }
+        }
+        std::string& name = name_buf_;
+        name.assign(*r.mnemonic);
+        if (r.function) {
+            name += ' ';
+            name += *r.function;
+        }
+        if (r.n) {
+            name += " N=";
+            put_u(name, r.n);
+        }
+        std::string& args = args_buf_;
+        args.assign("{\"index\": ");
+        put_u(args, r.index);
+        char op[24];
+        std::snprintf(op, sizeof op, ", \"opcode\": \"0x%02x\"", r.opcode);
+        args += op;
+        if (r.source_file && r.line) {
+            args += ", \"source\": \"";
+            json_escape_into(args, *r.source_file);
+            args += ':';
+            put_u(args, r.line);
+            args += '"';
+        }
+        if (r.elements) {
+            args += ", \"elements\": ";
+            put_u(args, r.elements);
+        }
+        if (r.bytes) {
+            args += ", \"bytes\": ";
+            put_u(args, r.bytes);
+        }
+        args += '}';
+        event_on(id, name, r.start, r.end, args);
     }
     if (opt_.cost_model && r.model_ns >= 0) {
         const double sim = ns(r.end - r.start), diff = std::fabs(sim - r.model_ns);
         if (top_.size() < 5 || diff > std::fabs(top_.back().simulated_ns - top_.back().model_ns)) {
-            Divergence d{engine + "#" + std::to_string(r.index), r.mnemonic, r.source, r.model_formula, sim, r.model_ns};
+            Divergence d{engine + "#" + std::to_string(r.index), *r.mnemonic, r.source(), r.model_formula, sim, r.model_ns};
             auto at = top_.begin();
             while (at != top_.end() && std::fabs(at->simulated_ns - at->model_ns) >= diff) ++at;  // ties: the earlier first
             top_.insert(at, std::move(d));

@@ -11,9 +11,12 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
+
+#include "model/isa/bundle.h"
 
 namespace neuronsim::platform {
 
@@ -25,24 +28,31 @@ struct RecorderOptions {
     bool progress = false;
 };
 
-// What one instruction did, as the engine that ran it saw it.
+// What one instruction did, as the engine that ran it saw it. Strings are pointers to
+// long-lived names and text is formatted only when written: this runs once per instruction.
 struct InstructionRecord {
     const std::string* engine = nullptr;
     uint64_t index = 0;
     uint8_t opcode = 0;
-    std::string mnemonic;
+    const std::string* mnemonic = nullptr;
     sc_core::sc_time ready, start, end;  // reached by its engine, issued, done
     double clock_ghz = 1;
-    std::string stall_cause;             // "semaphore 3 >= 2", "busy dma15", or ""
-    const std::string* released_by = nullptr;  // engine of the instruction whose update released the wait
+    bool sem_wait = false;               // it waited for `wait` (a semaphore condition)
+    model::isa::Events wait;
+    const std::string* busy_resource = nullptr;  // it queued behind this busy resource ("dma15")
+    const std::string* released_by = nullptr;    // engine of the instruction whose update released the wait
     uint64_t released_index = 0;
     sc_core::sc_time released_at;
-    std::string source;                  // "FILE:LINE" of the trace line, when known
-    std::string function;                // ACT: the activation function
+    const std::string* source_file = nullptr;    // the trace line it came from, when known
+    uint64_t line = 0;
+    const std::string* function = nullptr;       // ACT: the activation function (or set, kernel)
     uint64_t n = 0;                      // ACT/POOL: elements per partition
     uint64_t elements = 0, bytes = 0;    // elements computed, bytes moved
     double model_ns = -1;                // --cost-model: the estimate, or -1
     std::string model_formula;
+
+    std::string stall_cause() const;     // "semaphore 3 >= 2", "busy dma15", "semaphore 3 >= 2, then busy dma15", or ""
+    std::string source() const;          // "FILE:LINE" or ""
 };
 
 class Recorder {
@@ -71,6 +81,8 @@ public:
 
 private:
     int track_id(const std::string& track);
+    int engine_track(const std::string* engine);  // by the engine's long-lived label: no string compare
+    void event_on(int track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end, const std::string& args_json);
     bool in_window(const sc_core::sc_time& start, const sc_core::sc_time& end) const;
     void event(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
                const std::string& args_json);
@@ -81,8 +93,10 @@ private:
     std::FILE* timeline_ = nullptr;
     RecorderOptions opt_;
     std::map<std::string, int> tracks_;
+    std::unordered_map<const std::string*, int> engine_tracks_;
     uint64_t total_, completed_ = 0, flows_ = 0;
     std::vector<Divergence> top_;  // largest |simulated - model| first, at most 5
+    std::string row_buf_, event_buf_, name_buf_, args_buf_, released_buf_;  // reused per instruction
     std::chrono::steady_clock::time_point start_wall_, last_draw_;
 };
 

@@ -115,7 +115,7 @@ SrcDst src_dst(Platform& pf, const Tensor& s, const Tensor& d, int dims, Dtype i
 ActEngine::ActEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path, ActTables& tables,
                      const std::vector<ActSetImage>& sets, bool exact_numerics)
     : Engine(name, "act", platform, stream_path, platform.config().act.clock_ghz), tables_(tables), sets_(sets), exact_(exact_numerics),
-      acc_(platform.config().memory.partitions, 0.0f) {
+      acc_(platform.config().memory.partitions, 0.0f), load_dma_name_("dma" + std::to_string(platform.config().act.table_load_dma_engine)) {
     timing_.cfg = &platform.config().act;
 }
 
@@ -162,7 +162,7 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     add(im.bucket.size(), tables_.bucket_base());
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
     const uint32_t e = platform_.config().act.table_load_dma_engine;
-    detail_.resource = "dma" + std::to_string(e);
+    detail_.resource = &load_dma_name_;
     detail_.queued = platform_.dma().transfer_group(e, ts, "load_act_func_set " + s.name);
     detail_.function = s.name;
     detail_.shape.bytes = im.bytes();

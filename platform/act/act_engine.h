@@ -73,6 +73,7 @@ private:
     };
     std::map<std::pair<std::string, std::string>, Switch> switches_;
     Switch* pending_switch_ = nullptr;
+    std::string load_dma_name_;  // "dma<E>" of act.table_load_dma_engine
 };
 
 }  // namespace neuronsim::platform
