@@ -13,7 +13,7 @@
 #include "model/trace/assembler.h"
 #include "platform/builtin_demo_trace.h"
 #include "platform/config/config.h"
-#include "platform/platform.h"
+#include "platform/trace_host.h"
 #include "apps/run_summary.h"
 
 namespace neuronsim::apps {
@@ -38,7 +38,7 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 // --window START:END in ns; either side may be empty (from the start, to the end).
-void parse_window(const std::string& prog, const std::string& text, RecorderOptions& r) {
+void parse_window(const std::string& prog, const std::string& text, RunOptions& r) {
     const size_t colon = text.find(':');
     auto bound = [&](const std::string& t, sc_core::sc_time dflt) {
         if (t.empty()) return dflt;
@@ -115,24 +115,24 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     if (numerics != "pwp" && numerics != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + numerics + "\"");
     ro.act_exact = numerics == "exact";
     ro.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
-    ro.record.cost_model = vm["cost-model"].as<bool>();
-    ro.record.csv = !vm["no-csv"].as<bool>();
-    ro.record.timeline = !vm["no-timeline"].as<bool>();
-    if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), ro.record);
-    ro.record.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
-    Platform core("core", cfg, streams, setup, ro);
-    RunReport rep = core.run();
+    ro.cost_model = vm["cost-model"].as<bool>();
+    ro.record_csv = !vm["no-csv"].as<bool>();
+    ro.record_timeline = !vm["no-timeline"].as<bool>();
+    if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), ro);
+    ro.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
+    TraceHost host("host", cfg, streams, setup, ro);
+    RunReport rep = host.run();
 
     nlohmann::ordered_json stats;
     stats["core"] = rep.stats;
     write_file(out + "/stats.json", stats.dump(2) + "\n");
     const double sim_ns = rep.simulated.to_seconds() * 1e9;
-    nlohmann::ordered_json host = {{"wall_seconds", rep.wall_seconds},
+    nlohmann::ordered_json host_json = {{"wall_seconds", rep.wall_seconds},
                                    {"simulated_ns_per_wall_second", rep.wall_seconds > 0 ? sim_ns / rep.wall_seconds : 0.0},
                                    {"instructions_per_second", rep.wall_seconds > 0 ? rep.instructions / rep.wall_seconds : 0.0}};
-    write_file(out + "/host.json", host.dump(2) + "\n");
+    write_file(out + "/host.json", host_json.dump(2) + "\n");
 
-    print_run_summary(cfg, trace_name, out, rep, host, core, ro.record.cost_model);
+    print_run_summary(cfg, trace_name, out, rep, host_json, host.core(), ro.cost_model);
     return 0;
 }
 

@@ -1,4 +1,5 @@
 // neuronsim: the command-line entry point. Thin: global options, then a subcommand.
+#include "neuronsim/version.h"
 #include <cstdlib>
 #include <iostream>
 
@@ -47,7 +48,7 @@ extern "C" int sc_main(int argc, char* argv[]) {
         // Global options come before the command name.
         while (!args.empty() && args[0].rfind("--", 0) == 0 && args[0] != "--help") {
             if (args[0] == "--version") {
-                std::cout << "neuronsim 0.1.0 (SystemC " << platform::systemc_release() << ")\n";
+                std::cout << "neuronsim " NEURONSIM_VERSION " (SystemC " << platform::systemc_release() << ")\n";
                 return 0;
             }
             if (args[0] == "--log-level" || args[0].rfind("--log-level=", 0) == 0) {

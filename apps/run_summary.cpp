@@ -33,7 +33,7 @@ void print_time_by_mnemonic(const json& stats) {
 void print_act(const json& stats) {
     const json& a = stats["act"];
     const double load = ns_of(a["table_load_ps"]), compute = ns_of(a["compute_ps"]), busy = ns_of(a["busy_ps"]);
-    std::printf("  ACT: %llu elements, resident set %s\n", u(a["elements"]), stats["act_tables"]["resident_set"].get<std::string>().c_str());
+    std::printf("  ACT: %llu elements, resident set %s\n", u(a["elements"]), a["act_tables"]["resident_set"].get<std::string>().c_str());
     std::printf("  ACT table loads: %llu (%llu redundant), %llu bytes, %.3f ns = %.1f%% of ACT busy time; computing %.3f ns\n", u(a["table_loads"]),
                 u(a["redundant_table_loads"]), u(a["table_load_bytes"]), load, busy > 0 ? 100 * load / busy : 0.0, compute);
     // What the loads after the first cost: switches back and forth between two sets, and
@@ -93,8 +93,8 @@ void print_stalls(const json& stats) {
         std::printf("    %-8s waits for %-48s %6llu x %14.3f ns\n", all[i].engine.c_str(), all[i].cause.c_str(), all[i].count, all[i].ns);
 }
 
-void print_cost_model(const platform::Platform& core) {
-    const json totals = core.cost_model_totals();
+void print_cost_model(const NeuronCore& core) {
+    const json totals = json::parse(core.cost_model_json());
     double sim = 0, model = 0;
     for (auto it = totals.begin(); it != totals.end(); ++it) {
         sim += ns_of(it.value()["simulated_ps"]);
@@ -104,7 +104,7 @@ void print_cost_model(const platform::Platform& core) {
     for (auto it = totals.begin(); it != totals.end(); ++it)
         std::printf("    %-32s %8llu x  simulated %14.3f ns  model %14.3f ns\n", it.key().c_str(), u(it.value()["count"]),
                     ns_of(it.value()["simulated_ps"]), it.value()["model_ns"].get<double>());
-    const auto& top = core.recorder().top_divergences();
+    const auto top = core.top_divergences();
     if (!top.empty()) std::printf("  largest divergences (simulated - model):\n");
     for (const auto& d : top)
         std::printf("    %-10s %-20s %+12.3f ns (simulated %.3f, model %.3f: %s)%s\n", d.instruction.c_str(), d.mnemonic.c_str(), d.simulated_ns - d.model_ns,
@@ -114,7 +114,7 @@ void print_cost_model(const platform::Platform& core) {
 }  // namespace
 
 void print_run_summary(const platform::Config& cfg, const std::string& trace_name, const std::string& out, const platform::RunReport& rep,
-                       const json& host, const platform::Platform& core, bool cost_model) {
+                       const json& host, const NeuronCore& core, bool cost_model) {
     const json& stats = rep.stats;
     const double sim_ns = rep.simulated.to_seconds() * 1e9;
     std::printf("neuronsim run: %s (NC-v%d), %s -> %s/\n", cfg.generation.name.c_str(), cfg.generation.nc_version, trace_name.c_str(), out.c_str());
@@ -129,7 +129,7 @@ void print_run_summary(const platform::Config& cfg, const std::string& trace_nam
     print_time_by_mnemonic(stats);
     const json& dma = stats["dma"];
     std::printf("  DMA: %llu transfers, %llu bytes\n", u(dma["transfers"]), u(dma["bytes"]));
-    if (stats.contains("act") && (u(stats["act"]["elements"]) || u(stats["act"]["table_loads"]))) print_act(stats);
+    if (stats.contains("act") && stats["act"].contains("elements") && (u(stats["act"]["elements"]) || u(stats["act"]["table_loads"]))) print_act(stats);
     const bool pool_work = stats.contains("pool") && stats["pool"].contains("cptc_decodes") &&
                            u(stats["pool"]["cptc_decodes"]) + u(stats["pool"]["copies"]) + u(stats["pool"]["conv_lut_loads"]) > 0;
     if (pool_work) {

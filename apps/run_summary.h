@@ -5,11 +5,11 @@
 #include <string>
 
 #include "platform/config/config.h"
-#include "platform/platform.h"
+#include "platform/trace_host.h"
 
 namespace neuronsim::apps {
 
 void print_run_summary(const platform::Config& cfg, const std::string& trace_name, const std::string& out, const platform::RunReport& rep,
-                       const nlohmann::ordered_json& host, const platform::Platform& core, bool cost_model);
+                       const nlohmann::ordered_json& host, const NeuronCore& core, bool cost_model);
 
 }  // namespace neuronsim::apps

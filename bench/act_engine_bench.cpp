@@ -14,7 +14,7 @@
 #include "model/pwp/table_image.h"
 #include "model/trace/assembler.h"
 #include "platform/config/config.h"
-#include "platform/platform.h"
+#include "platform/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/systemc_fixture.h"
 
@@ -80,8 +80,8 @@ void BM_PlatformActivate(benchmark::State& state) {
         test::reset_systemc_context();
         platform::RunOptions o;
         o.out_dir = t.file("out");
-        platform::Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
-        platform::RunReport r = p.run();
+        platform::TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+        platform::RunReport r = host.run();
         state.SetIterationTime(r.wall_seconds);
     }
     state.counters["ns_per_element"] = benchmark::Counter(static_cast<double>(state.iterations()) * in.size(),

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "model/common/error.h"
+#include "model/isa/access_pattern.h"
 #include "model/cptc/cptc.h"
 #include "model/fp/dtype.h"
 #include "model/isa/address.h"
@@ -53,60 +54,11 @@ void store(Dtype d, float v, uint8_t* p) {
     model::fp::from_f32(d, v, p);
 }
 
-// An access pattern over one partition: its bounds are computed from the steps (so each
-// partition needs one bounds check, not one per element), and its elements are walked in
-// order (innermost dimension first) without storing their offsets.
-struct Pattern {
-    int64_t start = 0, step[3] = {0, 0, 0};  // bytes
-    uint32_t num[3] = {1, 1, 1};
-    uint64_t n = 0, lo = 0, span = 0;         // elements; lowest byte touched; bytes covered
-
-    // Walks the elements in order, innermost dimension first; next() gives each one's offset
-    // relative to lo.
-    class Cursor {
-    public:
-        explicit Cursor(const Pattern& p) : p_(p), row_(p.start - static_cast<int64_t>(p.lo)), o_(row_) {}
-        uint64_t next() {
-            const uint64_t at = static_cast<uint64_t>(o_);
-            if (++i_[0] < p_.num[0]) {
-                o_ += p_.step[0];
-            } else {
-                i_[0] = 0;
-                if (++i_[1] == p_.num[1]) {
-                    i_[1] = 0;
-                    ++i_[2];
-                }
-                row_ = p_.start - static_cast<int64_t>(p_.lo) + p_.step[1] * i_[1] + p_.step[2] * i_[2];
-                o_ = row_;
-            }
-            return at;
-        }
-
-    private:
-        const Pattern& p_;
-        uint32_t i_[3] = {0, 0, 0};
-        int64_t row_, o_;
-    };
-};
+using model::isa::AccessPattern;
+using Pattern = AccessPattern;  // the one tensor access pattern (model/isa/access_pattern.h)
 
 Pattern make_pattern(uint64_t start, const int16_t* step, const uint16_t* num, int dims, size_t eb, const char* what) {
-    Pattern p;
-    p.start = static_cast<int64_t>(start);
-    p.n = 1;
-    int64_t min = p.start, max = p.start;
-    for (int i = 0; i < dims; ++i) {
-        p.step[i] = int64_t{step[i]} * static_cast<int64_t>(eb);
-        p.num[i] = num[i];
-        p.n *= num[i];
-        if (num[i] == 0) continue;
-        const int64_t reach = p.step[i] * (num[i] - 1);
-        (reach < 0 ? min : max) += reach;
-    }
-    if (p.n == 0) return p;
-    if (min < 0) throw Error(std::string(what) + ": the access pattern reaches " + std::to_string(-min) + " bytes below its partition's offset 0");
-    p.lo = static_cast<uint64_t>(min);
-    p.span = static_cast<uint64_t>(max - min) + eb;
-    return p;
+    return model::isa::make_access_pattern(start, step, num, dims, eb, what);
 }
 
 }  // namespace
@@ -201,8 +153,8 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAcc
     const Pattern sp = make_pattern(s.offset, op.src.step_elem, op.src.num_elem, 2, eb, "ExtendedInstCopy source");
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, eb, "ExtendedInstCopy destination");
     for (uint32_t p = c.first; n && p < end; ++p) {
-        const uint8_t* src = sbuf(s.partition + p, sp.lo, sp.span);
-        uint8_t* dst = sbuf(d.partition + p, dp.lo, dp.span);
+        const uint8_t* src = sbuf(s.partition + p, static_cast<uint64_t>(sp.lo), sp.span());
+        uint8_t* dst = sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
         // Element by element in order, as the kernel walks (overlapping patterns behave alike).
         Pattern::Cursor from(sp), to(dp);
         for (uint64_t k = 0; k < n; ++k) std::memmove(dst + to.next(), src + from.next(), eb);
@@ -282,7 +234,7 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
         const std::vector<int32_t> codes = model::cptc::unpack_codes(stream, elements, bits, is_signed);
         for (uint64_t b = 0; b < blocks; ++b)
             scales[b] = model::cptc::block_scale(stream, bits, elements, op.block_size, s1, b * op.block_size);
-        uint8_t* base = elements ? sbuf(d.partition + p, dp.lo, dp.span) : nullptr;
+        uint8_t* base = elements ? sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span()) : nullptr;
         Pattern::Cursor to(dp);
         for (uint64_t k = 0; k < elements; ++k) {
             uint8_t* dst = base + to.next();

@@ -8,22 +8,22 @@ namespace neuronsim::platform {
 
 using model::isa::MemSpace;
 
-DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, Recorder* recorder)
-    : sc_core::sc_module(name), dram_socket("dram_socket"), sbuf_socket("sbuf_socket"), psum_socket("psum_socket"),
-      act_tables_socket("act_tables_socket"), cfg_(cfg),
-      recorder_(recorder), busy_until_(cfg.dma.engines, sc_core::SC_ZERO_TIME), busy_(cfg.dma.engines, sc_core::SC_ZERO_TIME),
-      transfers_(cfg.dma.engines, 0), bytes_(cfg.dma.engines, 0) {}
+DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder)
+    : sc_core::sc_module(name), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), act_tables("act_tables_socket", "the ACT table memory"),
+      cfg_(cfg), dram_(dram), recorder_(recorder), next_ticket_(cfg.dma.engines, 0), serving_(cfg.dma.engines, 0),
+      free_at_(cfg.dma.engines, sc_core::SC_ZERO_TIME), busy_(cfg.dma.engines, sc_core::SC_ZERO_TIME), transfers_(cfg.dma.engines, 0),
+      bytes_(cfg.dma.engines, 0) {}
 
 sc_core::sc_time DmaEngines::duration(uint64_t bytes) const {
     return sc_core::sc_time(cfg_.dma.fixed_overhead_ns + static_cast<double>(bytes) / cfg_.dma.bytes_per_ns_per_engine, sc_core::SC_NS);
 }
 
-tlm_utils::simple_initiator_socket<DmaEngines>& DmaEngines::socket(DmaSpace s) {
+TlmPort& DmaEngines::port(DmaSpace s) {
     switch (s) {
-        case DmaSpace::Dram: return dram_socket;
-        case DmaSpace::Sbuf: return sbuf_socket;
-        case DmaSpace::Psum: return psum_socket;
-        default: return act_tables_socket;
+        case DmaSpace::Dram: return dram_;
+        case DmaSpace::Sbuf: return sbuf;
+        case DmaSpace::Psum: return psum;
+        default: return act_tables;
     }
 }
 
@@ -47,70 +47,63 @@ uint64_t DmaEngines::tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t b
     return uint64_t{p} * per + l.offset;
 }
 
-void DmaEngines::move(DmaSpace s, bool write, uint64_t addr, uint8_t* data, uint32_t len) {
-    tlm::tlm_generic_payload t;
-    t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    t.set_address(addr);
-    t.set_data_ptr(data);
-    t.set_data_length(len);
-    t.set_streaming_width(len);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    socket(s)->b_transport(t, delay);
-    if (t.get_response_status() != tlm::TLM_OK_RESPONSE)
-        throw Error(std::string(write ? "write to " : "read from ") + space_text(s) + " [" + std::to_string(addr) + ", +" +
-                    std::to_string(len) + "): " + t.get_response_string());
-}
-
 sc_core::sc_time DmaEngines::transfer(uint32_t e, const DmaTransfer& t, const std::string& label) { return transfer_group(e, {t}, label); }
 
-void DmaEngines::flush_counter(const sc_core::sc_time& upto) {
-    while (!in_flight_delta_.empty() && in_flight_delta_.begin()->first < upto) {
-        auto it = in_flight_delta_.begin();
-        in_flight_ += it->second;
-        if (recorder_) recorder_->counter("DMA bytes in flight", it->first, static_cast<double>(in_flight_));
-        in_flight_delta_.erase(it);
-    }
-}
-
 sc_core::sc_time DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label) {
-    if (e >= busy_until_.size()) throw Error("DMA engine " + std::to_string(e) + " does not exist (" + std::to_string(busy_until_.size()) + " configured)");
+    if (e >= busy_.size()) throw Error("DMA engine " + std::to_string(e) + " does not exist (" + std::to_string(busy_.size()) + " configured)");
     // Validate every row before any time passes.
-    std::vector<std::vector<uint64_t>> src(ts.size()), dst(ts.size());
     uint64_t total = 0;
-    for (size_t i = 0; i < ts.size(); ++i) {
-        for (uint32_t r = 0; r < ts[i].rows; ++r) {
-            src[i].push_back(tlm_address(ts[i].src, r, ts[i].bytes));
-            dst[i].push_back(tlm_address(ts[i].dst, r, ts[i].bytes));
+    for (const DmaTransfer& t : ts) {
+        for (uint32_t r = 0; r < t.rows; ++r) {
+            tlm_address(t.src, r, t.bytes);
+            tlm_address(t.dst, r, t.bytes);
         }
-        total += ts[i].total();
+        total += t.total();
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time start = busy_until_[e] > now ? busy_until_[e] : now;
-    const sc_core::sc_time end = start + duration(total);
-    busy_until_[e] = end;
-    flush_counter(now);  // transfers scheduled from now on start at now or later
-    in_flight_delta_[start] += static_cast<int64_t>(total);
-    in_flight_delta_[end] -= static_cast<int64_t>(total);
+    // Wait for the engine: one transfer at a time, in the order asked.
+    const sc_core::sc_time asked = sc_core::sc_time_stamp();
+    const uint64_t ticket = next_ticket_[e]++;
+    while (serving_[e] != ticket) wait(freed_);
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const sc_core::sc_time nominal = duration(total);
+    if (recorder_) recorder_->counter("DMA bytes in flight", start, static_cast<double>(in_flight_ += static_cast<int64_t>(total)));
+    wait(nominal);
+    // The data moves at the end of the nominal time; what the memories annotate comes on top.
+    sc_core::sc_time annotated = sc_core::SC_ZERO_TIME;
+    std::vector<uint8_t> buf;
+    try {
+        for (const DmaTransfer& t : ts) {
+            buf.resize(t.bytes);
+            TlmPort &from = port(t.src.space), &to = port(t.dst.space);
+            for (uint32_t r = 0; r < t.rows; ++r) {
+                annotated += from.read(tlm_address(t.src, r, t.bytes), buf.data(), t.bytes);
+                annotated += to.write(tlm_address(t.dst, r, t.bytes), buf.data(), t.bytes);
+            }
+        }
+    } catch (...) {
+        ++serving_[e];  // free the engine for the others before reporting
+        freed_.notify(sc_core::SC_ZERO_TIME);
+        throw;
+    }
+    if (annotated > sc_core::SC_ZERO_TIME) wait(annotated);
+    annotated_ += annotated;
+    const sc_core::sc_time end = sc_core::sc_time_stamp();
     busy_[e] += end - start;
     ++transfers_[e];
     bytes_[e] += total;
-    sc_core::wait(end - now);
-    for (size_t i = 0; i < ts.size(); ++i) {
-        std::vector<uint8_t> buf(ts[i].bytes);
-        for (uint32_t r = 0; r < ts[i].rows; ++r) {
-            move(ts[i].src.space, false, src[i][r], buf.data(), ts[i].bytes);
-            move(ts[i].dst.space, true, dst[i][r], buf.data(), ts[i].bytes);
-        }
+    if (recorder_) {
+        recorder_->counter("DMA bytes in flight", end, static_cast<double>(in_flight_ -= static_cast<int64_t>(total)));
+        recorder_->slice("dma engine " + std::to_string(e), label, start, end, "{\"bytes\": " + std::to_string(total) + "}");
     }
-    if (recorder_) recorder_->slice("dma engine " + std::to_string(e), label, start, end, "{\"bytes\": " + std::to_string(total) + "}");
-    return start - now;
+    ++serving_[e];
+    freed_.notify(sc_core::SC_ZERO_TIME);
+    return start - asked;
 }
 
 void DmaEngines::collect_stats(nlohmann::ordered_json& node) const {
     uint64_t transfers = 0, bytes = 0;
     nlohmann::ordered_json per = nlohmann::ordered_json::object();
-    for (size_t e = 0; e < busy_until_.size(); ++e) {
+    for (size_t e = 0; e < busy_.size(); ++e) {
         transfers += transfers_[e];
         bytes += bytes_[e];
         if (!transfers_[e]) continue;
@@ -118,6 +111,7 @@ void DmaEngines::collect_stats(nlohmann::ordered_json& node) const {
     }
     node["transfers"] = transfers;
     node["bytes"] = bytes;
+    node["annotated_delay_ps"] = annotated_.value();
     node["engines"] = std::move(per);
 }
 

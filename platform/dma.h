@@ -1,8 +1,10 @@
 #pragma once
-// The DMA engines: a TLM initiator moving rows between DRAM, SBUF and PSUM. Each engine
-// serves one transfer at a time; a transfer takes the fixed per-transfer overhead plus its
-// bytes over the engine's bandwidth (public-figures §4), and the data moves when it ends.
-// Clockless: the calling process waits once per transfer, whatever its size.
+// The DMA engines: TLM initiators moving rows between DRAM (the device's memory port), SBUF,
+// PSUM and the ACT table memory. Each engine serves one transfer at a time, in the order they
+// were asked for; a transfer takes the fixed per-transfer overhead plus its bytes over the
+// engine's bandwidth (public-figures §4), then the data moves and the time the memories
+// annotate (b_transport delay or DMI latency) is added. Clockless: the calling process waits
+// a few times per transfer, whatever its size.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,11 +12,11 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "model/isa/layouts.h"
 #include "platform/config/config.h"
 #include "platform/stats.h"
+#include "platform/tlm_port.h"
 
 namespace neuronsim::platform {
 
@@ -39,9 +41,9 @@ struct DmaTransfer {
 
 class DmaEngines : public sc_core::sc_module, public StatsProvider {
 public:
-    tlm_utils::simple_initiator_socket<DmaEngines> dram_socket, sbuf_socket, psum_socket, act_tables_socket;
+    TlmPort sbuf, psum, act_tables;  // bound by the device; DRAM is the device's own port
 
-    DmaEngines(sc_core::sc_module_name name, const Config& cfg, Recorder* recorder);
+    DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder);
 
     sc_core::sc_time duration(uint64_t bytes) const;
     // Called from an engine's thread: waits for engine `e` and the transfer's time, then
@@ -50,23 +52,26 @@ public:
     sc_core::sc_time transfer(uint32_t e, const DmaTransfer& t, const std::string& label);
     // Several transfers as one DMA job: one fixed overhead, their bytes over the bandwidth.
     sc_core::sc_time transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label);
-    // Writes the pending points of the "DMA bytes in flight" counter track (end of run).
-    void flush_counter(const sc_core::sc_time& upto = sc_core::sc_max_time());
 
-    uint32_t engines() const { return static_cast<uint32_t>(busy_until_.size()); }
+
+    uint32_t engines() const { return static_cast<uint32_t>(busy_.size()); }
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 private:
-    tlm_utils::simple_initiator_socket<DmaEngines>& socket(DmaSpace s);
+    TlmPort& port(DmaSpace s);
     uint64_t tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t bytes) const;
-    void move(DmaSpace s, bool write, uint64_t addr, uint8_t* data, uint32_t len);
 
     const Config& cfg_;
+    TlmPort& dram_;
     Recorder* recorder_;
-    std::vector<sc_core::sc_time> busy_until_, busy_;
+    // Per engine: tickets in request order (next to give, now serving) and the time it was
+    // freed, so that transfers run one at a time in the order asked.
+    std::vector<uint64_t> next_ticket_, serving_;
+    std::vector<sc_core::sc_time> free_at_, busy_;
+    sc_core::sc_event freed_;
     std::vector<uint64_t> transfers_, bytes_;
-    std::map<sc_core::sc_time, int64_t> in_flight_delta_;  // future changes of bytes in flight
-    int64_t in_flight_ = 0;
+    sc_core::sc_time annotated_ = sc_core::SC_ZERO_TIME;
+    int64_t in_flight_ = 0;  // bytes of transfers in progress (the counter track)
 };
 
 }  // namespace neuronsim::platform

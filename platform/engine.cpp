@@ -6,7 +6,8 @@
 #include "model/fp/bits.h"
 #include "model/isa/layouts.h"
 #include "model/isa/opcodes.h"
-#include "platform/platform.h"
+#include "platform/dma.h"
+#include "platform/semaphores.h"
 
 namespace neuronsim::platform {
 
@@ -19,13 +20,17 @@ std::string opcode_text(uint8_t op) {
 }
 }  // namespace
 
+namespace {
+const std::string kUnknown = "unknown", kSkipped = "skipped";
+}
+
 std::string module_name(std::string label) {
     auto dot = label.find('.');
     return dot == std::string::npos ? label : label.replace(dot, 1, "_q");
 }
 
-Engine::Engine(sc_core::sc_module_name name, const std::string& label, Platform& platform, const std::string& stream_path, double clock_ghz)
-    : sc_core::sc_module(name), platform_(platform), label_(label), stream_(stream_path), ghz_(clock_ghz), lines_(stream_path) {
+Engine::Engine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, double clock_ghz)
+    : sc_core::sc_module(name), ctx_(ctx), label_(label), source_(source), ghz_(clock_ghz) {
     SC_THREAD(run);
 }
 
@@ -42,9 +47,10 @@ void Engine::record(InstructionRecord& r, const Bundle& b) {
     Tally& m = by_mnemonic_[r.mnemonic];
     ++m.count;
     m.time += r.end - r.start;
-    if (platform_.recorder().cost_model()) {
+    Recorder* rec = ctx_.recorder();
+    if (rec && rec->cost_model()) {
         detail_.shape.opcode = b.opcode();
-        const CostEstimate est = cost_estimate(platform_.config(), detail_.shape);
+        const CostEstimate est = cost_estimate(ctx_.config(), detail_.shape);
         r.model_ns = est.ns;
         r.model_formula = est.formula;
         if (est.ns >= 0) m.model_ns += est.ns;
@@ -55,39 +61,37 @@ void Engine::record(InstructionRecord& r, const Bundle& b) {
         ++t.count;
         t.time += r.start - r.ready;
     }
-    platform_.recorder().instruction(r);
+    if (rec) rec->instruction(r);
 }
 
-namespace {
-const std::string kUnknown = "unknown", kSkipped = "skipped";
-}
 
 void Engine::run() {
     Bundle b;
-    uint64_t line = 0;
-    try {
-        while (stream_.next(b)) {
-            index_ = stream_.index();
-            opcode_ = b.opcode();
-            line = lines_.next();
+    uint64_t index = 0;
+    while (source_.next(b.b.data(), index)) {
+        busy_now_ = true;
+        index_ = index;
+        opcode_ = b.opcode();
+        bool halt = false;
+        try {
             InstructionRecord r;
             r.ready = sc_core::sc_time_stamp();
-            if (line) {
-                r.source_file = &lines_.source();
-                r.line = line;
-            }
             const std::string bad = check_header_and_events(b);
             if (!bad.empty()) throw Error(bad);
             const Events ev = read_events(b);
-            Semaphores& sem = platform_.semaphores();
+            Semaphores& sem = ctx_.semaphores();
             if (ev.wait != WaitMode::None) sem.check_index(ev.wait_idx);
             if (ev.update != UpdateMode::None) sem.check_index(ev.update_idx);
             // Stall while the wait does not hold; the last update of the semaphore released it.
             if (!sem.holds(ev)) {
                 waiting_ = true;
                 waiting_on_ = ev;
-                while (!sem.holds(ev)) wait(sem.changed());
+                while (!sem.holds(ev) && !ctx_.halted()) wait(sem.changed());
                 waiting_ = false;
+                if (ctx_.halted()) {  // the core failed meanwhile: this instruction never issues
+                    busy_now_ = false;
+                    continue;
+                }
                 stalled_ += sc_core::sc_time_stamp() - r.ready;
                 r.sem_wait = true;
                 r.wait = ev;
@@ -100,18 +104,12 @@ void Engine::run() {
             const OpcodeInfo* info = find_opcode(b.opcode());
             r.mnemonic = info ? &info->mnemonic : &kUnknown;
             detail_ = Detail{};
-            if (b.opcode() == kHalt) {
-                sem.update(ev, &label_, index_);
-                r.end = r.start;
-                record(r, b);
-                ++count_;
-                break;
-            }
-            if (b.opcode() != kSync && !execute(b, index_)) {
-                if (!platform_.skip_unknown())
+            halt = b.opcode() == kHalt;
+            if (!halt && b.opcode() != kSync && !execute(b, index_)) {
+                if (!ctx_.options().skip_unknown)
                     throw Error("opcode " + opcode_text(b.opcode()) + " is not modelled on engine " + label_ +
                                 (info ? " yet" : "") + " (--skip-unknown gives it run.skip_unknown_cost_ns and counts it)");
-                wait(sc_core::sc_time(platform_.config().run.skip_unknown_cost_ns, sc_core::SC_NS));
+                wait(sc_core::sc_time(ctx_.config().run.skip_unknown_cost_ns, sc_core::SC_NS));
                 ++skipped_;
                 r.mnemonic = &kSkipped;
             }
@@ -123,19 +121,30 @@ void Engine::run() {
             }
             r.end = sc_core::sc_time_stamp();
             busy_ += r.end - r.start;
+            if (!count_) first_start_ = r.start;
+            last_end_ = r.end;
             sem.update(ev, &label_, index_);
             record(r, b);
             ++count_;
+        } catch (const Error& e) {
+            EngineFailure f;
+            f.engine = label_;
+            f.index = index_;
+            f.opcode = opcode_;
+            f.message = e.what();
+            f.summary = "engine " + label_ + ", instruction " + std::to_string(index_) + " (opcode " + opcode_text(opcode_) + "): " + e.what();
+            waiting_ = false;
+            busy_now_ = false;
+            ctx_.fail(f);
+            continue;
         }
-        finished_ = true;
-    } catch (const Error& e) {
-        const std::string where = line ? lines_.source() + ":" + std::to_string(line) + ": " : "";
-        platform_.fail(where + "engine " + std::string(label_) + ", instruction " + std::to_string(index_) + " (opcode " +
-                       opcode_text(opcode_) + ", " + stream_.path() + " byte offset " + std::to_string(index_ * kBundleBytes) + "): " + e.what());
+        busy_now_ = false;
+        source_.done(halt);
     }
 }
 
 void Engine::collect_stats(nlohmann::ordered_json& node) const {
+    if (!count_) return;  // a queue that ran nothing reports nothing
     node["instructions"] = count_;
     node["busy_ps"] = busy_.value();
     node["stalled_ps"] = stalled_.value();
@@ -172,9 +181,9 @@ void Engine::collect_cost_model(nlohmann::ordered_json& node) const {
     for (const auto& [m, t] : by_name) node[label_ + " " + m] = {{"count", t->count}, {"simulated_ps", t->time.value()}, {"model_ns", t->model_ns}};
 }
 
-DmaQueueEngine::DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, Platform& platform, const std::string& stream_path,
+DmaQueueEngine::DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source,
                                uint32_t dma_engine)
-    : Engine(name, label, platform, stream_path, 1.0), dma_engine_(dma_engine), resource_("dma" + std::to_string(dma_engine)) {}
+    : Engine(name, label, ctx, source, 1.0), dma_engine_(dma_engine), resource_("dma" + std::to_string(dma_engine)) {}
 
 bool DmaQueueEngine::execute(const Bundle& b, uint64_t index) {
     if (b.opcode() != kDmaCopy) return false;
@@ -190,7 +199,7 @@ bool DmaQueueEngine::execute(const Bundle& b, uint64_t index) {
     detail_.shape.rows = t.rows;
     detail_.shape.bytes = t.total();
     detail_.resource = &resource_;
-    detail_.queued = platform_.dma().transfer(dma_engine_, t, label() + "#" + std::to_string(index));
+    detail_.queued = ctx_.dma().transfer(dma_engine_, t, label() + "#" + std::to_string(index));
     return true;
 }
 

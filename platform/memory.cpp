@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "model/common/error.h"
+#include "model/isa/address_map.h"
 
 namespace neuronsim::platform {
 
@@ -17,8 +18,8 @@ Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions
 
 void Memory::check(uint64_t addr, uint64_t len) const {
     if (addr > size_ || len > size_ - addr)
-        throw Error(std::string(name()) + ": access [0x" + std::to_string(addr) + ", +" + std::to_string(len) +
-                    ") is outside the memory's " + std::to_string(size_) + " bytes");
+        throw Error(std::string(name()) + ": access [" + model::isa::hex(addr) + ", +" + std::to_string(len) + ") is outside the memory's " +
+                    std::to_string(size_) + " bytes");
 }
 
 uint8_t* Memory::page(uint64_t index, bool create) const {
@@ -81,16 +82,16 @@ bool Memory::access(tlm::tlm_generic_payload& t) {
     return true;
 }
 
-void Memory::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) {
+void Memory::b_transport(int, tlm::tlm_generic_payload& t, sc_core::sc_time&) {
     access(t);
     t.set_dmi_allowed(true);
 }
 
-unsigned int Memory::transport_dbg(tlm::tlm_generic_payload& t) {
+unsigned int Memory::transport_dbg(int, tlm::tlm_generic_payload& t) {
     return access(t) ? t.get_data_length() : 0;
 }
 
-bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
+bool Memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
     const uint64_t addr = t.get_address();
     if (addr >= size_) return false;
     dmi.allow_read_write();
@@ -114,9 +115,8 @@ bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) 
 namespace neuronsim::platform {
 
 void Memory::collect_stats(nlohmann::ordered_json& node) const {
+    // Traffic is counted by the engines and ports that move it (DMI bypasses this target).
     node["bytes"] = size_;
-    node["bytes_read"] = bytes_read_;
-    node["bytes_written"] = bytes_written_;
     if (!partitions_) node["pages_touched"] = pages_.size();
 }
 

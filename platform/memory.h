@@ -11,7 +11,7 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "platform/stats.h"
 
@@ -19,7 +19,8 @@ namespace neuronsim::platform {
 
 class Memory : public sc_core::sc_module, public StatsProvider {
 public:
-    tlm_utils::simple_target_socket<Memory> socket;
+    // Any number of initiators (the DMA, the engines, the device's windows) bind to it.
+    tlm_utils::multi_passthrough_target_socket<Memory> socket;
 
     // partitions == 0: a flat sparse memory of `bytes` (DRAM); else dense partitions x bytes.
     Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions = 0);
@@ -42,9 +43,9 @@ public:
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 private:
-    void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-    unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
-    bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+    void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+    unsigned int transport_dbg(int id, tlm::tlm_generic_payload& trans);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
     bool access(tlm::tlm_generic_payload& trans);
     uint8_t* page(uint64_t index, bool create) const;
     void check(uint64_t addr, uint64_t len) const;

@@ -160,7 +160,18 @@ void Recorder::event_on(int id, const std::string& name, const sc_core::sc_time&
     write(timeline_, o);
 }
 
-void Recorder::instruction(const InstructionRecord& r) {
+void Recorder::set_source_lines(const std::string* engine, const std::string& lines_path) {
+    sources_[engine] = std::make_unique<model::trace::SourceLines>(lines_path, true);
+}
+
+void Recorder::instruction(InstructionRecord& r) {
+    if (!r.source_file) {
+        auto it = sources_.find(r.engine);
+        if (it != sources_.end()) {
+            r.line = it->second->next();
+            r.source_file = &it->second->source();
+        }
+    }
     const std::string& engine = *r.engine;
     const bool shown = in_window(r.ready, r.end);
     std::string& released = released_buf_;

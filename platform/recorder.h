@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,7 @@
 #include <systemc>
 
 #include "model/isa/bundle.h"
+#include "model/trace/assembler.h"
 
 namespace neuronsim::platform {
 
@@ -60,7 +62,9 @@ public:
     Recorder(const std::string& out_dir, uint64_t total_instructions, const RecorderOptions& options);
     ~Recorder();
 
-    void instruction(const InstructionRecord& r);
+    void instruction(InstructionRecord& r);  // fills in the source line when it has one
+    // The trace lines of an engine's instructions (an <engine>.lines file, read in order).
+    void set_source_lines(const std::string* engine, const std::string& lines_path);
     // Any other slice on a named track (DMA transfers, table loads).
     void slice(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
                const std::string& args_json = "");
@@ -94,6 +98,7 @@ private:
     RecorderOptions opt_;
     std::map<std::string, int> tracks_;
     std::unordered_map<const std::string*, int> engine_tracks_;
+    std::unordered_map<const std::string*, std::unique_ptr<model::trace::SourceLines>> sources_;
     uint64_t total_, completed_ = 0, flows_ = 0;
     std::vector<Divergence> top_;  // largest |simulated - model| first, at most 5
     std::string row_buf_, event_buf_, name_buf_, args_buf_, released_buf_;  // reused per instruction

@@ -217,22 +217,26 @@ const OpcodeInfo* find_mnemonic(const std::string& m) {
     return nullptr;
 }
 
-uint32_t engine_class(const std::string& e) {
-    if (e == "act") return kOnAct;
-    if (e == "pool") return kOnPool;
-    if (e.rfind("dma", 0) == 0 && e.size() > 3) {
-        auto dot = e.find('.');
-        std::string eng = e.substr(3, dot == std::string::npos ? std::string::npos : dot - 3);
-        uint64_t v;
-        if (!parse_u64(eng, v) || eng.find_first_not_of("0123456789") != std::string::npos) return 0;
-        if (dot != std::string::npos) {
-            std::string q = e.substr(dot + 1);
-            if (q.empty() || q.find_first_not_of("0123456789") != std::string::npos) return 0;
-        }
-        return kOnDma;
+StreamName parse_stream_name(const std::string& e) {
+    StreamName n;
+    if (e == "act") n.cls = kOnAct;
+    else if (e == "pool") n.cls = kOnPool;
+    else if (e.rfind("dma", 0) == 0 && e.size() > 3) {
+        const auto dot = e.find('.');
+        const std::string eng = e.substr(3, dot == std::string::npos ? std::string::npos : dot - 3);
+        const std::string q = dot == std::string::npos ? "0" : e.substr(dot + 1);
+        uint64_t ev = 0, qv = 0;
+        if (eng.empty() || q.empty() || eng.find_first_not_of("0123456789") != std::string::npos || q.find_first_not_of("0123456789") != std::string::npos ||
+            eng.size() > 6 || q.size() > 6 || !parse_u64(eng, ev) || !parse_u64(q, qv))
+            return n;
+        n.cls = kOnDma;
+        n.dma_engine = static_cast<uint32_t>(ev);
+        n.dma_queue = static_cast<uint32_t>(qv);
     }
-    return 0;
+    return n;
 }
+
+uint32_t engine_class(const std::string& e) { return parse_stream_name(e).cls; }
 
 Bundle assemble(const std::string& engine, const std::string& mnemonic, const std::vector<std::string>& fields) {
     const uint32_t cls = engine_class(engine);

@@ -46,6 +46,13 @@ const OpcodeInfo* find_mnemonic(const std::string& mnemonic);
 // Engine stream names: "act", "pool", "dma<E>" or "dma<E>.<Q>". Returns the mask class or 0.
 uint32_t engine_class(const std::string& engine);
 
+// A stream's name: "act", "pool", "dma<E>" (queue 0) or "dma<E>.<Q>"; cls 0 when it is none.
+struct StreamName {
+    uint32_t cls = 0;
+    uint32_t dma_engine = 0, dma_queue = 0;
+};
+StreamName parse_stream_name(const std::string& engine);
+
 // Encodes one instruction from its text fields (already split: "key=value"). Errors are
 // plain messages; the caller adds file:line.
 Bundle assemble(const std::string& engine, const std::string& mnemonic, const std::vector<std::string>& fields);

@@ -95,8 +95,8 @@ bool BundleStream::next(isa::Bundle& b) {
     return true;
 }
 
-SourceLines::SourceLines(const std::string& bin_path) {
-    const fs::path p = fs::path(bin_path).replace_extension(".lines");
+SourceLines::SourceLines(const std::string& bin_path, bool path_is_lines) {
+    const fs::path p = path_is_lines ? fs::path(bin_path) : fs::path(bin_path).replace_extension(".lines");
     std::error_code ec;
     if (!fs::is_regular_file(p, ec)) return;
     f_ = std::fopen(p.string().c_str(), "r");

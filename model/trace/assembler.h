@@ -46,7 +46,8 @@ public:
 class SourceLines {
 public:
     SourceLines() = default;
-    explicit SourceLines(const std::string& bin_path);
+    // `path_is_lines`: the .lines file itself, else the .bin stream beside it.
+    explicit SourceLines(const std::string& bin_path, bool path_is_lines = false);
     ~SourceLines();
     SourceLines(const SourceLines&) = delete;
     SourceLines& operator=(const SourceLines&) = delete;

@@ -11,66 +11,55 @@
 #include "model/isa/layouts.h"
 #include "model/pwp/catalog.h"
 #include "model/pwp/closed_forms.h"
-#include "platform/platform.h"
+#include "model/isa/access_pattern.h"
+#include "model/isa/address_map.h"
+#include "neuronsim/act_sets.h"
+#include "platform/dma.h"
+#include "platform/recorder.h"
 
 namespace neuronsim::platform {
 
 using namespace model::isa;
 using model::fp::Dtype;
+using model::isa::AccessPattern;
 
-// A TENSORnD operand over SBUF or PSUM, validated once per instruction.
+// A TENSORnD operand over SBUF or PSUM, validated once per instruction: the access pattern
+// (model/isa/access_pattern.h) at a partition of a memory the engine sees through DMI.
 struct Pattern {
     MemSpace space;
     uint32_t partition;   // first partition
-    uint64_t offset;      // byte offset in each partition
-    int64_t step[3] = {0, 0, 0};
-    uint64_t num[3] = {1, 1, 1};
+    AccessPattern ap;
     size_t bytes;         // element size
     uint8_t* base = nullptr;
     uint64_t per = 0;     // bytes per partition
 
-    uint64_t elements() const { return num[0] * num[1] * num[2]; }
-    bool strided() const { return std::llabs(step[0]) * static_cast<int64_t>(bytes) >= 16; }
+    uint64_t elements() const { return ap.n; }
+    bool strided() const { return ap.strided(); }
     uint8_t* at(uint32_t p, uint64_t i0, uint64_t i1, uint64_t i2) const {
-        int64_t e = step[0] * static_cast<int64_t>(i0) + step[1] * static_cast<int64_t>(i1) + step[2] * static_cast<int64_t>(i2);
-        return base + uint64_t{partition + p} * per + static_cast<uint64_t>(static_cast<int64_t>(offset) + e * static_cast<int64_t>(bytes));
+        return base + uint64_t{partition + p} * per + static_cast<uint64_t>(ap.offset(i0, i1, i2));
     }
 };
 
-static Pattern pattern(Platform& pf, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims, size_t bytes,
-                uint32_t channels) {
-    Location l = decode_addr4(addr4);
+static Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims,
+                       size_t bytes, uint32_t channels) {
+    const Location l = decode_addr4(addr4);
+    if (l.space != MemSpace::Sbuf && l.space != MemSpace::Psum) throw Error(std::string(what) + " " + format_location(l) + " is not in SBUF or PSUM");
+    static const int16_t zero_steps[3] = {0, 0, 0};
+    for (int d = 0; d < dims; ++d)
+        if (num[d] == 0) throw Error(std::string(what) + ".num[" + std::to_string(d) + "] is 0");
     Pattern p;
     p.space = l.space;
     p.partition = l.partition;
-    p.offset = l.offset;
     p.bytes = bytes;
-    for (int d = 0; d < dims; ++d) {
-        p.step[d] = step[d];
-        p.num[d] = num[d];
-        if (num[d] == 0) throw Error(std::string(what) + ".num[" + std::to_string(d) + "] is 0");
-    }
-    const Config& c = pf.config();
+    p.ap = model::isa::make_access_pattern(l.offset, step ? step : zero_steps, num, dims, bytes, what);
     p.per = l.space == MemSpace::Sbuf ? c.memory.sbuf_bytes_per_partition : c.memory.psum_bytes_per_partition();
-    Memory& m = pf.memory(l.space);
-    p.base = m.dense_data();
+    p.base = memory_of_space;
     if (p.partition + channels > c.memory.partitions)
         throw Error(std::string(what) + " " + format_location(l) + ": partitions " + std::to_string(p.partition) + ".." +
                     std::to_string(p.partition + channels - 1) + " do not all exist");
-    // The lowest and highest byte the pattern touches must lie in the partition.
-    int64_t lo = 0, hi = 0;
-    for (int d = 0; d < 3; ++d) {
-        int64_t span = p.step[d] * static_cast<int64_t>(p.num[d] - 1);
-        (span < 0 ? lo : hi) += span;
-    }
-    const int64_t first = static_cast<int64_t>(p.offset) + lo * static_cast<int64_t>(bytes);
-    const int64_t last = static_cast<int64_t>(p.offset) + hi * static_cast<int64_t>(bytes) + static_cast<int64_t>(bytes);
-    if (first < 0 || last > static_cast<int64_t>(p.per))
-        throw Error(std::string(what) + " " + format_location(l) + ": the pattern touches bytes [" + std::to_string(first) + ", " +
-                    std::to_string(last) + ") of a " + std::to_string(p.per) + "-byte " + space_name(l.space) + " partition");
+    model::isa::check_in_partition(p.ap, p.per, what, format_location(l), space_name(l.space) + " partition");
     return p;
 }
-
 
 namespace {
 
@@ -99,10 +88,10 @@ uint32_t active_channels(const Config& c, uint32_t nch) {
 struct SrcDst {
     Pattern src, dst;
 };
-template <class Tensor>
-SrcDst src_dst(Platform& pf, const Tensor& s, const Tensor& d, int dims, Dtype in, Dtype out, uint32_t nch) {
-    SrcDst o{pattern(pf, "src", s.start_addr, s.step_elem, s.num_elem, dims, model::fp::dtype_bytes(in), nch),
-             pattern(pf, "dst", d.start_addr, d.step_elem, d.num_elem, dims, model::fp::dtype_bytes(out), nch)};
+template <class Tensor, class Mem>
+SrcDst src_dst(const Config& c, Mem&& mem, const Tensor& s, const Tensor& d, int dims, Dtype in, Dtype out, uint32_t nch) {
+    SrcDst o{pattern(c, mem(decode_addr4(s.start_addr).space), "src", s.start_addr, s.step_elem, s.num_elem, dims, model::fp::dtype_bytes(in), nch),
+             pattern(c, mem(decode_addr4(d.start_addr).space), "dst", d.start_addr, d.step_elem, d.num_elem, dims, model::fp::dtype_bytes(out), nch)};
     check_quadrant("src", o.src.partition, nch);
     check_quadrant("dst", o.dst.partition, nch);
     if (o.src.elements() != o.dst.elements())
@@ -112,18 +101,29 @@ SrcDst src_dst(Platform& pf, const Tensor& s, const Tensor& d, int dims, Dtype i
 
 }  // namespace
 
-ActEngine::ActEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path, ActTables& tables,
-                     const std::vector<ActSetImage>& sets, bool exact_numerics)
-    : Engine(name, "act", platform, stream_path, platform.config().act.clock_ghz), tables_(tables), sets_(sets), exact_(exact_numerics),
-      acc_(platform.config().memory.partitions, 0.0f), load_dma_name_("dma" + std::to_string(platform.config().act.table_load_dma_engine)) {
-    timing_.cfg = &platform.config().act;
+ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
+    : Engine(name, "act", ctx, source, ctx.config().act.clock_ghz), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"),
+      tables_(std::make_unique<ActTables>("act_tables", ctx.config().act.tables)), acc_(ctx.config().memory.partitions, 0.0f),
+      load_dma_name_("dma" + std::to_string(ctx.config().act.table_load_dma_engine)) {
+    timing_.cfg = &ctx.config().act;
+}
+
+ActEngine::~ActEngine() = default;
+
+uint8_t* ActEngine::memory(MemSpace s) {
+    const Config& c = ctx_.config();
+    TlmPort& port = s == MemSpace::Sbuf ? sbuf : psum;
+    const uint64_t size = uint64_t{c.memory.partitions} * (s == MemSpace::Sbuf ? c.memory.sbuf_bytes_per_partition : c.memory.psum_bytes_per_partition());
+    uint8_t* p = port.direct(0, size);
+    if (!p) throw Error(port.what() + " did not grant DMI over its " + std::to_string(size) + " bytes; the ACT engine streams tensors through DMI");
+    return p;
 }
 
 bool ActEngine::execute(const Bundle& b, uint64_t index) {
     const uint8_t op = b.opcode();
-    if (op >= kActivate && op <= 0x26 && !platform_.config().act.has_opcode(op))
-        throw Error("opcode " + hex2(op) + " does not exist on " + platform_.config().generation.name + " (NC-v" +
-                    std::to_string(platform_.config().generation.nc_version) + "): act.opcodes lists the generation's ACT opcodes");
+    if (op >= kActivate && op <= 0x26 && !ctx_.config().act.has_opcode(op))
+        throw Error("opcode " + hex2(op) + " does not exist on " + ctx_.config().generation.name + " (NC-v" +
+                    std::to_string(ctx_.config().generation.nc_version) + "): act.opcodes lists the generation's ACT opcodes");
     switch (op) {
         case kTableLoad: load_set(b, index); return true;
         case kActivate: activate(b); return true;
@@ -136,45 +136,70 @@ bool ActEngine::execute(const Bundle& b, uint64_t index) {
 
 void ActEngine::load_set(const Bundle& b, uint64_t index) {
     const uint8_t idx = b.u8(offsetof(TableLoadOp, act_tbl_sel));
-    if (idx >= sets_.size())
-        throw Error("load_act_func_set " + std::to_string(idx) + ": the roster has " + std::to_string(sets_.size()) + " sets (0.." +
-                    std::to_string(sets_.size() - 1) + ")");
-    const ActSetImage& s = sets_[idx];
-    if (!s.error.empty()) throw Error(s.error);
-    const bool redundant = tables_.resident() == s.name;
+    const ActSetDirectory dir = ctx_.act_sets();
+    if (idx >= dir.count)
+        throw Error("load_act_func_set " + std::to_string(idx) + ": the roster has " + std::to_string(dir.count) + " sets" +
+                    (dir.count ? " (0.." + std::to_string(dir.count - 1) + ")" : " (the host placed none: ACT_SETS_COUNT is 0)"));
+    // The directory entry and the names, from DRAM (part of the load's fixed overhead).
+    ActSetEntry e;
+    ctx_.dram().read(dir.base + uint64_t{idx} * sizeof e, reinterpret_cast<uint8_t*>(&e), sizeof e);
+    if (e.names_bytes == 0 || e.names_bytes > kActSetNamesMaxBytes)
+        throw Error("load_act_func_set " + std::to_string(idx) + ": directory entry at DRAM " + model::isa::hex(dir.base + uint64_t{idx} * sizeof e) +
+                    " has names_bytes " + std::to_string(e.names_bytes) + ", expected 1.." + std::to_string(kActSetNamesMaxBytes));
+    std::string names(e.names_bytes, '\0');
+    ctx_.dram().read(e.names_addr, reinterpret_cast<uint8_t*>(names.data()), names.size());
+    std::vector<std::string> parts;
+    for (size_t at = 0; at < names.size();) {
+        const size_t end = names.find('\0', at);
+        parts.push_back(names.substr(at, end == std::string::npos ? std::string::npos : end - at));
+        if (end == std::string::npos) break;
+        at = end + 1;
+    }
+    if (e.flags & kActSetUnloadable) throw Error(parts.empty() ? "load_act_func_set " + std::to_string(idx) + ": the set cannot be loaded" : parts[0]);
+    const std::string name = parts.empty() ? "set " + std::to_string(idx) : parts[0];
+    const std::vector<std::string> functions(parts.empty() ? parts.begin() : parts.begin() + 1, parts.end());
+    const ActTables& t = *tables_;
+    const uint64_t sizes[4] = {e.cam_bytes, e.profile_bytes, e.control_bytes, e.bucket_bytes};
+    const uint64_t room[4] = {t.profile_base() - t.cam_base(), t.control_base() - t.profile_base(), t.bucket_base() - t.control_base(), t.size() - t.bucket_base()};
+    static const char* table[4] = {"CAM", "PROFILE", "CONTROL", "BUCKET"};
+    for (int i = 0; i < 4; ++i)
+        if (sizes[i] > room[i])
+            throw Error("set " + name + ": its " + table[i] + " image of " + std::to_string(sizes[i]) + " bytes does not fit the " + std::to_string(room[i]) +
+                        "-byte ACT " + table[i] + " table");
+    const bool redundant = tables_->resident() == name;
     // One DMA job: the four images, DRAM -> table memory, on the table-load DMA engine.
-    const model::pwp::SetImage& im = s.image;
-    uint64_t dram = s.dram_addr;
+    uint64_t dram = e.image_addr;
     std::vector<DmaTransfer> ts;
     auto add = [&](uint64_t bytes, uint64_t table_addr) {
         if (!bytes) return;
-        DmaTransfer t;
-        t.src = {DmaSpace::Dram, dram, 0};
-        t.dst = {DmaSpace::ActTables, table_addr, 0};
-        t.rows = 1;
-        t.bytes = static_cast<uint32_t>(bytes);
-        ts.push_back(t);
+        DmaTransfer tr;
+        tr.src = {DmaSpace::Dram, dram, 0};
+        tr.dst = {DmaSpace::ActTables, table_addr, 0};
+        tr.rows = 1;
+        tr.bytes = static_cast<uint32_t>(bytes);
+        ts.push_back(tr);
         dram += bytes;
     };
-    add(im.cam.size(), tables_.cam_base());
-    add(im.profile.size(), tables_.profile_base());
-    add(im.control.size(), tables_.control_base());
-    add(im.bucket.size(), tables_.bucket_base());
+    add(e.cam_bytes, t.cam_base());
+    add(e.profile_bytes, t.profile_base());
+    add(e.control_bytes, t.control_base());
+    add(e.bucket_bytes, t.bucket_base());
+    const uint64_t bytes = sizes[0] + sizes[1] + sizes[2] + sizes[3];
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
-    const uint32_t e = platform_.config().act.table_load_dma_engine;
+    const uint32_t engine = ctx_.config().act.table_load_dma_engine;
     detail_.resource = &load_dma_name_;
-    detail_.queued = platform_.dma().transfer_group(e, ts, "load_act_func_set " + s.name);
-    detail_.function = s.name;
-    detail_.shape.bytes = im.bytes();
-    const std::string from = tables_.resident().empty() ? "(none)" : tables_.resident();
-    tables_.set_resident(s.name, im.ctrl_words, s.functions);
-    platform_.recorder().counter("act resident set", sc_core::sc_time_stamp(), idx);
+    detail_.queued = ctx_.dma().transfer_group(engine, ts, "load_act_func_set " + name);
+    detail_.function = name;
+    detail_.shape.bytes = bytes;
+    const std::string from = tables_->resident().empty() ? "(none)" : tables_->resident();
+    tables_->set_resident(name, e.control_words, functions);
+    if (Recorder* rec = ctx_.recorder()) rec->counter("act resident set", sc_core::sc_time_stamp(), idx);
     ++loads_;
     redundant_loads_ += redundant;
-    load_bytes_ += im.bytes();
+    load_bytes_ += bytes;
     const sc_core::sc_time took = sc_core::sc_time_stamp() - t0 - detail_.queued;
     load_time_ += took;
-    Switch& sw = switches_[{from, s.name}];
+    Switch& sw = switches_[{from, name}];
     ++sw.count;
     sw.time += took;
     pending_switch_ = &sw;
@@ -187,25 +212,26 @@ void ActEngine::activate(const Bundle& b) {
     const uint8_t in_code = op.in_bias_dtype & 0x0F, bias_code = op.in_bias_dtype >> 4;
     if (!model::fp::act_input_dtype(in_code)) throw Error("input dtype " + model::fp::dtype_name(in_code) + " is not an ACT input type");
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
-    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
+    const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
-    const SrcDst ops = src_dst(platform_, op.src, op.dst, 3, in, out, nch);
+    const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     if (op.accumulator_cmd > kLoadAccumulate) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
 
     const Resolved fn = resolve(kActivate, op.activation_func);
-    const model::pwp::TableView view = tables_.view();
+    const model::pwp::TableView view = tables_->view();
 
     // Per-partition operands: instruction immediate, pointer (fp32 at partition p), register.
     auto operand = [&](uint8_t mode, uint32_t field, uint32_t p, const char* what, Dtype ptr_dtype) -> float {
         if (mode == kImmediate) return model::fp::float_of(field);
         if (mode != kPointer && mode != kRegister) throw Error(std::string(what) + " source " + std::to_string(mode) + " is not 0..2");
-        uint32_t addr = mode == kRegister ? platform_.reg(field & 0xFF) : field;
+        uint32_t addr = mode == kRegister ? ctx_.reg(field & 0xFF) : field;
         Location l = decode_addr4(addr);
         const size_t n = model::fp::dtype_bytes(ptr_dtype);
         if (l.offset % n) throw Error(std::string(what) + " pointer " + format_location(l) + " is not " + std::to_string(n) + "-byte aligned");
         uint16_t one = 1;
-        Pattern pp = pattern(platform_, what, addr, nullptr, &one, 0, n, nch);
+        if (l.space != MemSpace::Sbuf && l.space != MemSpace::Psum) throw Error(std::string(what) + " pointer " + format_location(l) + " is not in SBUF or PSUM");
+        Pattern pp = pattern(ctx_.config(), memory(l.space), what, addr, nullptr, &one, 1, n, nch);
         return model::fp::to_f32(ptr_dtype, pp.at(p, 0, 0, 0));
     };
     const uint8_t bias_mode = op.bias_src_n == kNImmediate ? kImmediate : op.bias_src_n == kNPointer ? kPointer
@@ -263,20 +289,22 @@ template <typename F>
 void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f) {
     uint64_t k = 0;
     try {
-        const int64_t ds0 = dst.step[0] * static_cast<int64_t>(dst.bytes), ss0 = src.step[0] * static_cast<int64_t>(src.bytes);
+        const int64_t ds0 = dst.ap.step[0], ss0 = src.ap.step[0];  // bytes
+        const uint32_t* sn = src.ap.num;
+        const uint32_t* dn = dst.ap.num;
         uint64_t d0 = 0, d1 = 0, d2 = 0;
         uint8_t* d = dst.at(p, 0, 0, 0);
-        for (uint64_t i2 = 0; i2 < src.num[2]; ++i2)
-            for (uint64_t i1 = 0; i1 < src.num[1]; ++i1) {
+        for (uint64_t i2 = 0; i2 < sn[2]; ++i2)
+            for (uint64_t i1 = 0; i1 < sn[1]; ++i1) {
                 const uint8_t* s = src.at(p, 0, i1, i2);
-                for (uint64_t i0 = 0; i0 < src.num[0]; ++i0, ++k, s += ss0) {
+                for (uint64_t i0 = 0; i0 < sn[0]; ++i0, ++k, s += ss0) {
                     f(s, d);
-                    if (++d0 < dst.num[0]) {
+                    if (++d0 < dn[0]) {
                         d += ds0;
                     } else {
                         d0 = 0;
-                        if (++d1 == dst.num[1]) d1 = 0, ++d2;
-                        if (d2 < dst.num[2]) d = dst.at(p, d0, d1, d2);
+                        if (++d1 == dn[1]) d1 = 0, ++d2;
+                        if (d2 < dn[2]) d = dst.at(p, d0, d1, d2);
                     }
                 }
             }
@@ -289,8 +317,8 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
 void ActEngine::finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in, Dtype out) {
     const uint64_t n = src.elements();
     elements_ += n * nch;
-    platform_.memory(src.space).count_access(n * nch * src.bytes, 0);
-    platform_.memory(dst.space).count_access(0, n * nch * dst.bytes);
+    bytes_read_[src.space == MemSpace::Psum] += n * nch * src.bytes;
+    bytes_written_[dst.space == MemSpace::Psum] += n * nch * dst.bytes;
     detail_.shape.n = n;
     detail_.shape.in_dtype = static_cast<uint8_t>(in);
     detail_.shape.out_dtype = static_cast<uint8_t>(out);
@@ -304,14 +332,14 @@ void ActEngine::finish_streaming(const Pattern& src, const Pattern& dst, uint32_
 
 // The resident function of (opcode, func_id), or an error naming the function and the set.
 ActEngine::Resolved ActEngine::resolve(uint8_t opcode, uint8_t func_id) const {
-    const int slot = model::pwp::cam_lookup(tables_.cam(), tables_.geometry().cam_entries, opcode, func_id);
+    const int slot = model::pwp::cam_lookup(tables_->cam(), tables_->geometry().cam_entries, opcode, func_id);
     if (slot < 0)
         throw Error("function id " + std::to_string(func_id) + " is not in the resident set " +
-                    (tables_.resident().empty() ? std::string("(no set loaded: load_act_func_set first)") : tables_.resident()));
+                    (tables_->resident().empty() ? std::string("(no set loaded: load_act_func_set first)") : tables_->resident()));
     Resolved r;
-    r.meta = model::pwp::decode_profile_slot(tables_.profile() + slot * model::pwp::kProfileSlotBytes, func_id);
-    r.meta.func_name = tables_.function_name(slot);
-    if (exact_) {
+    r.meta = model::pwp::decode_profile_slot(tables_->profile() + slot * model::pwp::kProfileSlotBytes, func_id);
+    r.meta.func_name = tables_->function_name(slot);
+    if (ctx_.options().act_exact) {
         r.exact = model::pwp::find_catalog_fn(r.meta.func_name);
         if (r.exact && r.exact->resident() && !r.exact->act) r.exact = nullptr;  // no closed form: the table is exact
     }
@@ -327,15 +355,17 @@ void ActEngine::activate_quantize(const Bundle& b) {
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
     const float qscale = model::fp::float_of(op.quant_scale_value), dqscale = model::fp::float_of(op.dequant_scale_value);
     if (qscale == 0.0f || dqscale == 0.0f) throw Error("activate_quantize: quant_scale and dequant_scale must be non-zero");
-    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
+    const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
-    const SrcDst ops = src_dst(platform_, op.src, op.dst, 3, in, out, nch);
+    const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     const Resolved fn = resolve(kActivateQuantize, op.activation_func);
     if (fn.meta.bare_name() == "parametric_relu") throw Error("activate_quantize does not support parametric_relu");
-    const model::pwp::TableView view = tables_.view();
+    const model::pwp::TableView view = tables_->view();
     uint16_t one = 1;
-    Pattern bias_ptr = pattern(platform_, "bias_addr", op.bias_addr, nullptr, &one, 0, 4, nch);
+    const MemSpace bias_space = decode_addr4(op.bias_addr).space;
+    if (bias_space != MemSpace::Sbuf && bias_space != MemSpace::Psum) throw Error("bias_addr " + format_location(decode_addr4(op.bias_addr)) + " is not in SBUF or PSUM");
+    Pattern bias_ptr = pattern(ctx_.config(), memory(bias_space), "bias_addr", op.bias_addr, nullptr, &one, 1, 4, nch);
     const float qzero = model::fp::float_of(op.quant_zero_value);
     for (uint32_t p = 0; p < nch; ++p) {
         const float bias = model::fp::to_f32(Dtype::Fp32, bias_ptr.at(p, 0, 0, 0));
@@ -365,14 +395,14 @@ void ActEngine::activate2(const Bundle& b) {
         throw Error("activate2: reduce_op " + hex2(op.reduce_op) + " is not add 0x04, max 0x08, min 0x09, abs_max 0x0a or abs_min 0x0b");
     if (!model::fp::act_input_dtype(op.in_dtype)) throw Error("input dtype " + model::fp::dtype_name(op.in_dtype) + " is not an ACT input type");
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
-    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
+    const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(op.in_dtype), out = static_cast<Dtype>(op.out_dtype);
-    const SrcDst ops = src_dst(platform_, op.src, op.dst, 2, in, out, nch);
+    const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 2, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     if (op.relu_param_src != kImmediate) throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
     const Resolved fn = resolve(kActivate2, op.activation_func);
     const bool prelu = fn.meta.bare_name() == "parametric_relu";
-    const model::pwp::TableView view = tables_.view();
+    const model::pwp::TableView view = tables_->view();
     const float imm0 = model::fp::float_of(op.imm0), imm1 = model::fp::float_of(op.imm1), slope = model::fp::float_of(op.relu_param);
     auto alu = [](uint8_t o, float a, float b) -> float {
         switch (o) {
@@ -413,27 +443,31 @@ void ActEngine::read_accumulator(const Bundle& b) {
     if (op.negated != 0) throw Error("read_accumulator: negated must be 0 on ACT (only DveReadAccumulator negates)");
     if (op.dtype != 0x06 && op.dtype != 0x07 && op.dtype != 0x0A && op.dtype != 0x0B)
         throw Error("read_accumulator: dtype " + model::fp::dtype_name(op.dtype) + " is not FP16, BF16, FP32 or FP32R");
-    const uint32_t nch = active_channels(platform_.config(), op.num_active_channels);
+    const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
     if (op.dst.num_elem != 1) throw Error("read_accumulator: dst.num is " + std::to_string(op.dst.num_elem) + ", must be 1");
     const Dtype dt = static_cast<Dtype>(op.dtype);
-    Pattern dst = pattern(platform_, "dst", op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, model::fp::dtype_bytes(dt), nch);
+    const MemSpace dst_space = decode_addr4(op.dst.start_addr).space;
+    if (dst_space != MemSpace::Sbuf && dst_space != MemSpace::Psum) throw Error("dst " + format_location(decode_addr4(op.dst.start_addr)) + " is not in SBUF or PSUM");
+    Pattern dst = pattern(ctx_.config(), memory(dst_space), "dst", op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, model::fp::dtype_bytes(dt), nch);
     check_quadrant("dst", dst.partition, nch);
     for (uint32_t p = 0; p < nch; ++p) model::fp::from_f32(dt, acc_[dst.partition + p], dst.at(p, 0, 0, 0));
     detail_.shape.n = 1;
     detail_.shape.out_dtype = op.dtype;
     detail_.elements = nch;
+    bytes_written_[dst.space == MemSpace::Psum] += uint64_t{nch} * dst.bytes;
     wait(cycles(static_cast<double>(timing_.read_accumulator_cycles())));
 }
 
 void ActEngine::collect_stats(nlohmann::ordered_json& node) const {
     Engine::collect_stats(node);
+    if (!instructions()) return;
     node["elements"] = elements_;
     node["table_loads"] = loads_;
     node["redundant_table_loads"] = redundant_loads_;
     node["table_load_bytes"] = load_bytes_;
     node["table_load_ps"] = load_time_.value();
     // Busy time apart from table loads: a table load is not computing.
-    node["compute_ps"] = (busy() - load_time_).value();
+    node["compute_ps"] = (busy_time() - load_time_).value();
     nlohmann::ordered_json sw = nlohmann::ordered_json::array();
     for (const auto& [k, v] : switches_) {
         nlohmann::ordered_json fns = nlohmann::ordered_json::array();
@@ -441,6 +475,10 @@ void ActEngine::collect_stats(nlohmann::ordered_json& node) const {
         sw.push_back({{"from", k.first}, {"to", k.second}, {"count", v.count}, {"load_ps", v.time.value()}, {"for_functions", std::move(fns)}});
     }
     node["table_switches"] = std::move(sw);
+    node["sbuf_bytes_read"] = bytes_read_[0];
+    node["sbuf_bytes_written"] = bytes_written_[0];
+    node["psum_bytes_read"] = bytes_read_[1];
+    node["psum_bytes_written"] = bytes_written_[1];
 }
 
 }  // namespace neuronsim::platform

@@ -1,38 +1,37 @@
 #pragma once
-// The Activation engine on the platform: LoadActFuncSet (0x23) DMAs a function set's images
+// The Activation engine: LoadActFuncSet (0x23) DMAs a function set's images
 // from DRAM into the table memory; Activate (0x21), ActivateQuantize (0x22) and Activate2
 // (0x25, where the generation has it) evaluate out = f(scale*in + bias) per element from the
 // resident tables; ReadAccumulator (0x24) drains the per-partition fp32 accumulator. Time per
 // instruction follows act_timing.h; each instruction is one numeric kernel call and one wait.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "model/fp/dtype.h"
+#include "model/isa/layouts.h"
 #include "model/pwp/catalog.h"
 #include "platform/act/act_tables.h"
 #include "platform/act/act_timing.h"
 #include "platform/engine.h"
+#include "platform/tlm_port.h"
 
 namespace neuronsim::platform {
-
-// A function set as placed in DRAM when the platform starts.
-struct ActSetImage {
-    std::string name;
-    std::string error;                 // why it cannot be loaded (too large for a table), if so
-    model::pwp::SetImage image;
-    std::vector<std::string> functions;  // bare names, by PROFILE slot
-    uint64_t dram_addr = 0;            // CAM image; PROFILE, CONTROL, BUCKET follow
-};
 
 struct Pattern;  // a validated tensor operand (act_engine.cpp)
 
 class ActEngine : public Engine {
 public:
-    ActEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path, ActTables& tables,
-              const std::vector<ActSetImage>& sets, bool exact_numerics);
+    // Its memories: SBUF and PSUM through `sbuf` and `psum` (DMI: the engine streams whole
+    // tensors), its own table memory (`tables`, a child module the DMA writes).
+    TlmPort sbuf, psum;
+
+    ActEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source);
+    ~ActEngine() override;
+    ActTables& tables() { return *tables_; }
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 protected:
@@ -57,12 +56,13 @@ private:
     void for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f);
     void finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out);
 
-    ActTables& tables_;
-    const std::vector<ActSetImage>& sets_;
-    bool exact_;
+    uint8_t* memory(model::isa::MemSpace s);  // the DMI view of SBUF or PSUM
+
+    std::unique_ptr<ActTables> tables_;
     std::vector<float> acc_;
     ActTiming timing_;
     uint64_t loads_ = 0, redundant_loads_ = 0, load_bytes_ = 0, elements_ = 0;
+    uint64_t bytes_read_[2] = {0, 0}, bytes_written_[2] = {0, 0};  // SBUF, PSUM
     sc_core::sc_time load_time_ = sc_core::SC_ZERO_TIME;
     // Table loads by (resident set before, set loaded): how often, how long, and the functions
     // the loaded set served first (what forced the switch).

@@ -52,9 +52,9 @@ uint8_t* ActTables::locate(uint64_t addr, uint64_t len, uint64_t* rs, uint64_t* 
     return nullptr;
 }
 
-void ActTables::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) { transport_dbg(t); }
+void ActTables::b_transport(int id, tlm::tlm_generic_payload& t, sc_core::sc_time&) { transport_dbg(id, t); }
 
-unsigned int ActTables::transport_dbg(tlm::tlm_generic_payload& t) {
+unsigned int ActTables::transport_dbg(int, tlm::tlm_generic_payload& t) {
     uint8_t* p = locate(t.get_address(), t.get_data_length());
     if (!p || t.get_byte_enable_ptr()) {
         t.set_response_status(p ? tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -69,7 +69,7 @@ unsigned int ActTables::transport_dbg(tlm::tlm_generic_payload& t) {
     return t.get_data_length();
 }
 
-bool ActTables::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
+bool ActTables::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
     uint64_t start = 0, len = 0;
     uint8_t* p = locate(t.get_address(), 1, &start, &len);
     if (!p) return false;
@@ -81,6 +81,7 @@ bool ActTables::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dm
 }
 
 void ActTables::collect_stats(nlohmann::ordered_json& node) const {
+    if (!bytes_written_ && resident_.empty()) return;
     node["bytes_written"] = bytes_written_;
     node["resident_set"] = resident_;
 }

@@ -9,7 +9,7 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "model/pwp/table_image.h"
 #include "platform/config/config.h"
@@ -19,7 +19,8 @@ namespace neuronsim::platform {
 
 class ActTables : public sc_core::sc_module, public StatsProvider {
 public:
-    tlm_utils::simple_target_socket<ActTables> socket;
+    // Any number of initiators (the DMA, the engines, the device's windows) bind to it.
+    tlm_utils::multi_passthrough_target_socket<ActTables> socket;
 
     ActTables(sc_core::sc_module_name name, const ActTablesConfig& cfg);
 
@@ -43,9 +44,9 @@ public:
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 private:
-    void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
-    unsigned int transport_dbg(tlm::tlm_generic_payload& t);
-    bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
+    void b_transport(int id, tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+    unsigned int transport_dbg(int id, tlm::tlm_generic_payload& t);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
     uint8_t* locate(uint64_t addr, uint64_t len, uint64_t* region_start = nullptr, uint64_t* region_len = nullptr);
 
     model::pwp::TableGeometry geo_;

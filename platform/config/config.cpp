@@ -13,7 +13,7 @@
 #include "model/io/json_path.h"
 #include "platform/config/builtin_configs.h"
 
-namespace neuronsim::platform {
+namespace neuronsim {
 
 bool ActConfig::has_opcode(uint32_t op) const { return std::find(opcodes.begin(), opcodes.end(), op) != opcodes.end(); }
 
@@ -32,7 +32,7 @@ std::string default_generation() { return "mariana"; }
 std::string builtin_config_text(const std::string& generation) {
     std::string g = generation;
     std::transform(g.begin(), g.end(), g.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const auto& [name, text] : builtin_configs())
+    for (const auto& [name, text] : platform::builtin_configs())
         if (name == g) return text;
     std::string all;
     for (const auto& n : generation_names()) all += (all.empty() ? "" : ", ") + n;
@@ -262,6 +262,11 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         c.run.skip_unknown_cost_ns = r.num<double>("skip_unknown_cost_ns", 0, 1e9);
         r.finish();
     }
+    {
+        Map d = top.map("device");
+        c.device.instruction_fetch_ns = d.num<double>("instruction_fetch_ns", 0, 1e6);
+        d.finish();
+    }
     top.finish();
     if (c.act.table_load_dma_engine >= c.dma.engines)
         throw Error(source + ": act.table_load_dma_engine: " + std::to_string(c.act.table_load_dma_engine) + " is not one of the " +
@@ -315,8 +320,10 @@ std::string config_to_yaml(const Config& c) {
     for (const auto& [v, impl] : c.gpsimd.cptc_routing) e << YAML::Key << v << YAML::Value << impl;
     e << YAML::EndMap << YAML::EndMap;
     e << YAML::Key << "run" << YAML::Value << YAML::BeginMap << YAML::Key << "skip_unknown_cost_ns" << YAML::Value << c.run.skip_unknown_cost_ns << YAML::EndMap;
+    e << YAML::Key << "device" << YAML::Value << YAML::BeginMap << YAML::Key << "instruction_fetch_ns" << YAML::Value << c.device.instruction_fetch_ns
+      << YAML::EndMap;
     e << YAML::EndMap;
     return std::string(e.c_str()) + "\n";
 }
 
-}  // namespace neuronsim::platform
+}  // namespace neuronsim

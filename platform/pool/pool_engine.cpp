@@ -10,7 +10,6 @@
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
-#include "platform/platform.h"
 
 namespace neuronsim::platform {
 
@@ -76,16 +75,16 @@ static firmware_model::FirmwareConfig firmware_config(const Config& c) {
     return f;
 }
 
-PoolEngine::PoolEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path)
-    : Engine(name, "pool", platform, stream_path, platform.config().gpsimd.clock_ghz), firmware_(firmware_config(platform.config())) {
-    timing_.cfg = &platform.config().gpsimd;
-    timing_.partitions_per_core = platform.config().memory.partitions / platform.config().gpsimd.cores;
+PoolEngine::PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
+    : Engine(name, "pool", ctx, source, ctx.config().gpsimd.clock_ghz), sbuf("sbuf_socket", "SBUF"), firmware_(firmware_config(ctx.config())) {
+    timing_.cfg = &ctx.config().gpsimd;
+    timing_.partitions_per_core = ctx.config().memory.partitions / ctx.config().gpsimd.cores;
 }
 
 bool PoolEngine::execute(const Bundle& b, uint64_t) {
     const uint8_t op = b.opcode();
     if (op != kConvLutLoad && op != kExtended) return false;
-    const Config& cfg = platform_.config();
+    const Config& cfg = ctx_.config();
     // The firmware's own "UNKNOWN OPCODE" comes first (SUNDA has no 0xe4); say why it is unknown.
     try {
         firmware_.dispatch(b);
@@ -103,13 +102,14 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
         throw Error("lut_dtype " + model::fp::hex2(lut) + " (" + model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name +
                     "'s ISA (NC-v" + std::to_string(cfg.generation.nc_version) + "); CPTC dtypes exist from MARIANA");
     }
-    Memory& sbuf = platform_.memory(MemSpace::Sbuf);
     const uint64_t per = cfg.memory.sbuf_bytes_per_partition;
+    uint8_t* const mem = sbuf.direct(0, uint64_t{cfg.memory.partitions} * per);
+    if (!mem) throw Error("SBUF did not grant DMI; the GPSIMD engine works on SBUF through DMI");
     firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t len) -> uint8_t* {
         if (p >= cfg.memory.partitions || off > per || len > per - off)
             throw Error("sbuf:" + std::to_string(p) + ":" + std::to_string(off) + " + " + std::to_string(len) + " bytes is outside SBUF (" +
                         std::to_string(cfg.memory.partitions) + " partitions of " + std::to_string(per) + " bytes)");
-        return sbuf.dense_data() + uint64_t{p} * per + off;
+        return mem + uint64_t{p} * per + off;
     };
     // Each core runs the instruction on the partitions it owns; they work in parallel, so the
     // time is one core's.
@@ -134,13 +134,14 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
         ++decodes_;
         ++by_impl_[r.impl];
         decoded_elements_ += r.elements * partitions;
-        sbuf.count_access(0, r.elements * partitions * ob);
+        bytes_written_ += r.elements * partitions * ob;
     } else if (r.kernel == "ExtendedInstCopy") {
         cyc = timing_.copy_cycles(r.bytes_per_partition);
         detail_.shape.n = r.bytes_per_partition / 4;
         detail_.shape.bytes = r.bytes_per_partition * partitions;
         ++copies_;
-        sbuf.count_access(r.bytes_per_partition * partitions, r.bytes_per_partition * partitions);
+        bytes_read_ += r.bytes_per_partition * partitions;
+        bytes_written_ += r.bytes_per_partition * partitions;
     } else if (r.kernel.rfind("pool_conv_lut_load", 0) == 0) {
         cyc = timing_.lut_load_cycles();
         ++lut_loads_;
@@ -153,6 +154,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
 
 void PoolEngine::collect_stats(nlohmann::ordered_json& node) const {
     Engine::collect_stats(node);
+    if (!instructions()) return;
     node["cptc_decodes"] = decodes_;
     node["cptc_decoded_elements"] = decoded_elements_;
     nlohmann::ordered_json by = nlohmann::ordered_json::object();
@@ -161,6 +163,8 @@ void PoolEngine::collect_stats(nlohmann::ordered_json& node) const {
     node["cptc_by_kernel"] = std::move(by);
     node["copies"] = copies_;
     node["conv_lut_loads"] = lut_loads_;
+    node["sbuf_bytes_read"] = bytes_read_;
+    node["sbuf_bytes_written"] = bytes_written_;
     if (firmware_.conv_lut_loaded()) {
         nlohmann::ordered_json lut = nlohmann::ordered_json::array();
         for (uint16_t v : firmware_.conv_lut()) lut.push_back(v);

@@ -10,6 +10,7 @@
 #include "firmware_model/pool_firmware.h"
 #include "platform/config/config.h"
 #include "platform/engine.h"
+#include "platform/tlm_port.h"
 
 namespace neuronsim::platform {
 
@@ -38,7 +39,9 @@ private:
 
 class PoolEngine : public Engine {
 public:
-    PoolEngine(sc_core::sc_module_name name, Platform& platform, const std::string& stream_path);
+    TlmPort sbuf;  // SBUF through DMI (GPSIMD cannot reach PSUM)
+
+    PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source);
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 protected:
@@ -47,7 +50,7 @@ protected:
 private:
     firmware_model::PoolFirmware firmware_;
     PoolTiming timing_;
-    uint64_t decodes_ = 0, decoded_elements_ = 0, copies_ = 0, lut_loads_ = 0;
+    uint64_t decodes_ = 0, decoded_elements_ = 0, copies_ = 0, lut_loads_ = 0, bytes_read_ = 0, bytes_written_ = 0;
     uint64_t by_impl_[7] = {};
 };
 

@@ -13,10 +13,12 @@
 #include "model/pwp/closed_forms.h"
 #include "model/pwp/roster.h"
 #include "model/pwp/table_eval.h"
+#include "model/pwp/table_image.h"
 #include "model/trace/assembler.h"
 #include "platform/act/act_timing.h"
 #include "platform/config/config.h"
-#include "platform/platform.h"
+#include "neuronsim/registers.h"
+#include "platform/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/platform_run.h"
@@ -213,7 +215,7 @@ TEST_F(ActTest, TableLoadTimeRedundancyAndWhatIsResident) {
     const auto& a = r.stats["act"];
     EXPECT_EQ(a["table_loads"], 3u);
     EXPECT_EQ(a["redundant_table_loads"], 1u);
-    EXPECT_EQ(r.stats["act_tables"]["resident_set"], "small");
+    EXPECT_EQ(r.stats["act"]["act_tables"]["resident_set"], "small");
     // Each load: 1300 ns + (CAM 4096 + PROFILE n*128 + CONTROL words*32 + BUCKET records*32) / 33 B/ns.
     const auto& rs = model::pwp::builtin_roster(model::pwp::Target::Trainium);
     auto bytes = [&](int i) {
@@ -289,25 +291,22 @@ TEST_F(ActTest, TableMemoryWrittenThroughTheSocketDrivesActivate) {
     RunOptions o;
     o.out_dir = t.file("out");
     Config cfg = parse_config(builtin_config_text("mariana"), "m");
-    Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
-    ActTables& tables = p.act_tables();
-    auto poke = [&](uint64_t addr, const std::vector<uint8_t>& bytes) {
-        tlm::tlm_generic_payload g;
-        g.set_command(tlm::TLM_WRITE_COMMAND);
-        g.set_address(addr);
-        g.set_data_ptr(const_cast<uint8_t*>(bytes.data()));
-        g.set_data_length(static_cast<unsigned>(bytes.size()));
-        g.set_streaming_width(static_cast<unsigned>(bytes.size()));
-        ASSERT_EQ(p.dma().act_tables_socket->transport_dbg(g), bytes.size());
-    };
-    poke(tables.cam_base(), {0x21, 99, 0, 0, 0x00, 0xFF, 0, 0, 1});
+    TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+    // The table memory window of the mmio socket: CAM, PROFILE, CONTROL, BUCKET back to back.
+    const ActTablesConfig& g = cfg.act.tables;
+    const uint64_t cam = reg::kActTablesWindow, profile = cam + uint64_t{g.cam_entries} * model::pwp::kCamEntryBytes;
+    const uint64_t control = profile + uint64_t{g.profile_slots} * model::pwp::kProfileSlotBytes;
+    const uint64_t bucket = control + uint64_t{g.control_entries} * g.control_stride_bytes;
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborated: the sockets are bound; the host's thread waits for the queues
+    auto poke = [&](uint64_t addr, const std::vector<uint8_t>& bytes) { host.mmio().debug_write(addr, bytes.data(), bytes.size()); };
+    poke(cam, {0x21, 99, 0, 0, 0x00, 0xFF, 0, 0, 1});
     std::vector<uint8_t> slot(128, 0);
     slot[36] = 1;  // neg_small_signal_pwl_control = 1 (bucket 1 is zero), the rest bucket 0
     slot[56] = slot[60] = 0;
-    poke(tables.profile_base(), slot);
+    poke(profile, slot);
     uint32_t five = model::fp::bits_of(5.0f);
-    poke(tables.bucket_base(), {static_cast<uint8_t>(five), static_cast<uint8_t>(five >> 8), static_cast<uint8_t>(five >> 16), static_cast<uint8_t>(five >> 24)});
-    p.run();
+    poke(bucket, {static_cast<uint8_t>(five), static_cast<uint8_t>(five >> 8), static_cast<uint8_t>(five >> 16), static_cast<uint8_t>(five >> 24)});
+    host.run();
     EXPECT_EQ(floats(out("o.bin")), (std::vector<float>{5.0f, 5.0f}));
 }
 

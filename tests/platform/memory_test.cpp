@@ -36,6 +36,7 @@ TEST_F(MemoryTest, SparseDramThroughTheSocket) {
     Initiator ini("ini");
     platform::Memory dram("dram", uint64_t{1} << 40);
     ini.socket.bind(dram.socket);
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // the target's multi-socket completes its binding at elaboration
     uint8_t w[4] = {1, 2, 3, 4}, r[8] = {9, 9, 9, 9, 9, 9, 9, 9};
     const uint64_t far = (uint64_t{1} << 39) + 65534;  // straddles two 64 KiB pages
     EXPECT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, far, w, 4), tlm::TLM_OK_RESPONSE);
@@ -54,6 +55,7 @@ TEST_F(MemoryTest, DensePartitionsAndDirectAccess) {
     Initiator ini("ini");
     platform::Memory sbuf("sbuf", 128 * 1024, 128);
     ini.socket.bind(sbuf.socket);
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
     EXPECT_EQ(sbuf.bytes_per_partition(), 1024u);
     uint8_t v = 7;
     sbuf.write(5 * 1024 + 3, &v, 1);

@@ -7,7 +7,7 @@
 #include "model/common/error.h"
 #include "model/trace/assembler.h"
 #include "platform/config/config.h"
-#include "platform/platform.h"
+#include "platform/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/systemc_fixture.h"
@@ -28,8 +28,8 @@ protected:
         RunOptions o;
         o.out_dir = t.file("out");
         o.skip_unknown = skip_unknown;
-        Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
-        return p.run();
+        TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+        return host.run();
     }
     std::string error_of(const std::string& trace_text) {
         try {

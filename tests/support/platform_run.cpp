@@ -15,8 +15,8 @@ platform::RunReport PlatformRunTest::run_file(const std::string& trace_path) {
     o.out_dir = t.file("out");
     o.act_exact = exact;
     platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen, overrides);
-    platform::Platform p("core", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
-    return p.run();
+    platform::TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+    return host.run();
 }
 
 platform::RunReport PlatformRunTest::run(const std::string& trace_text) { return run_file(t.write("x.trace", trace_text)); }

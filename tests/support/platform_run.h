@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/platform.h"
+#include "platform/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/systemc_fixture.h"
 

@@ -1,0 +1,47 @@
+#include "model/isa/address_map.h"
+
+#include <cstdio>
+
+#include "model/common/error.h"
+
+namespace neuronsim::model::isa {
+
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+AddressMap::AddressMap(uint32_t partitions, uint64_t sbuf, uint64_t psum, uint64_t dram) : partitions_(partitions), sbuf_(sbuf), psum_(psum), dram_(dram) {
+    if (sbuf > (uint64_t{1} << kSbufPartitionShift))
+        throw Error("memory.sbuf_bytes_per_partition " + std::to_string(sbuf) + " exceeds the " + std::to_string(uint64_t{1} << kSbufPartitionShift) +
+                    "-byte SBUF partition window of an ADDR4");
+    if (psum > (uint64_t{1} << kPsumPartitionShift))
+        throw Error("PSUM partition " + std::to_string(psum) + " bytes exceeds the " + std::to_string(uint64_t{1} << kPsumPartitionShift) +
+                    "-byte PSUM partition window of an ADDR4");
+}
+
+uint64_t AddressMap::linear(const Location& l, uint64_t bytes, const std::string& where) const {
+    if (l.space == MemSpace::Dram) {
+        if (l.offset > dram_ || bytes > dram_ - l.offset)
+            throw Error(where + ": dram [" + hex(l.offset) + ", +" + std::to_string(bytes) + ") is past the " + std::to_string(dram_) + "-byte DRAM");
+        return l.offset;
+    }
+    const uint64_t per = bytes_per_partition(l.space);
+    if (l.partition >= partitions_) throw Error(where + ": partition " + std::to_string(l.partition) + " does not exist");
+    if (l.offset > per || bytes > per - l.offset)
+        throw Error(where + ": " + format_location(l) + " + " + std::to_string(bytes) + " bytes is past the partition's " + std::to_string(per) + " bytes");
+    return uint64_t{l.partition} * per + l.offset;
+}
+
+void AddressMap::check_rows(const Location& l, uint32_t rows, uint64_t bytes, const std::string& where) const {
+    if (l.space == MemSpace::Dram) {
+        linear(l, bytes * rows, where);
+        return;
+    }
+    if (rows && l.partition + uint64_t{rows} > partitions_)
+        throw Error(where + ": partitions " + std::to_string(l.partition) + ".." + std::to_string(l.partition + uint64_t{rows} - 1) + " do not all exist");
+    linear(l, bytes, where);
+}
+
+}  // namespace neuronsim::model::isa

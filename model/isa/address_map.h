@@ -1,0 +1,35 @@
+#pragma once
+// The one address map of a core's memories: an ADDR4 (or a trace location) to its space,
+// partition and offset, checked against the configured partition sizes, and to the linear
+// address inside that memory (partition x bytes per partition + offset), the address the
+// memories' TLM targets and the device's windows use. DRAM is flat.
+#include <cstdint>
+#include <string>
+
+#include "model/isa/address.h"
+
+namespace neuronsim::model::isa {
+
+class AddressMap {
+public:
+    // Throws when a partition is larger than its ADDR4 window (256 KiB SBUF, 32 KiB PSUM).
+    AddressMap(uint32_t partitions, uint64_t sbuf_bytes_per_partition, uint64_t psum_bytes_per_partition, uint64_t dram_bytes);
+
+    uint32_t partitions() const { return partitions_; }
+    uint64_t bytes_per_partition(MemSpace s) const { return s == MemSpace::Sbuf ? sbuf_ : psum_; }
+    uint64_t dram_bytes() const { return dram_; }
+
+    // The linear address of `bytes` at `l` (SBUF/PSUM: inside one partition), or an Error
+    // "WHERE: ..." naming the location and the limit.
+    uint64_t linear(const Location& l, uint64_t bytes, const std::string& where) const;
+    // The same for `partitions` consecutive partitions from l (each row `bytes` long).
+    void check_rows(const Location& l, uint32_t rows, uint64_t bytes, const std::string& where) const;
+
+private:
+    uint32_t partitions_;
+    uint64_t sbuf_, psum_, dram_;
+};
+
+std::string hex(uint64_t v);  // "0x1f"
+
+}  // namespace neuronsim::model::isa

@@ -1,0 +1,85 @@
+// build_act_set_region (include/neuronsim/act_sets.h): a pwp_bin_* directory's sets as the
+// DRAM region LoadActFuncSet reads.
+#include <cstring>
+
+#include "model/common/error.h"
+#include "model/io/json_path.h"
+#include "model/pwp/catalog_writer.h"
+#include "model/pwp/roster.h"
+#include "model/pwp/table_image.h"
+#include "neuronsim/act_sets.h"
+
+namespace neuronsim {
+
+namespace {
+uint64_t align_down(uint64_t v) { return v & ~uint64_t{4095}; }
+uint64_t align_up(uint64_t v) { return (v + 4095) & ~uint64_t{4095}; }
+}  // namespace
+
+ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir, uint64_t top) {
+    const std::string dir = pwp_dir.empty() ? model::pwp::default_catalog_dir() + "/pwp_bin_trainium" : pwp_dir;
+    const std::string act_info = dir + "/act_info.json";
+    const auto roster = model::pwp::parse_act_info(model::io::read_text_file(act_info), act_info);
+    const ActTablesConfig& t = cfg.act.tables;
+    const model::pwp::TableGeometry geo{t.cam_entries, t.profile_slots, t.control_entries, t.control_stride_bytes, t.bucket_entries};
+    struct Set {
+        model::pwp::SetImage image;
+        std::string names;  // "SET\0F0\0F1\0..." or the reason it cannot be loaded
+        bool loadable = true;
+    };
+    std::vector<Set> sets;
+    uint64_t images = 0, names = 0;
+    for (const auto& rs : roster) {
+        Set s;
+        const model::pwp::PackedSet set = model::pwp::read_set(dir + "/" + rs.name + ".json");
+        s.names = rs.name + '\0';
+        for (const auto& f : set.manifest.profile_meta_data) s.names += f.bare_name() + '\0';
+        try {
+            s.image = model::pwp::build_set_image(set, geo);
+        } catch (const Error& e) {
+            s.loadable = false;
+            s.names = std::string(e.what()) + '\0';
+        }
+        if (s.names.size() > kActSetNamesMaxBytes) throw Error(dir + "/" + rs.name + ".json: the set's names take more than " + std::to_string(kActSetNamesMaxBytes) + " bytes");
+        images += align_up(s.image.bytes());
+        names += s.names.size();
+        sets.push_back(std::move(s));
+    }
+    const uint64_t directory = sets.size() * sizeof(ActSetEntry);
+    if (align_up(images) + align_up(directory + names) + 4096 > top)
+        throw Error("the function sets of " + dir + " (" + std::to_string(images + directory + names) + " bytes) do not fit below DRAM address " +
+                    std::to_string(top));
+    // The images at the top (each 4 KiB aligned), the directory and the names below them.
+    const uint64_t image_base = align_down(top - images);
+    ActSetRegion r;
+    r.base = align_down(image_base - directory - names);
+    r.count = static_cast<uint32_t>(sets.size());
+    r.bytes.assign(top - r.base, 0);
+    uint64_t image_at = image_base, names_at = r.base + directory;
+    for (size_t i = 0; i < sets.size(); ++i) {
+        const Set& s = sets[i];
+        ActSetEntry e;
+        e.image_addr = image_at;
+        e.cam_bytes = static_cast<uint32_t>(s.image.cam.size());
+        e.profile_bytes = static_cast<uint32_t>(s.image.profile.size());
+        e.control_bytes = static_cast<uint32_t>(s.image.control.size());
+        e.bucket_bytes = static_cast<uint32_t>(s.image.bucket.size());
+        e.control_words = s.image.ctrl_words;
+        e.flags = s.loadable ? 0 : kActSetUnloadable;
+        e.names_addr = names_at;
+        e.names_bytes = static_cast<uint32_t>(s.names.size());
+        std::memcpy(r.bytes.data() + i * sizeof e, &e, sizeof e);
+        std::memcpy(r.bytes.data() + (names_at - r.base), s.names.data(), s.names.size());
+        names_at += s.names.size();
+        uint64_t at = image_at - r.base;
+        for (const auto* part : {&s.image.cam, &s.image.profile, &s.image.control, &s.image.bucket}) {
+            if (!part->empty()) std::memcpy(r.bytes.data() + at, part->data(), part->size());
+            at += part->size();
+        }
+        image_at += align_up(s.image.bytes());
+        r.names.push_back(s.loadable ? s.names.substr(0, s.names.find('\0')) : roster[i].name);
+    }
+    return r;
+}
+
+}  // namespace neuronsim

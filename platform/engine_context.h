@@ -1,0 +1,68 @@
+#pragma once
+// What an engine needs from the core around it, and nothing more: the configuration, the
+// semaphores, the DMA engines, DRAM (through the device's memory port), the engine registers,
+// the recorder (absent when not recording) and where to report a failing instruction. The
+// NeuronCore device implements it; a test bench implements it around one engine.
+#include <cstdint>
+#include <string>
+
+#include "platform/config/config.h"
+
+namespace neuronsim::platform {
+
+class DmaEngines;
+class Recorder;
+class Semaphores;
+class TlmPort;
+
+// A failing instruction: the engine, its index in the stream, its opcode and what went wrong.
+struct EngineFailure {
+    std::string engine;
+    uint64_t index = 0;
+    uint8_t opcode = 0;
+    std::string message;   // the engine's own text ("opcode 0x47 is not modelled on engine act")
+    std::string summary;   // "engine act, instruction 1 (opcode 0x47): " + message
+};
+
+// Run options that engines honour.
+struct EngineOptions {
+    bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
+    bool act_exact = false;     // Activate uses the closed forms instead of the tables
+};
+
+// Where LoadActFuncSet finds the function sets in DRAM (include/neuronsim/act_sets.h).
+struct ActSetDirectory {
+    uint64_t base = 0;
+    uint32_t count = 0;
+};
+
+class EngineContext {
+public:
+    virtual ~EngineContext() = default;
+    virtual const Config& config() const = 0;
+    virtual Semaphores& semaphores() = 0;
+    virtual DmaEngines& dma() = 0;
+    virtual TlmPort& dram() = 0;
+    virtual Recorder* recorder() = 0;
+    virtual uint32_t reg(uint32_t index) const = 0;
+    virtual const EngineOptions& options() const = 0;
+    virtual ActSetDirectory act_sets() const = 0;
+    // An error is latched: an engine that was waiting abandons its instruction.
+    virtual bool halted() const = 0;
+    // Latches the failure; the engine then asks its source for the next instruction as usual
+    // (a halted device gives none until it is reset).
+    virtual void fail(const EngineFailure& f) = 0;
+};
+
+// Where an engine's bundles come from: the device's instruction queue in DRAM, or a test's list.
+class InstructionSource {
+public:
+    virtual ~InstructionSource() = default;
+    // Waits until a bundle is available and fetches it; `index` counts the stream's bundles
+    // from 0. false: no more, ever (the engine thread ends).
+    virtual bool next(uint8_t* bundle64, uint64_t& index) = 0;
+    // The bundle from next() completed; `halt`: it was a halt, the stream ends here.
+    virtual void done(bool halt) = 0;
+};
+
+}  // namespace neuronsim::platform

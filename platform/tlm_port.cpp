@@ -1,0 +1,107 @@
+#include "platform/tlm_port.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "model/common/error.h"
+#include "model/isa/address_map.h"
+
+namespace neuronsim::platform {
+
+TlmPort::TlmPort(const char* socket_name, std::string what)
+    : own_(std::make_unique<tlm_utils::simple_initiator_socket<TlmPort>>(socket_name)), sock_(own_.get()), what_(std::move(what)) {
+    own_->register_invalidate_direct_mem_ptr(this, &TlmPort::invalidate);
+}
+
+TlmPort::TlmPort(tlm::tlm_initiator_socket<32>& external, std::string what) : sock_(&external), what_(std::move(what)) {}
+
+void TlmPort::fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const {
+    throw Error(std::string(write ? "write to " : "read from ") + what_ + " [" + model::isa::hex(addr) + ", +" + std::to_string(len) + "): " + why);
+}
+
+const tlm::tlm_dmi* TlmPort::region(uint64_t addr, bool write) const {
+    for (const tlm::tlm_dmi& d : regions_)
+        if (addr >= d.get_start_address() && addr <= d.get_end_address() && (write ? d.is_write_allowed() : d.is_read_allowed())) return &d;
+    return nullptr;
+}
+
+void TlmPort::invalidate(sc_dt::uint64 start, sc_dt::uint64 end) {
+    ++counters_.invalidations;
+    regions_.erase(std::remove_if(regions_.begin(), regions_.end(),
+                                  [&](const tlm::tlm_dmi& d) { return d.get_start_address() <= end && d.get_end_address() >= start; }),
+                   regions_.end());
+}
+
+uint8_t* TlmPort::direct(uint64_t addr, uint64_t len) {
+    if (!len) return nullptr;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const tlm::tlm_dmi* d = region(addr, true);
+        if (d && d->is_read_allowed() && addr + len - 1 <= d->get_end_address()) return d->get_dmi_ptr() + (addr - d->get_start_address());
+        if (attempt) break;
+        tlm::tlm_generic_payload t;
+        t.set_command(tlm::TLM_READ_COMMAND);
+        t.set_address(addr);
+        tlm::tlm_dmi dmi;
+        if (!(*sock_)->get_direct_mem_ptr(t, dmi)) return nullptr;
+        ++counters_.dmi_grants;
+        regions_.push_back(dmi);
+    }
+    return nullptr;
+}
+
+sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint64_t len) {
+    sc_core::sc_time total = sc_core::SC_ZERO_TIME;
+    while (len) {
+        if (const tlm::tlm_dmi* d = region(addr, write)) {
+            const uint64_t n = std::min<uint64_t>(len, d->get_end_address() - addr + 1);
+            uint8_t* p = d->get_dmi_ptr() + (addr - d->get_start_address());
+            if (write) std::memcpy(p, data, n);
+            else std::memcpy(data, p, n);
+            total += write ? d->get_write_latency() : d->get_read_latency();
+            ++counters_.dmi_accesses;
+            addr += n, data += n, len -= n;
+            continue;
+        }
+        // One transaction of at most 4 GiB (the payload's length is 32 bits).
+        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(len, 0xFFFFFFFFull));
+        tlm::tlm_generic_payload t;
+        t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        t.set_address(addr);
+        t.set_data_ptr(data);
+        t.set_data_length(n);
+        t.set_streaming_width(n);
+        t.set_byte_enable_ptr(nullptr);
+        t.set_dmi_allowed(false);
+        t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        (*sock_)->b_transport(t, delay);
+        ++counters_.transports;
+        if (t.get_response_status() != tlm::TLM_OK_RESPONSE) fail(write, addr, n, t.get_response_string());
+        total += delay;
+        if (t.is_dmi_allowed()) direct(addr, 1);  // the target offers DMI: use it from now on
+        addr += n, data += n, len -= n;
+    }
+    return total;
+}
+
+sc_core::sc_time TlmPort::read(uint64_t addr, uint8_t* data, uint64_t len) { return access(false, addr, data, len); }
+sc_core::sc_time TlmPort::write(uint64_t addr, const uint8_t* data, uint64_t len) { return access(true, addr, const_cast<uint8_t*>(data), len); }
+
+void TlmPort::debug(bool write, uint64_t addr, uint8_t* data, uint64_t len) {
+    while (len) {
+        const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(len, 0x40000000ull));
+        tlm::tlm_generic_payload t;
+        t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        t.set_address(addr);
+        t.set_data_ptr(data);
+        t.set_data_length(n);
+        t.set_streaming_width(n);
+        if ((*sock_)->transport_dbg(t) != n) fail(write, addr, n, "the target's debug transport did not move every byte");
+        addr += n, data += n, len -= n;
+    }
+}
+
+void TlmPort::debug_read(uint64_t addr, uint8_t* data, uint64_t len) { debug(false, addr, data, len); }
+void TlmPort::debug_write(uint64_t addr, const uint8_t* data, uint64_t len) { debug(true, addr, const_cast<uint8_t*>(data), len); }
+
+}  // namespace neuronsim::platform

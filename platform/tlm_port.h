@@ -1,0 +1,58 @@
+#pragma once
+// An initiator port of the device or of an engine, used by everything that reads or writes a
+// memory target: b_transport with its annotated delay returned to the caller, DMI when the
+// target grants it (regions cached, dropped on invalidate_direct_mem_ptr), transport_dbg for
+// zero-time loading and dumping. An error response is an Error naming the target and range.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+namespace neuronsim::platform {
+
+class TlmPort {
+public:
+    // A port with its own socket (bound by the owner); `what` names the target in messages.
+    TlmPort(const char* socket_name, std::string what);
+    // A port over a socket its owner declared (a device's public socket); the owner forwards
+    // invalidate_direct_mem_ptr to invalidate().
+    TlmPort(tlm::tlm_initiator_socket<32>& external, std::string what);
+
+    tlm::tlm_initiator_socket<32>& socket() { return *sock_; }
+    void invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
+
+    // Timed access from a SystemC thread; returns the access's time: the DMI latency, or the
+    // delay b_transport annotated. Never waits itself.
+    sc_core::sc_time read(uint64_t addr, uint8_t* data, uint64_t len);
+    sc_core::sc_time write(uint64_t addr, const uint8_t* data, uint64_t len);
+    // Debug access (transport_dbg): no time, no side effects on timing.
+    void debug_read(uint64_t addr, uint8_t* data, uint64_t len);
+    void debug_write(uint64_t addr, const uint8_t* data, uint64_t len);
+    // A pointer to [addr, addr + len) that the target granted for reading and writing (DMI),
+    // or nullptr. Requests DMI when it has none for the range.
+    uint8_t* direct(uint64_t addr, uint64_t len);
+
+    struct Counters {
+        uint64_t transports = 0, dmi_accesses = 0, dmi_grants = 0, invalidations = 0;
+    };
+    const Counters& counters() const { return counters_; }
+    const std::string& what() const { return what_; }
+
+private:
+    sc_core::sc_time access(bool write, uint64_t addr, uint8_t* data, uint64_t len);
+    void debug(bool write, uint64_t addr, uint8_t* data, uint64_t len);
+    const tlm::tlm_dmi* region(uint64_t addr, bool write) const;
+    [[noreturn]] void fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const;
+
+    std::unique_ptr<tlm_utils::simple_initiator_socket<TlmPort>> own_;
+    tlm::tlm_initiator_socket<32>* sock_;
+    std::string what_;
+    std::vector<tlm::tlm_dmi> regions_;
+    Counters counters_;
+};
+
+}  // namespace neuronsim::platform

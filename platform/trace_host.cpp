@@ -1,0 +1,273 @@
+#include "platform/trace_host.h"
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/isa/opcodes.h"
+#include "model/trace/assembler.h"
+#include "neuronsim/act_sets.h"
+#include "neuronsim/registers.h"
+
+namespace neuronsim::platform {
+
+namespace fs = std::filesystem;
+using model::isa::MemSpace;
+
+struct TraceHost::Stream {
+    std::string name, path, lines;
+    uint32_t queue = 0;
+    uint64_t ring = 0;        // DRAM address of its ring
+    uint32_t tail = 0;        // the host's next write position
+    uint64_t total = 0, written = 0;
+    std::unique_ptr<model::trace::BundleStream> reader;
+    bool finished = false;
+};
+
+TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std::map<std::string, std::string>& streams, const std::string& setup,
+                     const RunOptions& options)
+    : sc_core::sc_module(name),
+      cfg_(cfg),
+      options_(options),
+      map_(cfg.memory.partitions, cfg.memory.sbuf_bytes_per_partition, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes),
+      mmio_("mmio_socket", "the NeuronCore's registers"),
+      irq_("irq") {
+    if (!options_.out_dir.empty()) fs::create_directories(options_.out_dir);
+    uint64_t total = 0;
+    for (const auto& [engine, path] : streams) {
+        auto s = std::make_unique<Stream>();
+        s->name = engine;
+        s->path = path;
+        s->reader = std::make_unique<model::trace::BundleStream>(path);
+        s->total = s->reader->count();
+        total += s->total;
+        const fs::path lines = fs::path(path).replace_extension(".lines");
+        if (fs::is_regular_file(lines)) s->lines = lines.string();
+        streams_.push_back(std::move(s));
+    }
+    DeviceOptions d;
+    d.record_dir = options_.record_csv || options_.record_timeline ? options_.out_dir : "";
+    d.record_csv = options_.record_csv;
+    d.record_timeline = options_.record_timeline;
+    d.cost_model = options_.cost_model;
+    d.window_start = options_.window_start;
+    d.window_end = options_.window_end;
+    d.process_name = options_.process_name;
+    d.progress = options_.progress;
+    d.progress_total = total;
+    d.skip_unknown = options_.skip_unknown;
+    d.act_exact = options_.act_exact;
+    dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
+    core_ = std::make_unique<NeuronCore>("core", cfg_, d);
+    core_->mem.bind(dram_->socket);
+    mmio_.socket().bind(core_->mmio);
+    core_->irq.bind(irq_);
+    // Queues: two streams naming one queue (dma3 and dma3.0) would interleave unpredictably.
+    std::map<uint32_t, std::string> used;
+    for (auto& s : streams_) {
+        try {
+            s->queue = core_->queue_index(s->name);
+        } catch (const Error& e) {
+            throw Error(s->path + ": " + e.what());
+        }
+        if (used.count(s->queue)) throw Error(s->path + ": streams " + used[s->queue] + " and " + s->name + " name the same instruction queue");
+        used[s->queue] = s->name;
+        if (!s->lines.empty()) core_->set_source_lines(s->name, s->lines);
+    }
+    // The top of DRAM: the function sets (when ACT runs), below them one ring per stream.
+    uint64_t top = cfg_.memory.dram_bytes;
+    if (used.count(0)) {
+        const ActSetRegion sets = build_act_set_region(cfg_, options_.pwp_dir, top);
+        dram_->write(sets.base, sets.bytes.data(), sets.bytes.size());
+        sets_base_ = sets.base;
+        sets_count_ = sets.count;
+        top = sets.base;
+    }
+    const uint64_t ring_bytes = uint64_t{options_.queue_entries} * 64;
+    if (ring_bytes * streams_.size() + 4096 > top) throw Error("DRAM (" + std::to_string(cfg_.memory.dram_bytes) + " bytes) is too small for the instruction queues");
+    uint64_t at = (top - ring_bytes * streams_.size()) & ~uint64_t{4095};
+    reserved_ = at;
+    for (auto& s : streams_) s->ring = at, at += ring_bytes;
+    if (!setup.empty()) {
+        model::trace::TraceReader reader(setup);
+        while (auto r = reader.next()) {
+            if (r->kind == model::trace::Record::Kind::Data) apply(r->data, r->where());
+            else if (r->kind == model::trace::Record::Kind::Reg) regs_.push_back({r->reg.index, r->reg.value});
+            else if (r->kind == model::trace::Record::Kind::Dump) {
+                map_.check_rows(r->dump.at, r->dump.partitions, r->dump.bytes, r->where());
+                check_not_reserved(r->dump.at, r->dump.bytes * r->dump.partitions, r->where());
+                dumps_.push_back(r->dump);
+            } else {
+                throw Error(r->where() + ": instructions belong in the engine streams, not in setup.trace");
+            }
+        }
+    }
+    SC_THREAD(host);
+}
+
+TraceHost::~TraceHost() = default;
+
+void TraceHost::check_not_reserved(const model::isa::Location& l, uint64_t bytes, const std::string& where) const {
+    if (l.space == MemSpace::Dram && l.offset + bytes > reserved_)
+        throw Error(where + ": dram [" + model::isa::hex(l.offset) + ", +" + std::to_string(bytes) + ") reaches DRAM from " + model::isa::hex(reserved_) +
+                    ", which `neuronsim run` keeps for the instruction queues and the function sets");
+}
+
+void TraceHost::apply(const model::trace::DataDirective& d, const std::string& where) {
+    const uint64_t row = d.bytes.size() / d.partitions;
+    map_.check_rows(d.at, d.partitions, row, where);
+    check_not_reserved(d.at, d.bytes.size(), where);
+    for (uint32_t p = 0; p < d.partitions; ++p) {
+        model::isa::Location l = d.at;
+        l.partition += p;
+        const uint64_t a = map_.linear(l, row, where);
+        const uint8_t* data = d.bytes.data() + p * row;
+        if (d.at.space == MemSpace::Dram) dram_->write(a, data, row);
+        else  // through the core's window once the simulation has started (sockets complete their binding then)
+            window_writes_.push_back({(d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a, std::vector<uint8_t>(data, data + row)});
+    }
+}
+
+void TraceHost::dump(const model::trace::DumpDirective& d) {
+    const fs::path path = fs::path(options_.out_dir) / d.file;
+    fs::create_directories(path.parent_path());
+    std::vector<uint8_t> buf(d.bytes);
+    std::ofstream f(path, std::ios::binary);
+    if (!f) throw Error(path.string() + ": cannot create the dump");
+    for (uint32_t p = 0; p < d.partitions; ++p) {
+        model::isa::Location l = d.at;
+        l.partition += p;
+        const uint64_t a = map_.linear(l, d.bytes, ".dump " + d.file);
+        if (d.at.space == MemSpace::Dram) dram_->read(a, buf.data(), d.bytes);
+        else mmio_.debug_read((d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a, buf.data(), d.bytes);
+        f.write(reinterpret_cast<const char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
+    }
+    if (!f.flush()) throw Error(path.string() + ": write error");
+}
+
+uint32_t TraceHost::rd(uint64_t r) {
+    uint32_t v = 0;
+    mmio_.read(r, reinterpret_cast<uint8_t*>(&v), 4);
+    return v;
+}
+
+void TraceHost::wr(uint64_t r, uint32_t v) { mmio_.write(r, reinterpret_cast<const uint8_t*>(&v), 4); }
+
+// Writes as many of the stream's bundles as the ring has room for and rings the doorbell.
+void TraceHost::refill(Stream& s) {
+    const uint64_t qreg = reg::kQueues + uint64_t{s.queue} * reg::kQueueStride;
+    const uint32_t size = options_.queue_entries, head = rd(qreg + reg::kQueueHead);
+    uint32_t room = (head + size - s.tail - 1) % size;
+    model::isa::Bundle b;
+    uint32_t n = 0;
+    while (room-- && s.written < s.total && s.reader->next(b)) {
+        dram_->write(s.ring + uint64_t{s.tail} * 64, b.b.data(), 64);
+        s.tail = (s.tail + 1) % size;
+        ++s.written, ++n;
+    }
+    if (n) wr(qreg + reg::kQueueTail, s.tail);
+}
+
+void TraceHost::host() {
+    for (const auto& [addr, bytes] : window_writes_) mmio_.debug_write(addr, bytes.data(), bytes.size());
+    window_writes_.clear();
+    wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+    for (const auto& [index, value] : regs_) wr(reg::kRegisters + 4ull * (index & 0xFF), value);
+    wr(reg::kActSetsBaseLo, static_cast<uint32_t>(sets_base_));
+    wr(reg::kActSetsBaseHi, static_cast<uint32_t>(sets_base_ >> 32));
+    wr(reg::kActSetsCount, sets_count_);
+    size_t open = 0;
+    // Doorbells in reverse name order: the engines they wake then run, and complete
+    // simultaneous instructions, in stream-name order (deterministic records, as before).
+    for (auto it = streams_.rbegin(); it != streams_.rend(); ++it) {
+        auto& s = *it;
+        const uint64_t qreg = reg::kQueues + uint64_t{s->queue} * reg::kQueueStride;
+        wr(qreg + reg::kQueueBaseLo, static_cast<uint32_t>(s->ring));
+        wr(qreg + reg::kQueueBaseHi, static_cast<uint32_t>(s->ring >> 32));
+        wr(qreg + reg::kQueueSize, options_.queue_entries);
+        if (s->total) refill(*s), ++open;
+        else s->finished = true;
+    }
+    while (open) {
+        // irq is a level: an interrupt raised again just after the host cleared it keeps the
+        // line high, so the host reads IRQ_STATUS before it sleeps, and sleeps until a rising
+        // edge only while the line reads low (a high line with nothing pending is stale: it
+        // settles within a delta).
+        uint32_t status;
+        while ((status = rd(reg::kIrqStatus)) == 0) {
+            if (irq_.read()) wait(sc_core::SC_ZERO_TIME);
+            else wait(irq_.posedge_event());
+        }
+        wr(reg::kIrqStatus, status);
+        if (status & reg::kIrqError) {
+            error_ = describe_error();
+            return;
+        }
+        for (auto& s : streams_) {
+            const uint64_t word = reg::kDrained + 4ull * (s->queue / 32);
+            const uint32_t bit = 1u << (s->queue % 32);
+            if (s->finished || !(rd(word) & bit)) continue;
+            wr(word, bit);
+            const bool halted = rd(reg::kQueues + uint64_t{s->queue} * reg::kQueueStride + reg::kQueueStatus) & reg::kQueueHalted;
+            if (s->written < s->total && !halted) {
+                refill(*s);
+            } else {
+                s->finished = true;
+                --open;
+            }
+        }
+    }
+    done_ = true;
+}
+
+// The latched error with the trace line and stream place of the failing instruction.
+std::string TraceHost::describe_error() {
+    const uint32_t queue = rd(reg::kErrorQueue);
+    const uint64_t index = rd(reg::kErrorIndexLo) | uint64_t{rd(reg::kErrorIndexHi)} << 32;
+    const uint32_t length = rd(reg::kErrorMessageLength);
+    std::string message(length, '\0');
+    mmio_.debug_read(reg::kErrorMessage, reinterpret_cast<uint8_t*>(message.data()), length);
+    const Stream* s = nullptr;
+    for (const auto& x : streams_)
+        if (x->queue == queue) s = x.get();
+    if (!s || rd(reg::kErrorCode) != reg::kErrorInstruction) return message;
+    // "engine E, instruction I (opcode X): ..." gains the stream's byte offset and the trace line.
+    const size_t close = message.find("): ");
+    if (close != std::string::npos) message.insert(close, ", " + s->path + " byte offset " + std::to_string(index * 64));
+    if (!s->lines.empty()) {
+        model::trace::SourceLines lines(s->lines, true);
+        uint64_t line = 0;
+        for (uint64_t i = 0; i <= index; ++i) line = lines.next();
+        if (line) message = lines.source() + ":" + std::to_string(line) + ": " + message;
+    }
+    return message;
+}
+
+RunReport TraceHost::run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    sc_core::sc_start();
+    RunReport rep;
+    rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    core_->finish_recording();
+    if (!error_.empty()) throw Error(error_);
+    if (!done_) {
+        // No more events: the engines left wait on semaphores nothing will change.
+        std::string stuck;
+        for (const QueueState& q : core_->queue_states()) {
+            if (!q.busy) continue;
+            stuck += "\n  engine " + q.engine + " at instruction " + std::to_string(q.current_index);
+            if (q.waiting) stuck += " waits for " + q.wait_condition + ", which is " + std::to_string(q.semaphore_value);
+        }
+        throw Error("deadlock at " + std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck);
+    }
+    for (const auto& d : dumps_) dump(d);
+    rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
+    rep.simulated = sc_core::sc_time(static_cast<double>(rep.stats["simulated_ps"].get<uint64_t>()), sc_core::SC_PS);
+    rep.instructions = core_->instructions_completed();
+    return rep;
+}
+
+}  // namespace neuronsim::platform

@@ -1,0 +1,89 @@
+#pragma once
+// The standalone host of `neuronsim run`, built from the device's public pieces like any
+// virtual platform: a DRAM TLM memory behind the core's `mem` socket, a loader for the trace's
+// .data/.dump/.reg directives, and a host thread that places the function sets, writes each
+// engine stream into an instruction queue (a ring in DRAM, refilled as it drains), programs
+// the queue registers, rings the doorbells and waits for the interrupt. It runs the
+// simulation (the device never does) and reports: stats, deadlocks, errors with their trace
+// file and line.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "model/isa/address_map.h"
+#include "model/trace/trace_reader.h"
+#include "neuronsim/neuron_core.h"
+#include "platform/memory.h"
+#include "platform/tlm_port.h"
+
+namespace neuronsim::platform {
+
+struct RunOptions {
+    std::string out_dir;          // dumps go here; recordings too unless record_dir says otherwise
+    std::string pwp_dir;          // a pwp_bin_* directory; empty: the built-in catalog's pwp_bin_trainium
+    bool act_exact = false;       // Activate uses the closed forms instead of the tables
+    bool skip_unknown = false;    // an unmodelled opcode costs run.skip_unknown_cost_ns and is counted
+    bool progress = false;
+    bool record_csv = true, record_timeline = true, cost_model = false;
+    sc_core::sc_time window_start = sc_core::SC_ZERO_TIME, window_end = sc_core::sc_max_time();
+    std::string process_name;
+    uint32_t queue_entries = 4096;  // bundles per instruction ring in DRAM
+};
+
+struct RunReport {
+    sc_core::sc_time simulated;   // the device's busy window
+    uint64_t instructions = 0;
+    double wall_seconds = 0;
+    nlohmann::ordered_json stats;
+};
+
+class TraceHost : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(TraceHost);
+    // `streams`: engine name -> stream file (<engine>.bin, with <engine>.lines beside it when
+    // assembled); `setup`: the directives file (may be empty).
+    TraceHost(sc_core::sc_module_name name, const Config& cfg, const std::map<std::string, std::string>& streams, const std::string& setup,
+              const RunOptions& options);
+    ~TraceHost() override;
+
+    // Runs the simulation to the end and reports; throws Error on a device error (naming the
+    // trace line), a deadlock or a failed dump.
+    RunReport run();
+    NeuronCore& core() { return *core_; }
+    // The host's initiator onto the core's mmio (tests poke registers and windows with it).
+    TlmPort& mmio() { return mmio_; }
+
+private:
+    struct Stream;
+    void host();
+    void apply(const model::trace::DataDirective& d, const std::string& where);
+    void dump(const model::trace::DumpDirective& d);
+    void check_not_reserved(const model::isa::Location& l, uint64_t bytes, const std::string& where) const;
+    uint32_t rd(uint64_t reg);
+    void wr(uint64_t reg, uint32_t value);
+    void refill(Stream& s);
+    std::string describe_error();
+
+    Config cfg_;
+    RunOptions options_;
+    model::isa::AddressMap map_;
+    std::unique_ptr<Memory> dram_;
+    std::unique_ptr<NeuronCore> core_;
+    TlmPort mmio_;
+    sc_core::sc_signal<bool> irq_;
+    std::vector<std::unique_ptr<Stream>> streams_;
+    std::vector<std::pair<uint32_t, uint32_t>> regs_;  // .reg directives
+    std::vector<model::trace::DumpDirective> dumps_;
+    std::vector<std::pair<uint64_t, std::vector<uint8_t>>> window_writes_;  // SBUF/PSUM .data, applied at start
+    uint64_t reserved_ = 0;                          // DRAM from here up: rings and function sets
+    uint64_t sets_base_ = 0;
+    uint32_t sets_count_ = 0;
+    bool done_ = false;
+    std::string error_;
+};
+
+}  // namespace neuronsim::platform
