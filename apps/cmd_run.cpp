@@ -23,8 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace platform;
 
-Config config_from(const po::variables_map& vm) {
-    std::vector<std::string> overrides = vm.count("param") ? vm["param"].as<std::vector<std::string>>() : std::vector<std::string>{};
+Config config_from(const po::variables_map& vm, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> overrides = extra;
+    if (vm.count("param"))
+        for (const auto& p : vm["param"].as<std::vector<std::string>>()) overrides.push_back(p);
     if (vm.count("config") && vm.count("gen")) throw UsageError("give --config FILE or --gen NAME, not both");
     if (vm.count("config")) return load_config(vm["config"].as<std::string>(), overrides);
     const std::string gen = vm.count("gen") ? vm["gen"].as<std::string>() : default_generation();
@@ -87,7 +89,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     fs::create_directories(out);
     write_file(out + "/config.yaml", config_to_yaml(cfg));
 
-    std::string streams_dir, trace_name;
+    std::string streams_dir, trace_name, source_name;
     if (vm.count("streams")) {
         streams_dir = vm["streams"].as<std::string>();
         trace_name = streams_dir;
@@ -97,12 +99,18 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
             trace = vm["trace"].as<std::string>();
             trace_name = trace;
         } else {
+            // The demo decodes CPTC weights where the generation's ISA and firmware can: it opts
+            // into the CPTC library (before any -p, which may say otherwise).
+            const bool cptc = cfg.generation.nc_version >= 4 && cfg.gpsimd.cptc_library;
+            if (cptc) cfg = config_from(vm, {"gpsimd.cptc_flag=true"});
             trace = out + "/demo.trace";
-            write_file(trace, builtin_demo_trace());
-            trace_name = "built-in demo.trace";
+            write_file(trace, builtin_demo_trace(cptc));
+            trace_name = cptc ? "built-in demo.trace (CPTC library opted in)" : "built-in demo_no_cptc.trace";
+            source_name = cptc ? "demo.trace" : "demo_no_cptc.trace";
+            write_file(out + "/config.yaml", config_to_yaml(cfg));
         }
         streams_dir = out + "/streams";
-        model::trace::assemble_trace(trace, streams_dir, trace_name);
+        model::trace::assemble_trace(trace, streams_dir, source_name.empty() ? trace_name : source_name);
     }
     const auto streams = model::trace::list_streams(streams_dir);
     const std::string setup = fs::exists(streams_dir + "/setup.trace") ? streams_dir + "/setup.trace" : "";

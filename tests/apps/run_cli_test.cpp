@@ -1,5 +1,7 @@
 // `neuronsim run`, `asm`, `disasm` end to end, and the golden results of the example traces
 // on every generation (regenerate with scripts/update_goldens.sh after an intended change).
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/profile_builder.h"
+#include "tests/support/platform_run.h"
 #include "tests/support/run_cli.h"
 
 namespace neuronsim::test {
@@ -76,14 +79,19 @@ TEST(RunCli, GoldensFollowTheDmaFormula) {
 }
 
 TEST(RunCli, DefaultRunWritesEverythingAndIsDeterministic) {
+    // The built-in demo shows what the product is: data DMA'd in, a CPTC decode on POOL, a
+    // table load and GELU on ACT, the result DMA'd out.
     TempDir a, b;
     CliResult r = run_cli("run --out " + a.path());
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("neuronsim run: MARIANA (NC-v4), built-in demo.trace"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("DMA: 3 transfers, 524288 bytes"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("neuronsim run: MARIANA (NC-v4), built-in demo.trace (CPTC library opted in)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("DMA: 3 transfers"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ACT: 16384 elements, resident set gelu_and_others"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("POOL: 1 CPTC decodes (cptc_decode_impl<3> x1), 16384 elements decoded"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("host: "), std::string::npos);
-    for (const char* f : {"stats.json", "instructions.csv", "timeline.json", "config.yaml", "host.json", "tile.bin"})
+    for (const char* f : {"stats.json", "instructions.csv", "timeline.json", "config.yaml", "host.json", "gelu.bin"})
         EXPECT_TRUE(std::filesystem::exists(a.file(f))) << f;
+    EXPECT_NE(read_file(a.file("config.yaml")).find("cptc_flag: true"), std::string::npos);
     auto tl = nlohmann::json::parse(read_file(a.file("timeline.json")));
     size_t slices = 0, stalls = 0, flows = 0;
     for (const auto& e : tl["traceEvents"]) {
@@ -92,12 +100,26 @@ TEST(RunCli, DefaultRunWritesEverythingAndIsDeterministic) {
         stalls += stall;
         flows += e["ph"] == "s";
     }
-    EXPECT_EQ(slices, 6u + 3u);  // six instructions, three DMA transfers
-    EXPECT_EQ(stalls, 4u);       // act twice, pool and dma2 wait on semaphores
+    EXPECT_EQ(slices, 5u + 3u);  // five instructions, three DMA transfers (two copies, the table load)
+    EXPECT_EQ(stalls, 2u);       // pool waits for the weights, dma1 for the results
     EXPECT_EQ(flows, stalls);    // each released by an update: an arrow from it
+    // GELU of the decoded weights, the same in every partition, near the exact GELU of the
+    // values the weights were encoded from ((i % 16 - 7.5) / 4, 4-bit codes: within a step).
+    const std::vector<float> g = floats(read_file(a.file("gelu.bin")));
+    ASSERT_EQ(g.size(), 128u * 128u);
+    for (size_t p = 1; p < 128; ++p) ASSERT_TRUE(std::equal(g.begin(), g.begin() + 128, g.begin() + p * 128)) << p;
+    for (size_t i = 0; i < 128; ++i) {
+        const double x = (static_cast<double>(i % 16) - 7.5) / 4;
+        EXPECT_NEAR(g[i], x * 0.5 * std::erfc(-x / std::sqrt(2.0)), 0.15) << i;
+    }
     ASSERT_EQ(run_cli("run --out " + b.path()).status, 0);
-    for (const char* f : {"stats.json", "instructions.csv", "timeline.json", "tile.bin"}) EXPECT_EQ(read_file(a.file(f)), read_file(b.file(f))) << f;
-    EXPECT_EQ(read_file(a.file("tile.bin")).substr(0, 4), std::string("\x00\x00\x80\x3f", 4));
+    for (const char* f : {"stats.json", "instructions.csv", "timeline.json", "gelu.bin"}) EXPECT_EQ(read_file(a.file(f)), read_file(b.file(f))) << f;
+    // SUNDA's ISA has no CPTC types: its demo runs without the decode.
+    TempDir s;
+    r = run_cli("run --gen sunda --out " + s.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("built-in demo_no_cptc.trace"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ACT: 2048 elements, resident set gelu_and_others"), std::string::npos) << r.out;
 }
 
 TEST(RunCli, OverridesAndConfigFile) {
@@ -105,8 +127,8 @@ TEST(RunCli, OverridesAndConfigFile) {
     CliResult r = run_cli("run --gen cayman -p dma.fixed_overhead_ns=0 -p dma.bytes_per_ns_per_engine=1 -p dma.bytes_per_ns_per_engine=2 --out " + t.path());
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(read_file(t.file("config.yaml")).find("bytes_per_ns_per_engine: 2"), std::string::npos);
-    // 131072 B / 2 + 262144 B / 2 = 196608 ns
-    EXPECT_NE(r.out.find("simulated time 196608.000 ns"), std::string::npos) << r.out;
+    // CAYMAN's demo (no CPTC) brings 128 x 64 B in at 2 B/ns: 4096 ns, no fixed overhead.
+    EXPECT_NE(read_file(t.file("instructions.csv")).find("dma0,0,0xd1,copy,0.000,4096.000"), std::string::npos) << read_file(t.file("instructions.csv"));
     TempDir u;
     CliResult c = run_cli("run --config " + t.file("config.yaml") + " --out " + u.path());
     ASSERT_EQ(c.status, 0) << c.err;
