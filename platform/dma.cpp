@@ -10,7 +10,8 @@ using model::isa::MemSpace;
 
 DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder)
     : sc_core::sc_module(name), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), act_tables("act_tables_socket", "the ACT table memory"),
-      cfg_(cfg), dram_(dram), recorder_(recorder), next_ticket_(cfg.dma.engines, 0), serving_(cfg.dma.engines, 0),
+      cfg_(cfg), map_(cfg.memory.partitions, cfg.memory.sbuf_bytes_per_partition, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes),
+      dram_(dram), recorder_(recorder), next_ticket_(cfg.dma.engines, 0), serving_(cfg.dma.engines, 0),
       free_at_(cfg.dma.engines, sc_core::SC_ZERO_TIME), busy_(cfg.dma.engines, sc_core::SC_ZERO_TIME), transfers_(cfg.dma.engines, 0),
       bytes_(cfg.dma.engines, 0) {}
 
@@ -37,14 +38,11 @@ uint64_t DmaEngines::tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t b
     model::isa::Location l = model::isa::decode_addr4(static_cast<uint32_t>(ep.addr));
     if (static_cast<uint8_t>(l.space) != static_cast<uint8_t>(ep.space))
         throw Error(model::isa::format_location(l) + " is not in " + space_text(ep.space));
-    const uint64_t per = ep.space == DmaSpace::Sbuf ? cfg_.memory.sbuf_bytes_per_partition : cfg_.memory.psum_bytes_per_partition();
-    const uint32_t p = l.partition + row;
-    if (p >= cfg_.memory.partitions)
-        throw Error(space_text(ep.space) + " row " + std::to_string(row) + " is partition " + std::to_string(p) + ", past the " +
-                    std::to_string(cfg_.memory.partitions) + " partitions");
-    if (l.offset + bytes > per)
-        throw Error(model::isa::format_location(l) + " + " + std::to_string(bytes) + " bytes runs past the partition's " + std::to_string(per) + " bytes");
-    return uint64_t{p} * per + l.offset;
+    if (l.partition + uint64_t{row} >= map_.partitions())
+        throw Error(space_text(ep.space) + " row " + std::to_string(row) + " is partition " + std::to_string(l.partition + row) + ", past the " +
+                    std::to_string(map_.partitions()) + " partitions");
+    l.partition += row;
+    return map_.linear(l, bytes, "row " + std::to_string(row));
 }
 
 sc_core::sc_time DmaEngines::transfer(uint32_t e, const DmaTransfer& t, const std::string& label) { return transfer_group(e, {t}, label); }

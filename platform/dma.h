@@ -13,6 +13,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "model/isa/address_map.h"
 #include "model/isa/layouts.h"
 #include "platform/config/config.h"
 #include "platform/stats.h"
@@ -62,6 +63,7 @@ private:
     uint64_t tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t bytes) const;
 
     const Config& cfg_;
+    model::isa::AddressMap map_;
     TlmPort& dram_;
     Recorder* recorder_;
     // Per engine: tickets in request order (next to give, now serving) and the time it was

@@ -9,7 +9,7 @@
 namespace neuronsim::platform {
 
 TlmPort::TlmPort(const char* socket_name, std::string what)
-    : own_(std::make_unique<tlm_utils::simple_initiator_socket<TlmPort>>(socket_name)), sock_(own_.get()), what_(std::move(what)) {
+    : own_(std::make_unique<tlm_utils::simple_initiator_socket_optional<TlmPort>>(socket_name)), sock_(own_.get()), what_(std::move(what)) {
     own_->register_invalidate_direct_mem_ptr(this, &TlmPort::invalidate);
 }
 

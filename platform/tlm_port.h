@@ -22,7 +22,8 @@ public:
     // invalidate_direct_mem_ptr to invalidate().
     TlmPort(tlm::tlm_initiator_socket<32>& external, std::string what);
 
-    tlm::tlm_initiator_socket<32>& socket() { return *sock_; }
+    // The port's own socket (optional to bind: a port nobody uses may stay unbound).
+    tlm_utils::simple_initiator_socket_optional<TlmPort>& socket() { return *own_; }
     void invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
 
     // Timed access from a SystemC thread; returns the access's time: the DMI latency, or the
@@ -48,8 +49,8 @@ private:
     const tlm::tlm_dmi* region(uint64_t addr, bool write) const;
     [[noreturn]] void fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const;
 
-    std::unique_ptr<tlm_utils::simple_initiator_socket<TlmPort>> own_;
-    tlm::tlm_initiator_socket<32>* sock_;
+    std::unique_ptr<tlm_utils::simple_initiator_socket_optional<TlmPort>> own_;
+    sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>* sock_;
     std::string what_;
     std::vector<tlm::tlm_dmi> regions_;
     Counters counters_;

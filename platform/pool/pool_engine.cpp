@@ -7,6 +7,7 @@
 
 #include "model/common/error.h"
 #include "model/cptc/cptc.h"
+#include "model/isa/address_map.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
@@ -105,11 +106,9 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     const uint64_t per = cfg.memory.sbuf_bytes_per_partition;
     uint8_t* const mem = sbuf.direct(0, uint64_t{cfg.memory.partitions} * per);
     if (!mem) throw Error("SBUF did not grant DMI; the GPSIMD engine works on SBUF through DMI");
+    const model::isa::AddressMap map(cfg.memory.partitions, per, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes);
     firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t len) -> uint8_t* {
-        if (p >= cfg.memory.partitions || off > per || len > per - off)
-            throw Error("sbuf:" + std::to_string(p) + ":" + std::to_string(off) + " + " + std::to_string(len) + " bytes is outside SBUF (" +
-                        std::to_string(cfg.memory.partitions) + " partitions of " + std::to_string(per) + " bytes)");
-        return mem + uint64_t{p} * per + off;
+        return mem + map.linear({MemSpace::Sbuf, p, off}, len, "GPSIMD access");
     };
     // Each core runs the instruction on the partitions it owns; they work in parallel, so the
     // time is one core's.

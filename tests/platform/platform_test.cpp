@@ -91,7 +91,7 @@ TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
     EXPECT_NE(m.find("sbuf row 8 is partition 128, past the 128 partitions"), std::string::npos) << m;
     reset_systemc_context();
     m = error_of("dma0 copy src=dram:0x0 dst=sbuf:0:0x37ff0 partitions=1 bytes=32\n");
-    EXPECT_NE(m.find("runs past the partition's 229376 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("row 0: sbuf:0:0x37ff0 + 32 bytes is past the partition's 229376 bytes"), std::string::npos) << m;
     reset_systemc_context();
     m = error_of("dma99 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=4\n");
     EXPECT_NE(m.find("names DMA engine 99 queue 0, but CAYMAN has 16 engines x 16 queues"), std::string::npos) << m;

@@ -1,0 +1,371 @@
+// The NeuronCore device as a virtual platform sees it: a host thread of the test's own
+// drives the mmio registers, its own DRAM model sits behind `mem`, and `irq` is a signal.
+// Registers and their errors, doorbell -> completion -> irq, an error latched with the
+// simulation still running, two instances of different generations, DMI granted, used and
+// invalidated, a global quantum, and the DRAM model's annotated delay.
+#include <cstring>
+#include <functional>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include "model/trace/trace_reader.h"
+#include "neuronsim/neuron_core.h"
+#include "neuronsim/registers.h"
+#include "tests/support/systemc_fixture.h"
+
+namespace neuronsim::test {
+namespace {
+
+// The VP's DRAM: flat, with a configurable annotated delay per transaction and DMI that can
+// be refused or invalidated.
+struct TestDram : sc_core::sc_module {
+    tlm_utils::simple_target_socket<TestDram> socket;
+    std::vector<uint8_t> bytes;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    bool dmi = true;
+    uint64_t transports = 0, dmi_grants = 0;
+
+    TestDram(sc_core::sc_module_name n, uint64_t size) : sc_core::sc_module(n), socket("socket"), bytes(size, 0) {
+        socket.register_b_transport(this, &TestDram::b_transport);
+        socket.register_transport_dbg(this, &TestDram::transport_dbg);
+        socket.register_get_direct_mem_ptr(this, &TestDram::get_direct_mem_ptr);
+    }
+    void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& d) {
+        ++transports;
+        if (!transport_dbg(t)) return;
+        d += delay;
+        t.set_dmi_allowed(dmi);
+    }
+    unsigned transport_dbg(tlm::tlm_generic_payload& t) {
+        if (t.get_address() + t.get_data_length() > bytes.size()) {
+            t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+            return 0;
+        }
+        if (t.is_read()) std::memcpy(t.get_data_ptr(), bytes.data() + t.get_address(), t.get_data_length());
+        else std::memcpy(bytes.data() + t.get_address(), t.get_data_ptr(), t.get_data_length());
+        t.set_response_status(tlm::TLM_OK_RESPONSE);
+        return t.get_data_length();
+    }
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& d) {
+        if (!dmi) return false;
+        ++dmi_grants;
+        d.allow_read_write();
+        d.set_dmi_ptr(bytes.data());
+        d.set_start_address(0);
+        d.set_end_address(bytes.size() - 1);
+        return true;
+    }
+    void invalidate() { socket->invalidate_direct_mem_ptr(0, bytes.size() - 1); }
+    void put(uint64_t addr, const void* p, size_t n) { std::memcpy(bytes.data() + addr, p, n); }
+};
+
+// A host: an initiator onto mmio, the irq signal, and a test body as its thread.
+struct Host : sc_core::sc_module {
+    SC_HAS_PROCESS(Host);
+    tlm_utils::simple_initiator_socket<Host> mmio;
+    sc_core::sc_signal<bool> irq;
+    std::function<void(Host&)> body;
+    tlm_utils::tlm_quantumkeeper* qk = nullptr;  // set: writes are annotated with its local time
+
+    Host(sc_core::sc_module_name n, std::function<void(Host&)> b) : sc_core::sc_module(n), mmio("mmio"), irq("irq"), body(std::move(b)) {
+        SC_THREAD(run);
+    }
+    void run() { body(*this); }
+
+    tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, void* data, unsigned len, const unsigned char* be = nullptr) {
+        tlm::tlm_generic_payload t;
+        t.set_command(cmd);
+        t.set_address(addr);
+        t.set_data_ptr(static_cast<unsigned char*>(data));
+        t.set_data_length(len);
+        t.set_streaming_width(len);
+        t.set_byte_enable_ptr(const_cast<unsigned char*>(be));
+        t.set_byte_enable_length(be ? len : 0);
+        t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time d = qk ? qk->get_local_time() : sc_core::SC_ZERO_TIME;
+        mmio->b_transport(t, d);
+        if (qk) qk->set(d);
+        return t.get_response_status();
+    }
+    uint32_t rd(uint64_t a) {
+        uint32_t v = 0;
+        EXPECT_EQ(access(tlm::TLM_READ_COMMAND, a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a;
+        return v;
+    }
+    void wr(uint64_t a, uint32_t v) { EXPECT_EQ(access(tlm::TLM_WRITE_COMMAND, a, &v, 4), tlm::TLM_OK_RESPONSE) << std::hex << a; }
+    // Waits until IRQ_STATUS has a bit of `mask` (irq is a level: see docs/vp-integration.md).
+    uint32_t wait_irq(uint32_t mask) {
+        for (;;) {
+            const uint32_t s = rd(reg::kIrqStatus);
+            if (s & mask) return s;
+            if (irq.read()) wait(sc_core::SC_ZERO_TIME);
+            else wait(irq.posedge_event());
+        }
+    }
+    // Writes `program` (trace lines of one engine) as queue q's ring at `ring` and rings it.
+    void run_queue(TestDram& dram, uint32_t q, uint64_t ring, const std::vector<std::string>& program, uint32_t size = 16) {
+        for (size_t i = 0; i < program.size(); ++i) {
+            auto r = model::trace::parse_trace_line(program[i], "test", i + 1, ".");
+            dram.put(ring + 64 * i, r->instruction.bundle.b.data(), 64);
+        }
+        const uint64_t qr = reg::kQueues + uint64_t{q} * reg::kQueueStride;
+        wr(qr + reg::kQueueBaseLo, static_cast<uint32_t>(ring));
+        wr(qr + reg::kQueueBaseHi, static_cast<uint32_t>(ring >> 32));
+        wr(qr + reg::kQueueSize, size);
+        wr(qr + reg::kQueueTail, static_cast<uint32_t>(program.size()));
+    }
+};
+
+Config cfg_of(const std::string& gen, std::vector<std::string> overrides = {}) { return parse_config(builtin_config_text(gen), gen, overrides); }
+
+// One core, its DRAM and a host running `body`; returns the core's stats.
+nlohmann::json run_device(const std::string& gen, std::function<void(Host&, TestDram&, NeuronCore&)> body, std::function<void(TestDram&)> setup = {}) {
+    reset_systemc_context();
+    TestDram dram("dram", 1 << 22);
+    if (setup) setup(dram);
+    NeuronCore core("core", cfg_of(gen, {"memory.dram_bytes=4194304"}));
+    Host host("host", [&](Host& h) { body(h, dram, core); });
+    core.mem.bind(dram.socket);
+    host.mmio.bind(core.mmio);
+    core.irq.bind(host.irq);
+    sc_core::sc_start();
+    return nlohmann::json::parse(core.stats_json());
+}
+
+const std::string kCopy = "dma0 copy src=dram:0x1000 dst=sbuf:0:0x0 partitions=2 bytes=64 src_stride=64";
+
+TEST(NeuronCore, IdentificationAndRegisterErrors) {
+    bool ran = false;
+    run_device("mariana", [&](Host& h, TestDram&, NeuronCore& core) {
+        EXPECT_EQ(h.rd(reg::kMagic), reg::kMagicValue);
+        EXPECT_EQ(h.rd(reg::kVersion), 0x000200u);
+        EXPECT_EQ(h.rd(reg::kNcVersion), 4u);
+        EXPECT_EQ(h.rd(reg::kNumQueues), 2u + 16 * 16);
+        EXPECT_EQ(core.num_queues(), 258u);
+        char name[16] = {};
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kGenerationName, name, 16), tlm::TLM_OK_RESPONSE);
+        EXPECT_STREQ(name, "MARIANA");
+        h.wr(reg::kIrqMask, 3);
+        EXPECT_EQ(h.rd(reg::kIrqMask), 3u);
+        h.wr(reg::kSemaphores + 4 * 7, static_cast<uint32_t>(-5));
+        EXPECT_EQ(static_cast<int32_t>(h.rd(reg::kSemaphores + 4 * 7)), -5);
+        h.wr(reg::kRegisters + 4 * 200, 0x1234);
+        EXPECT_EQ(h.rd(reg::kRegisters + 4 * 200), 0x1234u);
+        uint32_t v = 0;
+        uint16_t half = 0;
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, 0x0300, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);       // a hole in the map
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kStatus, &half, 2), tlm::TLM_BURST_ERROR_RESPONSE); // wrong size
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kStatus + 2, &v, 4), tlm::TLM_BURST_ERROR_RESPONSE);  // misaligned
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, reg::kMagic, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);     // read-only
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kMmioSize, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // past the map
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow + uint64_t{128} * 262144 - 2, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        const unsigned char be[4] = {0xff, 0, 0xff, 0};
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kStatus, &v, 4, be), tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        // A queue with no ring programmed: the doorbell latches a setup error.
+        h.wr(reg::kQueues + reg::kQueueTail, 1);
+        EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorQueueSetup);
+        ran = true;
+    });
+    EXPECT_TRUE(ran);
+}
+
+TEST(NeuronCore, DoorbellCompletionInterruptAndWindows) {
+    sc_core::sc_time done;
+    nlohmann::json stats = run_device(
+        "mariana",
+        [&](Host& h, TestDram& dram, NeuronCore& core) {
+            h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+            const uint32_t q = core.queue_index("dma0");
+            EXPECT_EQ(q, 2u);
+            h.run_queue(dram, q, 0x10000, {kCopy});
+            EXPECT_TRUE(h.rd(reg::kStatus) & reg::kStatusBusy);
+            const uint32_t s = h.wait_irq(reg::kIrqDrained | reg::kIrqError);
+            done = sc_core::sc_time_stamp();
+            EXPECT_EQ(s, reg::kIrqDrained);
+            EXPECT_EQ(h.rd(reg::kDrained), 1u << q);
+            const uint64_t qr = reg::kQueues + q * reg::kQueueStride;
+            EXPECT_EQ(h.rd(qr + reg::kQueueDoneLo), 1u);
+            EXPECT_EQ(h.rd(qr + reg::kQueueHead), 1u);
+            EXPECT_EQ(h.rd(reg::kStatus) & reg::kStatusBusy, 0u);
+            h.wr(reg::kIrqStatus, s);
+            h.wr(reg::kDrained, 1u << q);
+            EXPECT_EQ(h.rd(reg::kIrqStatus), 0u);
+            // The copy landed: read it through the SBUF window (partition 1 is at 256 KiB).
+            uint8_t row[64];
+            EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow + 262144, row, 64), tlm::TLM_OK_RESPONSE);
+            EXPECT_EQ(0, std::memcmp(row, dram.bytes.data() + 0x1040, 64));
+        },
+        [](TestDram& d) {
+            for (int i = 0; i < 128; ++i) d.bytes[0x1000 + i] = static_cast<uint8_t>(i * 3 + 1);
+        });
+    // 1300 ns + 128 B / 33 B/ns.
+    EXPECT_EQ(done, sc_core::sc_time(1300 + 128.0 / 33, sc_core::SC_NS));
+    EXPECT_EQ(stats["instructions"], 1);
+    EXPECT_EQ(stats["simulated_ps"], done.value());
+}
+
+TEST(NeuronCore, AnErrorLatchesRaisesIrqAndTheSimulationGoesOn) {
+    bool ran = false;
+    run_device("cayman", [&](Host& h, TestDram& dram, NeuronCore& core) {
+        h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+        h.run_queue(dram, core.queue_index("pool"), 0x10000,
+                    {"pool sync", "pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"});
+        EXPECT_TRUE(h.wait_irq(reg::kIrqError) & reg::kIrqError);
+        EXPECT_TRUE(h.rd(reg::kStatus) & reg::kStatusError);
+        EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorInstruction);
+        EXPECT_EQ(h.rd(reg::kErrorQueue), 1u);
+        EXPECT_EQ(h.rd(reg::kErrorIndexLo), 1u);
+        EXPECT_EQ(h.rd(reg::kErrorOpcode), 0x47u);
+        const uint32_t n = h.rd(reg::kErrorMessageLength);
+        std::string msg(n, '\0');
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kErrorMessage, msg.data(), n), tlm::TLM_OK_RESPONSE);
+        EXPECT_NE(msg.find("engine pool, instruction 1 (opcode 0x47): opcode 0x47 is not modelled on engine pool"), std::string::npos) << msg;
+        // The simulation is still running: time passes for the host.
+        const sc_core::sc_time t = sc_core::sc_time_stamp();
+        wait(1, sc_core::SC_US);
+        EXPECT_EQ(sc_core::sc_time_stamp(), t + sc_core::sc_time(1, sc_core::SC_US));
+        // Reset clears the error; the core runs again.
+        h.wr(reg::kControl, reg::kControlReset);
+        EXPECT_EQ(h.rd(reg::kStatus) & reg::kStatusError, 0u);
+        h.run_queue(dram, core.queue_index("dma0"), 0x20000, {kCopy});
+        EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+        ran = true;
+    });
+    EXPECT_TRUE(ran);
+}
+
+TEST(NeuronCore, TwoInstancesOfDifferentGenerationsShareNothing) {
+    reset_systemc_context();
+    TestDram d1("dram1", 1 << 22), d2("dram2", 1 << 22);
+    NeuronCore sunda("sunda", cfg_of("sunda", {"memory.dram_bytes=4194304"})), mariana("mariana", cfg_of("mariana", {"memory.dram_bytes=4194304"}));
+    sc_core::sc_time end[2];
+    auto body = [&](int i, TestDram& d, NeuronCore& c) {
+        return [&, i](Host& h) {
+            h.wr(reg::kIrqMask, reg::kIrqDrained);
+            h.wr(reg::kSemaphores + 4, 7 + i);
+            h.run_queue(d, c.queue_index("dma0"), 0x10000, {kCopy});
+            h.wait_irq(reg::kIrqDrained);
+            end[i] = sc_core::sc_time_stamp();
+            EXPECT_EQ(h.rd(reg::kSemaphores + 4), 7u + i);  // each its own semaphores
+        };
+    };
+    Host h1("h1", body(0, d1, sunda)), h2("h2", body(1, d2, mariana));
+    sunda.mem.bind(d1.socket);
+    mariana.mem.bind(d2.socket);
+    h1.mmio.bind(sunda.mmio);
+    h2.mmio.bind(mariana.mmio);
+    sunda.irq.bind(h1.irq);
+    mariana.irq.bind(h2.irq);
+    sc_core::sc_start();
+    EXPECT_EQ(end[0], sc_core::sc_time(1300 + 128.0 / 17, sc_core::SC_NS));  // NC-v2: 17 B/ns
+    EXPECT_EQ(end[1], sc_core::sc_time(1300 + 128.0 / 33, sc_core::SC_NS));  // NC-v4: 33 B/ns
+    EXPECT_EQ(nlohmann::json::parse(sunda.stats_json())["generation"], "SUNDA");
+    EXPECT_EQ(nlohmann::json::parse(mariana.stats_json())["instructions"], 1);
+}
+
+TEST(NeuronCore, DmiIsGrantedUsedAndDroppedOnInvalidation) {
+    TestDram* seen = nullptr;
+    nlohmann::json stats = run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {
+        seen = &dram;
+        h.wr(reg::kIrqMask, reg::kIrqDrained);
+        const uint32_t q = core.queue_index("dma0");
+        h.run_queue(dram, q, 0x10000, {kCopy});
+        h.wait_irq(reg::kIrqDrained);
+        const uint64_t grants = dram.dmi_grants;
+        EXPECT_GE(grants, 1u);
+        dram.invalidate();  // mid-run: the device must ask again
+        h.wr(reg::kIrqStatus, reg::kIrqDrained);
+        h.wr(reg::kDrained, 1u << q);
+        for (int i = 0; i < 64; ++i) dram.bytes[0x1000 + i] = 0xA5;
+        dram.put(0x10000 + 64, model::trace::parse_trace_line(kCopy, "t", 1, ".")->instruction.bundle.b.data(), 64);
+        h.wr(reg::kQueues + q * reg::kQueueStride + reg::kQueueTail, 2);
+        h.wait_irq(reg::kIrqDrained);
+        EXPECT_GT(dram.dmi_grants, grants);
+        uint8_t row[64];
+        h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow, row, 64);
+        EXPECT_EQ(row[0], 0xA5) << "the second copy read the new data";
+    });
+    EXPECT_EQ(stats["mem"]["dmi_invalidations"], 1);
+    EXPECT_GT(stats["mem"]["dmi_accesses"].get<uint64_t>(), 0u);
+    ASSERT_NE(seen, nullptr);
+}
+
+// A host that writes its registers 10 ns apart: synchronised, or with a 1 us global quantum
+// (temporal decoupling: the writes carry their local time as annotated delay).
+std::string quantum_run(bool decoupled) {
+    reset_systemc_context();
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(decoupled ? sc_core::sc_time(1, sc_core::SC_US) : sc_core::SC_ZERO_TIME);
+    tlm_utils::tlm_quantumkeeper qk;
+    qk.reset();
+    std::string times;
+    TestDram dram("dram", 1 << 22);
+    NeuronCore core("core", cfg_of("mariana", {"memory.dram_bytes=4194304"}));
+    Host host("host", [&](Host& h) {
+        if (decoupled) h.qk = &qk;
+        auto step = [&] {
+            if (decoupled) qk.inc(sc_core::sc_time(10, sc_core::SC_NS));
+            else wait(10, sc_core::SC_NS);
+        };
+        h.wr(reg::kIrqMask, reg::kIrqDrained);
+        step();
+        for (uint32_t e = 0; e < 3; ++e) {
+            const uint32_t q = core.queue_index("dma" + std::to_string(e));
+            std::string line = "dma" + std::to_string(e) + " copy src=dram:0x1000 dst=sbuf:" + std::to_string(e) + ":0x0 partitions=1 bytes=" +
+                               std::to_string(256 * (e + 1));
+            dram.put(0x10000 + 0x1000 * e, model::trace::parse_trace_line(line, "t", 1, ".")->instruction.bundle.b.data(), 64);
+            const uint64_t qr = reg::kQueues + q * reg::kQueueStride;
+            h.wr(qr + reg::kQueueBaseLo, 0x10000 + 0x1000 * e);
+            step();
+            h.wr(qr + reg::kQueueSize, 4);
+            step();
+            h.wr(qr + reg::kQueueTail, 1);  // the doorbell takes effect at the write's (local) time
+            step();
+        }
+        if (decoupled) qk.sync();
+        for (int n = 0; n < 3;) {
+            const uint32_t s = h.wait_irq(reg::kIrqDrained);
+            h.wr(reg::kIrqStatus, s);
+            const uint32_t bits = h.rd(reg::kDrained);
+            h.wr(reg::kDrained, bits);
+            for (uint32_t q = 0; q < 32; ++q)
+                if (bits & (1u << q)) times += "queue " + std::to_string(q) + " drained at " + sc_core::sc_time_stamp().to_string() + "\n", ++n;
+        }
+    });
+    core.mem.bind(dram.socket);
+    host.mmio.bind(core.mmio);
+    core.irq.bind(host.irq);
+    sc_core::sc_start();
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::SC_ZERO_TIME);
+    return times + core.stats_json();
+}
+
+TEST(NeuronCore, AGlobalQuantumChangesNothing) {
+    const std::string plain = quantum_run(false), decoupled = quantum_run(true);
+    EXPECT_NE(plain.find("queue 2 drained at"), std::string::npos) << plain;
+    EXPECT_EQ(plain, decoupled);
+}
+
+TEST(NeuronCore, TheMemorysAnnotatedDelayIsChargedToTheTransfer) {
+    auto run = [](sc_core::sc_time delay) {
+        sc_core::sc_time end;
+        run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {
+            dram.dmi = false;  // every access a transaction that annotates `delay`
+            dram.delay = delay;
+            h.wr(reg::kIrqMask, reg::kIrqDrained);
+            h.run_queue(dram, core.queue_index("dma0"), 0x10000, {kCopy});
+            h.wait_irq(reg::kIrqDrained);
+            end = sc_core::sc_time_stamp();
+        });
+        return end;
+    };
+    const sc_core::sc_time base = run(sc_core::SC_ZERO_TIME), slow = run(sc_core::sc_time(7, sc_core::SC_NS));
+    // Two rows read from DRAM: 2 x 7 ns more (the fetch is prefetched: its delay is not charged).
+    EXPECT_EQ(slow - base, sc_core::sc_time(14, sc_core::SC_NS));
+}
+
+}  // namespace
+}  // namespace neuronsim::test
