@@ -35,7 +35,6 @@ uint8_t* Memory::page(uint64_t index, bool create) const {
 
 void Memory::write(uint64_t addr, const uint8_t* data, uint64_t len) {
     check(addr, len);
-    bytes_written_ += len;
     if (partitions_) {
         std::memcpy(dense_.data() + addr, data, len);
         return;
@@ -50,7 +49,6 @@ void Memory::write(uint64_t addr, const uint8_t* data, uint64_t len) {
 
 void Memory::read(uint64_t addr, uint8_t* data, uint64_t len) const {
     check(addr, len);
-    const_cast<Memory*>(this)->bytes_read_ += len;
     if (partitions_) {
         std::memcpy(data, dense_.data() + addr, len);
         return;

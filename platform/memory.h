@@ -1,8 +1,9 @@
 #pragma once
-// The memories as TLM-2.0 targets (b_transport, transport_dbg, DMI): device DRAM with a sparse
-// backing store over a 64-bit address space, and SBUF/PSUM as [partition][byte] arrays whose
-// TLM address is partition * bytes_per_partition + offset. Accesses cost no time here: the
-// engines and the DMA model account for time.
+// The memories as TLM-2.0 targets (b_transport, transport_dbg, DMI) for any number of
+// initiators: DRAM with a sparse backing store over a 64-bit address space (the run host's),
+// and SBUF/PSUM as [partition][byte] arrays whose TLM address is partition *
+// bytes_per_partition + offset (model/isa/address_map.h). Accesses cost no time here: the
+// engines and the DMA model account for time; engines stream tensors through DMI.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,12 +35,6 @@ public:
     void write(uint64_t addr, const uint8_t* data, uint64_t len);
     void read(uint64_t addr, uint8_t* data, uint64_t len) const;
 
-    // The dense store (SBUF/PSUM) for engines that stream whole tensors; nullptr for DRAM.
-    uint8_t* dense_data() { return partitions_ ? dense_.data() : nullptr; }
-    void count_access(uint64_t read, uint64_t written) { bytes_read_ += read, bytes_written_ += written; }
-
-    uint64_t bytes_read() const { return bytes_read_; }
-    uint64_t bytes_written() const { return bytes_written_; }
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 private:
@@ -55,7 +50,6 @@ private:
     uint32_t partitions_;
     std::vector<uint8_t> dense_;
     mutable std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
-    uint64_t bytes_read_ = 0, bytes_written_ = 0;
 };
 
 }  // namespace neuronsim::platform
