@@ -545,6 +545,7 @@ std::vector<QueueState> NeuronCore::queue_states() const {
 std::string NeuronCore::stats_json() const {
     nlohmann::ordered_json node = collect_stats_tree(*this);
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    out["neuronsim_version"] = NEURONSIM_VERSION;
     out["generation"] = impl_->cfg.generation.name;
     // The device's own busy window: first doorbell to last completion, in picoseconds.
     const sc_core::sc_time window = impl_->started && impl_->last_completion > impl_->first_doorbell ? impl_->last_completion - impl_->first_doorbell
