@@ -172,8 +172,7 @@ void TraceHost::refill(Stream& s) {
 }
 
 void TraceHost::host() {
-    for (const auto& [addr, bytes] : window_writes_) mmio_.debug_write(addr, bytes.data(), bytes.size());
-    window_writes_.clear();
+    wait(start_);  // run() has loaded the SBUF/PSUM data through the windows
     wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
     for (const auto& [index, value] : regs_) wr(reg::kRegisters + 4ull * (index & 0xFF), value);
     wr(reg::kActSetsBaseLo, static_cast<uint32_t>(sets_base_));
@@ -247,6 +246,12 @@ std::string TraceHost::describe_error() {
 }
 
 RunReport TraceHost::run() {
+    // Elaborate (the sockets complete their binding), load the trace's SBUF/PSUM data through
+    // the core's windows, then simulate: the host's wall time counts the simulation only.
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    for (const auto& [addr, bytes] : window_writes_) mmio_.debug_write(addr, bytes.data(), bytes.size());
+    window_writes_.clear();
+    start_.notify(sc_core::SC_ZERO_TIME);
     const auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start();
     RunReport rep;

@@ -82,6 +82,7 @@ private:
     uint64_t reserved_ = 0;                          // DRAM from here up: rings and function sets
     uint64_t sets_base_ = 0;
     uint32_t sets_count_ = 0;
+    sc_core::sc_event start_;
     bool done_ = false;
     std::string error_;
 };

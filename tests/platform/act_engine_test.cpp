@@ -297,7 +297,7 @@ TEST_F(ActTest, TableMemoryWrittenThroughTheSocketDrivesActivate) {
     const uint64_t cam = reg::kActTablesWindow, profile = cam + uint64_t{g.cam_entries} * model::pwp::kCamEntryBytes;
     const uint64_t control = profile + uint64_t{g.profile_slots} * model::pwp::kProfileSlotBytes;
     const uint64_t bucket = control + uint64_t{g.control_entries} * g.control_stride_bytes;
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborated: the sockets are bound; the host's thread waits for the queues
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborated: the sockets are bound; the host's thread waits for run()
     auto poke = [&](uint64_t addr, const std::vector<uint8_t>& bytes) { host.mmio().debug_write(addr, bytes.data(), bytes.size()); };
     poke(cam, {0x21, 99, 0, 0, 0x00, 0xFF, 0, 0, 1});
     std::vector<uint8_t> slot(128, 0);
