@@ -2,6 +2,7 @@
 // The function catalog: every function the rosters name (hardware-facts §B.1/§B.3/§B.4), with
 // its profile budget (the `_<N>p` selector), the shipped lut_size it must not exceed, its ids,
 // its symmetry class, its special results and how the generator lays out its table.
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,17 +49,30 @@ struct CatalogFn {
     Symmetry symmetry = Symmetry::Asymmetric;
     std::optional<ActFn> act;  // the simulator's dispatch name, when it has one
 
-    // Table generation (budget > 1). Magnitudes; e_lo is the lowest stored octave.
+    // Table generation (budget > 1). Magnitudes. e_lo is the lowest stored octave where the
+    // low clamp is a Constant; a Taylor low clamp's reach is chosen by the generator.
     int e_lo = 0;
     LowClamp low = LowClamp::Taylor;
     SideLayout pos, neg;       // in input (v) terms: pos = v > 0, neg = v < 0
     double domain_lo = 0, domain_hi = 0;  // valid |x| range for the accuracy sweep
     bool domain_neg = true;    // the valid domain includes negative inputs
+    // The |x| range (within the domain) where the table is certified to the accuracy bar
+    // |y - f| <= 1e-6 max(|f|, 0.1). Narrower than the domain only where float coefficients
+    // cannot hold the cubic, or the shipped lut_size cannot pay for the octaves that remain
+    // (docs/pwp-tables.md, "Certified domains", gives each limit's cause).
+    double cert_lo = 0, cert_hi = std::numeric_limits<double>::infinity();
+    // Where the reference simulator's float closed form is itself too far from the function to
+    // measure a table against (derivative_silu's 1 - sigmoid(x) for large x carries the
+    // rounding of 1 + exp(-x), amplified x times): the signed x range in which accuracy is
+    // measured against the function in double precision, rounded to float. Empty if lo >= hi.
+    double ideal_ref_lo = 0, ideal_ref_hi = 0;
+    double (*target)(double) = nullptr;  // the function in double precision (ideal())
 
     float zero_result = 0, pinf_result = 0, ninf_result = 0;  // nan_result is always NaN
 
     std::string file_name() const { return name + "_" + std::to_string(budget) + "p.json"; }
     bool resident() const { return budget == 1; }
+    bool certified(double m) const { return m >= std::max(domain_lo, cert_lo) && m <= std::min(domain_hi, cert_hi); }
 };
 
 // Every function of both rosters, heroes first in roster order, then the 13 residents.
@@ -70,5 +84,7 @@ const CatalogFn* find_catalog_fn(const std::string& name, int budget = 0);
 // form of the reference simulator that accuracy is measured against.
 double ideal(const CatalogFn& fn, double x);
 float closed_form(const CatalogFn& fn, float x);
+// What a table's output is measured against: the closed form, except in ideal_ref_lo..hi.
+float reference(const CatalogFn& fn, float x);
 
 }  // namespace neuronsim::model::pwp

@@ -56,7 +56,9 @@ TEST(PwpCli, AccuracyJson) {
     ASSERT_EQ(j.size(), 2u);
     EXPECT_EQ(j[0]["function"], "tanh_4p");
     EXPECT_EQ(j[0]["pass"], true);
-    EXPECT_LT(j[1]["max_norm"].get<double>(), 1.0);
+    EXPECT_LE(j[1]["max_score"].get<double>(), 1e-6);
+    EXPECT_EQ(j[1]["worst_input"].get<std::string>().size(), 8u);
+    EXPECT_EQ(j[1]["certified"].size(), 2u);
 }
 
 TEST(PwpCli, HelpForEverySubcommand) {

@@ -73,17 +73,20 @@ TEST(SetCheck, ExtractLsbAndBases) {
     Copy c;
     std::string b = read_file(c.dir + "/exp_and_others_ctrl.bin");
     std::vector<uint8_t> v(b.begin(), b.end());
-    uint32_t w = read_ctrl(v, 30, 32);
+    // Words 15 and 16 are octaves of exp_400p's positive block (the generated layout decides
+    // which; the checker's reports name the words either way).
+    uint32_t w = read_ctrl(v, 16, 32);
     CtrlWord cw = unpack_ctrl(w);
     uint32_t bad_lsb = (w & ~(0x1Fu << 11)) | ((cw.extract_lsb ^ 1u) << 11);
-    for (int k = 0; k < 4; ++k) c.patch("exp_and_others_ctrl.bin", 30 * 32 + k, static_cast<uint8_t>(bad_lsb >> (8 * k)));
-    uint32_t w2 = read_ctrl(v, 10, 32);
+    for (int k = 0; k < 4; ++k) c.patch("exp_and_others_ctrl.bin", 16 * 32 + k, static_cast<uint8_t>(bad_lsb >> (8 * k)));
+    uint32_t w2 = read_ctrl(v, 15, 32);
     uint32_t bad_base = (w2 & ~0x7FFu) | ((unpack_ctrl(w2).bkt_base + 1) & 0x7FF);
-    for (int k = 0; k < 4; ++k) c.patch("exp_and_others_ctrl.bin", 10 * 32 + k, static_cast<uint8_t>(bad_base >> (8 * k)));
+    for (int k = 0; k < 4; ++k) c.patch("exp_and_others_ctrl.bin", 15 * 32 + k, static_cast<uint8_t>(bad_base >> (8 * k)));
     auto is = c.issues();
-    has(is, "exp_and_others_ctrl.bin", "word 30 (exp_400p)", "extract_lsb");
+    has(is, "exp_and_others_ctrl.bin", "word 16 (exp_400p)", "extract_lsb");
     // A shifted base shows as a full octave with the wrong number of sections before it.
-    has(is, "exp_and_others_ctrl.bin", "word 9 (exp_400p)", "sections where a full octave holds 2^extract_size = 1");
+    const uint32_t full = 1u << unpack_ctrl(read_ctrl(v, 14, 32)).extract_size;
+    has(is, "exp_and_others_ctrl.bin", "word 14 (exp_400p)", "sections where a full octave holds 2^extract_size = " + std::to_string(full));
 }
 
 TEST(SetCheck, ManifestCountsPointersAndThresholds) {
