@@ -1,5 +1,7 @@
 #include "model/trace/assembler.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include "model/common/error.h"
 #include "model/isa/address.h"
 #include "model/isa/opcodes.h"
+#include "model/io/read_file.h"
 #include "model/trace/trace_reader.h"
 
 namespace neuronsim::model::trace {
@@ -72,11 +75,14 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
 }
 
 BundleStream::BundleStream(const std::string& path) : path_(path) {
-    f_ = std::fopen(path.c_str(), "rb");
-    if (!f_) throw Error(path + ": cannot open: " + std::strerror(errno));
-    std::error_code ec;
-    uint64_t size = fs::file_size(path, ec);
-    if (ec) throw Error(path + ": " + ec.message());
+    // A FIFO or device is refused, not waited on; the size is the one of the open file.
+    const io::OpenedFile of = io::open_regular_file(path, UINT64_MAX, "bundle stream");
+    f_ = ::fdopen(of.fd, "rb");
+    if (!f_) {
+        ::close(of.fd);
+        throw Error(path + ": cannot open: " + std::strerror(errno));
+    }
+    const uint64_t size = of.size;
     if (size % isa::kBundleBytes)
         throw Error(path + ": byte offset " + std::to_string(size - size % isa::kBundleBytes) + ": " + std::to_string(size % isa::kBundleBytes) +
                     " trailing bytes; a stream is whole 64-byte bundles");
@@ -88,9 +94,15 @@ BundleStream::~BundleStream() {
 }
 
 bool BundleStream::next(isa::Bundle& b) {
+    const uint64_t at = (index_ + 1) * isa::kBundleBytes;
     size_t n = std::fread(b.b.data(), 1, isa::kBundleBytes, f_);
-    if (n == 0) return false;
-    if (n != isa::kBundleBytes) throw Error(path_ + ": read error at byte offset " + std::to_string((index_ + 1) * isa::kBundleBytes));
+    if (n == 0 && !std::ferror(f_)) {
+        if (index_ + 1 != count_)
+            throw Error(path_ + ": ended at byte offset " + std::to_string(at) + ", before the " + std::to_string(count_) +
+                        " bundles its size said (the file shrank while it was read)");
+        return false;
+    }
+    if (n != isa::kBundleBytes) throw Error(path_ + ": read error at byte offset " + std::to_string(at));
     ++index_;
     return true;
 }
