@@ -1,9 +1,5 @@
 #include "model/io/bits_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -79,28 +75,10 @@ std::string ElementReader::place(size_t i) const {
     return in_.path() + ": byte offset " + std::to_string(4 * (batch_first_ + i));
 }
 
-ElementWriter::ElementWriter(const std::string& path, ElementFormat format) : path_(path), format_(format) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, expected an output file");
-        // /dev/null, /dev/stdout, a FIFO: written directly, never replaced.
-        fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd_ < 0) throw Error(path + ": cannot open for writing: " + std::strerror(errno));
-        return;
-    }
-    for (unsigned k = 0; fd_ < 0; ++k) {
-        tmp_ = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(k);
-        fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd_ < 0 && (errno != EEXIST || k > 100)) throw Error(path + ": cannot create: " + std::strerror(errno));
-    }
-}
-
-ElementWriter::~ElementWriter() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!tmp_.empty()) ::unlink(tmp_.c_str());
-}
+ElementWriter::ElementWriter(const std::string& path, ElementFormat format) : out_(path), format_(format) {}
 
 void ElementWriter::write(const float* values, size_t n) {
+    buf_.clear();
     for (size_t i = 0; i < n; ++i) {
         const uint32_t u = fp::bits_of(values[i]);
         if (format_ == ElementFormat::F32) {
@@ -109,32 +87,12 @@ void ElementWriter::write(const float* values, size_t n) {
             buf_ += fp::hex8(u);
             buf_ += '\n';
         }
-        if (buf_.size() >= (1u << 20)) flush();
     }
+    out_.write(buf_.data(), buf_.size());
     count_ += n;
 }
 
-void ElementWriter::flush() {
-    size_t done = 0;
-    while (done < buf_.size()) {
-        const ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw Error(path_ + ": write error at byte offset " + std::to_string(written_ + done) + ": " + std::strerror(n < 0 ? errno : EIO));
-        done += static_cast<size_t>(n);
-    }
-    written_ += done;
-    buf_.clear();
-}
-
-void ElementWriter::commit() {
-    flush();
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw Error(path_ + ": write error on close: " + std::strerror(errno));
-    if (tmp_.empty()) return;
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0) throw Error(path_ + ": cannot move the finished output into place: " + std::strerror(errno));
-    tmp_.clear();
-}
+void ElementWriter::commit() { out_.commit(); }
 
 Elements read_elements(const std::string& path, ElementFormat format, uint64_t max_bytes) {
     ElementReader r(path, format, max_bytes);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/io/read_file.h"
+#include "model/io/write_file.h"
 
 namespace neuronsim::model::io {
 
@@ -45,27 +46,20 @@ private:
     std::string text_;
 };
 
-// Writes an element file through a temporary beside it; commit() renames it into place.
-// Every write is checked; without commit() (an error) the temporary is removed and an
-// existing file at `path` is left as it was.
+// Writes an element file through a temporary beside it (write_file.h); commit() renames it
+// into place. Without commit() (an error) an existing file at `path` is left as it was.
 class ElementWriter {
 public:
     ElementWriter(const std::string& path, ElementFormat format);
-    ~ElementWriter();
-    ElementWriter(const ElementWriter&) = delete;
-    ElementWriter& operator=(const ElementWriter&) = delete;
     void write(const float* values, size_t n);
     void commit();
     uint64_t count() const { return count_; }
 
 private:
-    void flush();
-
-    std::string path_, tmp_;
+    AtomicFile out_;
     ElementFormat format_;
-    int fd_ = -1;
     std::string buf_;
-    uint64_t count_ = 0, written_ = 0;
+    uint64_t count_ = 0;
 };
 
 struct Elements {

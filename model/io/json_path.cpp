@@ -14,8 +14,12 @@ std::string json_type_name(const nlohmann::ordered_json& j) {
 }
 
 void JsonNode::fail(const std::string& expected) const {
-    throw Error(source_ + ": " + path_ + ": expected " + expected + ", got " + json_type_name(*j_) +
-                (j_->is_primitive() && !j_->is_null() ? " " + j_->dump() : std::string()));
+    std::string got;
+    if (j_->is_primitive() && !j_->is_null()) {
+        got = " " + j_->dump();
+        if (got.size() > 81) got = got.substr(0, 77) + "...";  // a 60 MiB string is not quoted whole
+    }
+    throw Error(source_ + ": " + path_ + ": expected " + expected + ", got " + json_type_name(*j_) + got);
 }
 
 JsonNode JsonNode::at(const char* key) const {

@@ -1,14 +1,12 @@
 #include "model/pwp/packer.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/io/json_path.h"
+#include "model/io/write_file.h"
 
 namespace neuronsim::model::pwp {
 
@@ -151,19 +149,12 @@ PackedSet pack_set(Target target, const std::string& set_name, const std::vector
     return out;
 }
 
-void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-    std::ofstream f(path, std::ios::binary);
-    if (!f) throw Error(path + ": cannot create: " + std::strerror(errno));
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!f) throw Error(path + ": write error");
-}
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) { io::write_file_atomic(path, bytes); }
 
-void write_text(const std::string& path, const std::string& text) {
-    write_bytes(path, std::vector<uint8_t>(text.begin(), text.end()));
-}
+void write_text(const std::string& path, const std::string& text) { io::write_file_atomic(path, text); }
 
 void write_set(const PackedSet& set, const std::string& dir) {
-    std::filesystem::create_directories(dir);
+    io::make_directories(dir);
     write_bytes(dir + "/" + set.manifest.bkt_bin, set.bkt);
     write_bytes(dir + "/" + set.manifest.ctl_bin, set.ctrl);
     write_text(dir + "/" + set.name + ".json", manifest_to_json(set.manifest).dump(2) + "\n");

@@ -104,3 +104,20 @@ TEST(JsonParse, ProfileNumbersBeyondFloatRange) {
 
 }  // namespace
 }  // namespace neuronsim::test
+
+namespace neuronsim::test {
+namespace {
+
+TEST(JsonParse, LongValuesAreQuotedShortInErrors) {
+    auto j = model::io::parse_json_text("{\"name\": \"" + std::string(100000, 'a') + "\"}", "f.json");
+    try {
+        model::io::JsonNode(j, "f.json").at("name").as_int(0, 1);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("f.json: $.name: expected an integer in [0, 1], got string \"aaaa"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace neuronsim::test
