@@ -16,6 +16,8 @@ target=$1 seconds=$2
 shift 2
 bash scripts/fuzz_build.sh
 mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
+dict=()
+[ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
 exec "build-fuzz/fuzz/fuzz_$target" "build-fuzz/corpus/$target" "tests/fuzz/corpus/$target" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="build-fuzz/artifacts/$target-" "$@"
+  -artifact_prefix="build-fuzz/artifacts/$target-" "${dict[@]}" "$@"

@@ -21,8 +21,10 @@ for t in $targets; do
   if ! "$exe" -runs=0 "tests/fuzz/corpus/$t" >"$log" 2>&1; then
     echo "fuzz_smoke: $t: a corpus input fails (log: $log)"; tail -n 30 "$log"; status=1; rm -rf "$work"; continue
   fi
+  dict=()
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   if "$exe" "$work" "tests/fuzz/corpus/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="build-fuzz/artifacts/$t-" -print_final_stats=1 >>"$log" 2>&1; then
+      -artifact_prefix="build-fuzz/artifacts/$t-" -print_final_stats=1 "${dict[@]}" >>"$log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     echo "fuzz_smoke: $t: ok (${execs:-?} executions in ${seconds} s)"
   else

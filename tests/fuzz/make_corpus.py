@@ -108,10 +108,10 @@ def main():
     with open(pool, "w") as f:
         f.write("pool conv_lut_load src=sbuf:0:0x0 src.num=4,5 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 "
                 "num_active_cols=128 mconst0=0x3c00 mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c "
-                "dst=sbuf:0:0x1000 dst.num=128,1,1 dst.step=1,0,0\n"
+                "dst=sbuf:0:0x800 dst.num=128,1,1 dst.step=1,0,0\n"
                 "pool ext spec=7 src=sbuf:0:0x0 src.num=4,5 src.step=1,4 in_dtype=9 out_dtype=10 num_active_rows=128 "
                 "num_active_cols=128 mconst0=0x3c00 mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1d "
-                "dst=sbuf:0:0x1000 dst.num=32,2,1 dst.step=1,64,0\n"
+                "dst=sbuf:0:0x800 dst.num=32,2,1 dst.step=1,64,0\n"
                 "pool ext spec=1 in_dtype=5 num_active_rows=4 src=sbuf:0:0x10 src.num=3,1 src.step=2,0 dst=sbuf:0:0x100 dst.num=3,1,1 dst.step=1,0,0\n"
                 "pool ext spec=0\n"
                 "pool conv_lut_load in_dtype=5 src=sbuf:0:0x20 src.num=16,1 src.step=1,0\n")
