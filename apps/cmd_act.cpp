@@ -1,5 +1,7 @@
 // `neuronsim act ...`: evaluate activation functions outside the simulated platform.
+#include <functional>
 #include <iostream>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -38,6 +40,9 @@ const char* kEvalHelp =
     "decimals (0.5) or bit patterns (0x3f000000). An element that cannot be evaluated fails\n"
     "the command, naming its line and bits; OUT is then not written.";
 
+// Elements evaluated per batch: memory stays flat however large IN is.
+constexpr size_t kBatchElements = 1 << 16;
+
 int run_eval(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()
@@ -74,17 +79,16 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
     const std::string in_path = vm["in"].as<std::string>();
     const std::string out_path = vm["out"].as<std::string>();
 
-    io::Elements in = io::read_elements(in_path, format);
-    std::vector<float> out(in.values.size());
+    // Streams: a batch of elements at a time, into a temporary renamed over OUT when all are done.
+    io::ElementReader reader(in_path, format);
+    std::vector<float> in, out;
     auto element_error = [&](size_t i, const std::string& what) {
-        return Error(io::element_place(in_path, format, in, i) + ": element 0x" +
-                     fp::hex8(fp::bits_of(in.values[i])) + ": " + what);
+        return Error(reader.place(i) + ": element 0x" + fp::hex8(fp::bits_of(in[i])) + ": " + what);
     };
-
-    // Evaluates every element with `fn`, pre-scaled (multiply then add, in float) if asked.
+    // Evaluates every element of the batch with `fn`, pre-scaled (multiply then add, in float) if asked.
     auto each = [&](bool prescale, auto&& fn) {
-        for (size_t i = 0; i < in.values.size(); ++i) {
-            float v = in.values[i];
+        for (size_t i = 0; i < in.size(); ++i) {
+            float v = in[i];
             if (prescale) {
                 v = scale * v;
                 v = v + bias;
@@ -97,31 +101,46 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
         }
     };
     const bool prescale = vm.count("scale") || vm.count("bias");
+    std::function<void()> batch;
+    std::optional<pwp::Profile> profile;
+    std::optional<pwp::PackedSet> set;
+    std::optional<pwp::TableEvaluator> te;
+    std::optional<pwp::Simulator> sim;
+    const pwp::FuncMeta* meta = nullptr;
     if (by_profile) {
-        pwp::Profile p = pwp::load_profile(vm["profile"].as<std::string>());
-        for (const std::string& w : p.warnings) spdlog::warn("{}: {}", p.source, w);
-        each(prescale, [&](float v) { return pwp::evaluate_generic(p, v); });
+        profile = pwp::load_profile(vm["profile"].as<std::string>());
+        for (const std::string& w : profile->warnings) spdlog::warn("{}: {}", profile->source, w);
+        batch = [&] { each(prescale, [&](float v) { return pwp::evaluate_generic(*profile, v); }); };
     } else if (by_set) {
-        pwp::PackedSet set = pwp::read_set(resolve_set(vm["set"].as<std::string>(), vm["target"].as<std::string>()));
-        pwp::TableEvaluator te(set);
-        const pwp::FuncMeta& f = te.lookup(vm["func"].as<std::string>());
-        each(prescale, [&](float v) { return te.evaluate(f, v); });
+        set = pwp::read_set(resolve_set(vm["set"].as<std::string>(), vm["target"].as<std::string>()));
+        te.emplace(*set);
+        meta = &te->lookup(vm["func"].as<std::string>());
+        batch = [&] { each(prescale, [&](float v) { return te->evaluate(*meta, v); }); };
     } else {
         const std::string dir = vm["pwp-dir"].as<std::string>();
         const std::string func = vm["func"].as<std::string>();
         pwp::lookup_act_fn(func);  // unknown names fail before any file is read
         pwp::FuncMap map = vm.count("funcmap") ? pwp::load_func_map(vm["funcmap"].as<std::string>()) : pwp::builtin_func_map();
-        pwp::Simulator sim(dir, map);
-        if (!dir.empty() && !sim.can_use_pwp_table())
+        sim.emplace(dir, map);
+        if (!dir.empty() && !sim->can_use_pwp_table())
             throw Error("--pwp-dir " + dir + ": does not open (the reference would silently fall back to the closed forms; use --exact for those)");
-        try {
-            pwp::activate(sim, func, out.data(), in.values.data(), in.values.size(), scale, bias, alpha, !vm["exact"].as<bool>());
-        } catch (const pwp::ElementError& e) {
-            throw element_error(e.index, e.what());
-        }
+        const bool use_pwp = !vm["exact"].as<bool>();
+        batch = [&, func, use_pwp] {
+            try {
+                pwp::activate(*sim, func, out.data(), in.data(), in.size(), scale, bias, alpha, use_pwp);
+            } catch (const pwp::ElementError& e) {
+                throw element_error(e.index, e.what());
+            }
+        };
     }
-    io::write_elements(out_path, format, out);
-    spdlog::info("wrote {} element(s) to {}", out.size(), out_path);
+    io::ElementWriter writer(out_path, format);
+    while (reader.next(in, kBatchElements)) {
+        out.resize(in.size());
+        batch();
+        writer.write(out.data(), out.size());
+    }
+    writer.commit();
+    spdlog::info("wrote {} element(s) to {}", writer.count(), out_path);
     return 0;
 }
 

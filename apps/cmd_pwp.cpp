@@ -116,7 +116,7 @@ void inspect_profile(const std::string& path) {
 }
 
 void inspect_manifest(const std::string& path) {
-    SetManifest m = parse_manifest(io::read_text_file(path), path);
+    SetManifest m = parse_manifest(io::read_text_file(path, io::kMaxJsonFileBytes, "set manifest"), path);
     std::printf("set manifest %s: %s %lld records, %s %lld words, %zu functions\n", path.c_str(), m.bkt_bin.c_str(),
                 static_cast<long long>(m.bkt_entry_cnt), m.ctl_bin.c_str(), static_cast<long long>(m.ctl_entry_cnt),
                 m.profile_meta_data.size());
@@ -138,8 +138,7 @@ void inspect_manifest(const std::string& path) {
 }
 
 void inspect_bkt(const std::string& path) {
-    std::string data = io::read_text_file(path);
-    std::vector<uint8_t> b(data.begin(), data.end());
+    const std::vector<uint8_t> b = io::read_bytes_checked(path, io::kMaxBlobFileBytes, "bkt blob");
     if (b.size() % kBktRecordBytes) throw Error(path + ": " + std::to_string(b.size()) + " bytes is not a whole number of 32-byte records");
     std::printf("bkt %s: %zu records [d0, d1, d2, d3, x] + 12 pad bytes\n", path.c_str(), b.size() / kBktRecordBytes);
     for (size_t i = 0; i < b.size() / kBktRecordBytes; ++i) {
@@ -151,12 +150,11 @@ void inspect_bkt(const std::string& path) {
 }
 
 void inspect_ctrl(const std::string& path, size_t stride) {
-    std::string data = io::read_text_file(path);
-    std::vector<uint8_t> b(data.begin(), data.end());
+    const std::vector<uint8_t> b = io::read_bytes_checked(path, io::kMaxBlobFileBytes, "ctrl blob");
     if (stride == 0) {
         // The sibling manifest knows the count; stride = size / count.
         std::string man = path.substr(0, path.size() - std::string("_ctrl.bin").size()) + ".json";
-        SetManifest m = parse_manifest(io::read_text_file(man), man);
+        SetManifest m = parse_manifest(io::read_text_file(man, io::kMaxJsonFileBytes, "set manifest"), man);
         if (m.ctl_entry_cnt <= 0 || b.size() % static_cast<size_t>(m.ctl_entry_cnt))
             throw Error(path + ": size " + std::to_string(b.size()) + " is not a multiple of ctl_entry_cnt " + std::to_string(m.ctl_entry_cnt) + " from " + man);
         stride = b.size() / static_cast<size_t>(m.ctl_entry_cnt);
@@ -188,11 +186,12 @@ int run_inspect(const std::string& prog, const std::vector<std::string>& args) {
     if (ends("_bkt.bin")) inspect_bkt(path);
     else if (ends("_ctrl.bin")) inspect_ctrl(path, vm["stride"].as<size_t>());
     else {
-        nlohmann::ordered_json j = io::parse_json_text(io::read_text_file(path), path);
+        const std::string text = io::read_text_file(path, io::kMaxJsonFileBytes, "PWP JSON file");
+        nlohmann::ordered_json j = io::parse_json_text(text, path);
         if (j.is_object() && j.contains("pos_exponents")) inspect_profile(path);
         else if (j.is_object() && j.contains("profile_meta_data")) inspect_manifest(path);
         else if (j.is_object() && j.contains("act_func_sets")) {
-            auto sets = parse_act_info(j.dump(), path);
+            auto sets = parse_act_info(text, path);
             std::printf("act_info %s: %zu sets\n", path.c_str(), sets.size());
             for (size_t i = 0; i < sets.size(); ++i) {
                 std::printf("  %2zu %-42s", i, sets[i].name.c_str());

@@ -135,6 +135,13 @@ ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAcces
     throw Error("firmware kernel " + role + " (opcode " + fmt("0x%x spec %d", op, spec) + ") is registered but not modelled");
 }
 
+void PoolFirmware::check_work(const std::string& kernel, const Slice& c, uint64_t per_partition, uint32_t end) const {
+    const uint64_t parts = end > c.first ? end - c.first : 0;
+    if (parts && per_partition > cfg_.max_elements / parts)
+        throw Error(fmt("P%i: ", static_cast<long>(c.core)) + kernel + ": " + std::to_string(per_partition) + " elements x " + std::to_string(parts) +
+                    " partitions exceed the per-instruction limit of " + std::to_string(cfg_.max_elements) + " elements");
+}
+
 ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAccess& sbuf) {
     ConvLutOp op;
     std::memcpy(&op, b.b.data(), sizeof op);
@@ -149,6 +156,7 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAcc
     const uint32_t end = c.end(op.num_active_rows);
     Location s = decode_addr4(op.src.start_addr), d = decode_addr4(op.dst.start_addr);
     if (s.space != MemSpace::Sbuf || d.space != MemSpace::Sbuf) throw Error("ExtendedInstCopy: GPSIMD reaches SBUF only, not PSUM");
+    check_work("ExtendedInstCopy", c, n, end);
     r.log.push_back(fmt("P%i: ExtendedInstCopy : num_tensor_elements = %d", c.core, static_cast<long>(n)));
     const Pattern sp = make_pattern(s.offset, op.src.step_elem, op.src.num_elem, 2, eb, "ExtendedInstCopy source");
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, eb, "ExtendedInstCopy destination");
@@ -223,12 +231,13 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
     Location s = decode_addr4(op.src.start_addr), d = decode_addr4(op.dst.start_addr);
     if (s.space != MemSpace::Sbuf || d.space != MemSpace::Sbuf) throw Error("cptc_decode: GPSIMD reaches SBUF only, not PSUM");
     if (op.src.step_elem[0] != 1 || op.src.step_elem[1] != 4) throw Error("cptc_decode: the source must be contiguous units (src.step=1,4)");
+    const uint32_t end = c.end(op.num_active_rows);
+    check_work("cptc_decode_impl<" + std::to_string(impl) + ">", c, elements, end);
     const size_t ob = model::fp::dtype_bytes(out);
     const float scale0 = model::fp::fp16_to_f32(s0);
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, ob, "cptc_decode destination");
     const uint64_t blocks = (elements + op.block_size - 1) / op.block_size;
     std::vector<float> scales(blocks);
-    const uint32_t end = c.end(op.num_active_rows);
     for (uint32_t p = c.first; p < end; ++p) {
         const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
         const std::vector<int32_t> codes = model::cptc::unpack_codes(stream, elements, bits, is_signed);

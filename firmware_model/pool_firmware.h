@@ -37,6 +37,10 @@ struct FirmwareConfig {
     bool coretype_perf = true;
     bool cptc_flag = false;
     std::map<uint32_t, uint32_t> routing;  // 3-bit value -> impl (1->1, 3->5, 4->3 fixed)
+    // Elements one instruction may process over all its partitions: a bound on the work of a
+    // pathological pattern (step 0, counts of 65535), far above any real kernel (a full SBUF
+    // is 128 x 256 KiB = 2^25 bytes).
+    uint64_t max_elements = uint64_t{1} << 28;
     bool extisa3_staged() const;
 };
 
@@ -88,6 +92,8 @@ private:
     };
     ExecResult conv_lut_load(const model::isa::Bundle& b, const Slice& c, const SbufAccess& sbuf, bool extended);
     ExecResult ext_copy(const model::isa::Bundle& b, const Slice& c, const SbufAccess& sbuf);
+    // Throws when `per_partition` elements on the slice's partitions below `end` exceed max_elements.
+    void check_work(const std::string& kernel, const Slice& c, uint64_t per_partition, uint32_t end) const;
 
     FirmwareConfig cfg_;
     std::vector<const KernelInfo*> rows_;  // the staged kernel_info rows, in scan order

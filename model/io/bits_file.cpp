@@ -2,11 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <new>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
-#include "model/io/json_path.h"
 
 namespace neuronsim::model::io {
 
@@ -23,61 +22,98 @@ static std::string trim(const std::string& s) {
     return s.substr(b, e - b + 1);
 }
 
-Elements read_elements(const std::string& path, ElementFormat format) {
-    const std::string data = read_text_file(path);
-    Elements out;
-    if (format == ElementFormat::F32) {
-        if (data.size() % 4 != 0)
-            throw Error(path + ": byte offset " + std::to_string(data.size() - data.size() % 4) +
-                        ": " + std::to_string(data.size() % 4) +
-                        " trailing byte(s); f32 files hold whole 4-byte little-endian binary32 values");
-        out.values.resize(data.size() / 4);
-        for (size_t i = 0; i < out.values.size(); ++i) {
-            const unsigned char* p = reinterpret_cast<const unsigned char*>(data.data()) + 4 * i;
-            uint32_t u = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-            out.values[i] = fp::float_of(u);
+ElementReader::ElementReader(const std::string& path, ElementFormat format, uint64_t max_bytes)
+    : in_(path, max_bytes, "element file"), format_(format) {
+    if (format == ElementFormat::F32 && in_.size() % 4 != 0)
+        throw Error(path + ": byte offset " + std::to_string(in_.size() - in_.size() % 4) + ": " + std::to_string(in_.size() % 4) +
+                    " trailing byte(s); f32 files hold whole 4-byte little-endian binary32 values");
+}
+
+bool ElementReader::next(std::vector<float>& values, size_t max) {
+    values.clear();
+    lines_.clear();
+    batch_first_ = count_;
+    if (format_ == ElementFormat::F32) {
+        std::vector<uint8_t> raw(4 * max);
+        const size_t n = in_.read(raw.data(), raw.size());
+        if (n % 4) throw Error(in_.path() + ": byte offset " + std::to_string(in_.offset() - n % 4) + ": the file ended inside a value");
+        values.resize(n / 4);
+        for (size_t i = 0; i < values.size(); ++i) {
+            const uint8_t* p = raw.data() + 4 * i;
+            values[i] = fp::float_of(uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24);
         }
-        return out;
+        count_ += values.size();
+        return !values.empty();
     }
-    size_t line_no = 0, pos = 0;
-    while (pos < data.size()) {
-        size_t nl = data.find('\n', pos);
-        size_t end = nl == std::string::npos ? data.size() : nl;
-        ++line_no;
-        std::string field = trim(data.substr(pos, end - pos));
-        if (!field.empty() && field[0] == '#') {  // a comment line: says where the values came from
-            pos = end + 1;
-            continue;
+    while (values.size() < max) {
+        text_.clear();
+        int c;
+        while ((c = in_.get()) >= 0 && c != '\n') {
+            if (text_.size() >= kMaxElementLineBytes)
+                throw Error(in_.path() + ":" + std::to_string(line_ + 1) + ": line longer than " + std::to_string(kMaxElementLineBytes) +
+                            " bytes (expected one 8-hex-digit bit pattern per line)");
+            text_.push_back(static_cast<char>(c));
         }
+        if (c < 0 && text_.empty()) break;
+        ++line_;
+        const std::string field = trim(text_);
+        if (!field.empty() && field[0] == '#') continue;  // a comment line: says where the values came from
         uint32_t u;
         if (!fp::parse_hex8(field, u))
-            throw Error(path + ":" + std::to_string(line_no) + ": expected one binary32 bit pattern as 8 hex digits (e.g. 3f800000), got \"" + field + "\"");
-        out.values.push_back(fp::float_of(u));
-        out.lines.push_back(line_no);
-        pos = end + 1;
+            throw Error(in_.path() + ":" + std::to_string(line_) + ": expected one binary32 bit pattern as 8 hex digits (e.g. 3f800000), got \"" +
+                        (field.size() > 40 ? field.substr(0, 40) + "..." : field) + "\"");
+        values.push_back(fp::float_of(u));
+        lines_.push_back(line_);
+        if (c < 0) break;
+    }
+    count_ += values.size();
+    return !values.empty();
+}
+
+std::string ElementReader::place(size_t i) const {
+    if (format_ == ElementFormat::Hex && i < lines_.size()) return in_.path() + ":" + std::to_string(lines_[i]);
+    return in_.path() + ": byte offset " + std::to_string(4 * (batch_first_ + i));
+}
+
+ElementWriter::ElementWriter(const std::string& path, ElementFormat format) : out_(path), format_(format) {}
+
+void ElementWriter::write(const float* values, size_t n) {
+    buf_.clear();
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t u = fp::bits_of(values[i]);
+        if (format_ == ElementFormat::F32) {
+            for (int b = 0; b < 4; ++b) buf_.push_back(static_cast<char>((u >> (8 * b)) & 0xFF));
+        } else {
+            buf_ += fp::hex8(u);
+            buf_ += '\n';
+        }
+    }
+    out_.write(buf_.data(), buf_.size());
+    count_ += n;
+}
+
+void ElementWriter::commit() { out_.commit(); }
+
+Elements read_elements(const std::string& path, ElementFormat format, uint64_t max_bytes) {
+    ElementReader r(path, format, max_bytes);
+    Elements out;
+    std::vector<float> batch;
+    try {
+        while (r.next(batch, 1 << 16)) {
+            out.values.insert(out.values.end(), batch.begin(), batch.end());
+            if (format == ElementFormat::Hex)
+                for (size_t i = 0; i < batch.size(); ++i) out.lines.push_back(r.line(i));
+        }
+    } catch (const std::bad_alloc&) {
+        throw Error(path + ": cannot allocate memory for its " + std::to_string(r.count()) + "+ elements");
     }
     return out;
 }
 
 void write_elements(const std::string& path, ElementFormat format, const std::vector<float>& values) {
-    std::string data;
-    if (format == ElementFormat::F32) {
-        data.resize(values.size() * 4);
-        for (size_t i = 0; i < values.size(); ++i) {
-            uint32_t u = fp::bits_of(values[i]);
-            for (int b = 0; b < 4; ++b) data[4 * i + b] = static_cast<char>((u >> (8 * b)) & 0xFF);
-        }
-    } else {
-        data.reserve(values.size() * 9);
-        for (float v : values) {
-            data += fp::hex8(fp::bits_of(v));
-            data += '\n';
-        }
-    }
-    std::ofstream f(path, std::ios::binary);
-    if (!f) throw Error(path + ": cannot create: " + std::strerror(errno));
-    f.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!f) throw Error(path + ": write error");
+    ElementWriter w(path, format);
+    w.write(values.data(), values.size());
+    w.commit();
 }
 
 std::string element_place(const std::string& path, ElementFormat format, const Elements& e, size_t i) {

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/io/read_file.h"
+
 namespace neuronsim::model::io {
 
 class JsonNode {
@@ -36,11 +38,18 @@ private:
     std::string path_;
 };
 
-// Parses JSON text; a syntax error names the source, line and column.
+// The deepest nesting parse_json_text accepts (real files nest 4 levels).
+inline constexpr size_t kMaxJsonDepth = 256;
+
+// Parses JSON text. Every error is an Error naming the source and the place: a syntax error
+// or an out-of-range number (1e999) its line, column, byte offset and JSON path; a duplicate
+// key its JSON path. No nlohmann exception escapes.
 nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source);
 
-// Reads a whole file; an error names the file and the reason.
-std::string read_text_file(const std::string& path);
+// Reads a whole regular file of at most `max_bytes` (read_file.h); an error names the file
+// and the reason.
+std::string read_text_file(const std::string& path, uint64_t max_bytes = kMaxJsonFileBytes,
+                           const std::string& what = "JSON or YAML input");
 
 // "number", "string", ... for messages.
 std::string json_type_name(const nlohmann::ordered_json& j);

@@ -1,7 +1,8 @@
 #include "model/isa/opcodes.h"
 
-#include <cstdio>
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -252,6 +253,8 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
         b = make_bundle(info->opcode);
     }
     std::set<std::string> seen;
+    uint8_t raw_events[8] = {};
+    bool have_raw_events = false;
     for (const std::string& kv : fields) {
         auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0) throw Error("expected key=value, got '" + kv + "'");
@@ -270,6 +273,16 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
         }
         if (key == "wait" || key == "update") {
             parse_events(key, val, ev);
+            continue;
+        }
+        if (key == "events") {  // the 8 EVENTS bytes as they are, for what wait=/update= cannot say
+            if (val.size() != 16) throw Error("events=: expected 16 hex digits (bytes 4..11), got " + std::to_string(val.size()));
+            for (size_t i = 0; i < 8; ++i) {
+                uint32_t byte;
+                if (!fp::parse_hex8("000000" + val.substr(2 * i, 2), byte)) throw Error("events=: not hex at digit " + std::to_string(2 * i));
+                raw_events[i] = static_cast<uint8_t>(byte);
+            }
+            have_raw_events = true;
             continue;
         }
         if (!info) throw Error("field '" + key + "' needs a mnemonic (raw takes only raw=)");
@@ -339,6 +352,20 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
                 break;
             }
             case FieldKind::SpaceAddr: {
+                if (auto at = val.find('@'); at != std::string::npos) {
+                    // SPACE@ADDR: the space byte and the 64-bit address as they are (what
+                    // disasm prints when SPACE:P:OFF cannot say it, e.g. partition >= 128).
+                    const std::string sp = val.substr(0, at);
+                    uint64_t space;
+                    if (sp == "dram") space = 0;
+                    else if (sp == "sbuf") space = 1;
+                    else if (sp == "psum") space = 2;
+                    else if (!parse_u64(sp, space) || space > 255)
+                        throw Error(key + "=" + val + ": expected SPACE@ADDR with SPACE dram, sbuf, psum or a byte value");
+                    b.set_u8(f->offset, static_cast<uint8_t>(space));
+                    b.set_u64(f->offset2, unsigned_value(key, val.substr(at + 1), UINT64_MAX));
+                    break;
+                }
                 Location l = parse_location(key, val);
                 b.set_u8(f->offset, static_cast<uint8_t>(l.space));
                 if (l.space == MemSpace::Dram) b.set_u64(f->offset2, l.offset);
@@ -353,25 +380,105 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
             }
         }
     }
-    if (raw && (ev.wait != WaitMode::None || ev.update != UpdateMode::None))
-        throw Error("raw= gives the EVENTS bytes too; wait=/update= cannot be combined with it");
+    if (raw && (ev.wait != WaitMode::None || ev.update != UpdateMode::None || have_raw_events))
+        throw Error("raw= gives the EVENTS bytes too; wait=/update=/events= cannot be combined with it");
+    if (have_raw_events && (ev.wait != WaitMode::None || ev.update != UpdateMode::None))
+        throw Error("events= gives the whole EVENTS field; wait=/update= cannot be combined with it");
     if (mnemonic == "raw" && !raw) throw Error("'raw' needs raw=<128 hex digits>");
-    if (!raw) write_events(b, ev);
+    if (have_raw_events) std::copy(raw_events, raw_events + 8, b.b.begin() + kEventsOffset);
+    else if (!raw) write_events(b, ev);
     return b;
 }
 
+namespace {
+
+std::string hex_bytes(const uint8_t* p, size_t n) {
+    std::string s;
+    char h[3];
+    for (size_t i = 0; i < n; ++i) {
+        std::snprintf(h, sizeof h, "%02x", p[i]);
+        s += h;
+    }
+    return s;
+}
+
+// A field's text, or "" when the field is zero (left out). Every form re-assembles to the
+// same bytes: an ADDR4 whose partition is past 127 is written as its raw number, a DMA
+// endpoint that SPACE:P:OFF cannot say as SPACE@ADDR.
+std::string field_text(const Field& f, const Bundle& b) {
+    switch (f.kind) {
+        case FieldKind::U8: return b.u8(f.offset) ? std::to_string(b.u8(f.offset)) : "";
+        case FieldKind::U16: return b.u16(f.offset) ? std::to_string(b.u16(f.offset)) : "";
+        case FieldKind::U32: return b.u32(f.offset) ? std::to_string(b.u32(f.offset)) : "";
+        case FieldKind::U64: return b.u64(f.offset) ? std::to_string(b.u64(f.offset)) : "";
+        case FieldKind::F32: {
+            const uint32_t u = b.u32(f.offset);
+            if (!u) return "";
+            char buf[48];
+            // A decimal when it reads back to the same bits, else the pattern.
+            std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(fp::float_of(u)));
+            float back;
+            return (fp::parse_float_operand(buf, back) && fp::bits_of(back) == u) ? std::string(buf) : "0x" + fp::hex8(u);
+        }
+        case FieldKind::Addr4: {
+            const uint32_t a = b.u32(f.offset);
+            if (!a) return "";
+            const Location l = decode_addr4(a);
+            return l.partition < 128 ? format_location(l) : fmt_hex(a);
+        }
+        case FieldKind::I16x:
+        case FieldKind::U16x: {
+            bool any = false;
+            std::string list;
+            for (int i = 0; i < f.count; ++i) {
+                const uint16_t u = b.u16(f.offset + 2 * i);
+                any |= u != 0;
+                list += (i ? "," : "") + (f.kind == FieldKind::I16x ? std::to_string(static_cast<int16_t>(u)) : std::to_string(u));
+            }
+            return any ? list : "";
+        }
+        case FieldKind::SpaceAddr: {
+            const uint8_t sp = b.u8(f.offset);
+            const uint64_t a = b.u64(f.offset2);
+            if (sp == static_cast<uint8_t>(MemSpace::Dram)) return a ? "dram:" + fmt_hex(a) : "";
+            if (sp <= 2 && a <= UINT32_MAX) {
+                const Location l = decode_addr4(static_cast<uint32_t>(a));
+                if (static_cast<uint8_t>(l.space) == sp && l.partition < 128) return format_location(l);
+            }
+            return (sp <= 2 ? space_name(static_cast<MemSpace>(sp)) : std::to_string(sp)) + "@" + fmt_hex(a);
+        }
+    }
+    return "";
+}
+
+// wait=/update= when they say the EVENTS bytes exactly, else events=<16 hex digits>: a mode
+// of "none" with a semaphore index, or a value that neither a wait nor a set update uses.
+std::string events_text(const Bundle& b) {
+    const Events e = read_events(b);
+    const bool exact = (e.wait != WaitMode::None || e.wait_idx == 0) && (e.update != UpdateMode::None || e.update_idx == 0) &&
+                       (e.value == 0 || e.wait != WaitMode::None || e.update == UpdateMode::Set);
+    if (!exact) return " events=" + hex_bytes(b.b.data() + kEventsOffset, 8);
+    std::string s;
+    if (e.wait != WaitMode::None) s += " wait=" + std::to_string(e.wait_idx) + wait_mode_name(e.wait) + std::to_string(e.value);
+    if (e.update == UpdateMode::Set) s += " update=" + std::to_string(e.update_idx) + "=" + std::to_string(e.value);
+    else if (e.update != UpdateMode::None) s += " update=" + std::to_string(e.update_idx) + update_mode_name(e.update);
+    return s;
+}
+
+std::vector<std::string> words_of(const std::string& s) {
+    std::vector<std::string> w;
+    std::istringstream ss(s);
+    for (std::string x; ss >> x;) w.push_back(x);
+    return w;
+}
+
+}  // namespace
+
 std::string disassemble(const std::string& engine, const Bundle& b) {
     const OpcodeInfo* info = find_opcode(b.opcode());
-    auto raw = [&] {
-        std::string s = engine + " raw raw=";
-        char h[3];
-        for (uint8_t x : b.b) {
-            std::snprintf(h, sizeof h, "%02x", x);
-            s += h;
-        }
-        return s;
-    };
-    if (!info || !check_header_and_events(b).empty()) return raw();
+    auto raw = [&] { return engine + " raw raw=" + hex_bytes(b.b.data(), b.b.size()); };
+    // Unknown opcodes, a bad header or mode, and an opcode this engine does not run are raw.
+    if (!info || !check_header_and_events(b).empty() || !(info->engines & engine_class(engine))) return raw();
     // A bundle with bytes no field covers (reserved, or another opcode's) cannot be written as
     // fields; it is written raw so that the round trip stays exact.
     std::vector<bool> covered(64, false);
@@ -395,65 +502,16 @@ std::string disassemble(const std::string& engine, const Bundle& b) {
     for (int i = 0; i < 64; ++i)
         if (!covered[i] && b.b[i] != 0) return raw();
     std::string s = engine + " " + info->mnemonic;
-    for (const Field& f : info->fields) {
-        std::string v;
-        switch (f.kind) {
-            case FieldKind::U8: if (b.u8(f.offset)) v = std::to_string(b.u8(f.offset)); break;
-            case FieldKind::U16: if (b.u16(f.offset)) v = std::to_string(b.u16(f.offset)); break;
-            case FieldKind::U32: if (b.u32(f.offset)) v = std::to_string(b.u32(f.offset)); break;
-            case FieldKind::U64: if (b.u64(f.offset)) v = std::to_string(b.u64(f.offset)); break;
-            case FieldKind::F32:
-                if (b.u32(f.offset)) {
-                    uint32_t u = b.u32(f.offset);
-                    char buf[48];
-                    float x = fp::float_of(u);
-                    // A decimal when it reads back to the same bits, else the pattern.
-                    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(x));
-                    float back;
-                    v = (fp::parse_float_operand(buf, back) && fp::bits_of(back) == u) ? buf : "0x" + fp::hex8(u);
-                }
-                break;
-            case FieldKind::Addr4: {
-                uint32_t a = b.u32(f.offset);
-                if (a) v = format_location(decode_addr4(a));
-                break;
-            }
-            case FieldKind::I16x:
-            case FieldKind::U16x: {
-                bool any = false;
-                std::string list;
-                for (int i = 0; i < f.count; ++i) {
-                    uint16_t u = b.u16(f.offset + 2 * i);
-                    any |= u != 0;
-                    list += (i ? "," : "") + (f.kind == FieldKind::I16x ? std::to_string(static_cast<int16_t>(u)) : std::to_string(u));
-                }
-                if (any) v = list;
-                break;
-            }
-            case FieldKind::SpaceAddr: {
-                uint8_t sp = b.u8(f.offset);
-                uint64_t a = b.u64(f.offset2);
-                if (sp > 2) return raw();
-                if (sp == 0 && a == 0) break;
-                if (sp == static_cast<uint8_t>(MemSpace::Dram)) v = "dram:" + fmt_hex(a);
-                else if (a > UINT32_MAX) return raw();
-                else {
-                    Location l = decode_addr4(static_cast<uint32_t>(a));
-                    if (static_cast<uint8_t>(l.space) != sp) return raw();
-                    v = format_location(l);
-                }
-                break;
-            }
-        }
-        if (!v.empty()) s += " " + f.name + "=" + v;
+    for (const Field& f : info->fields)
+        if (std::string v = field_text(f, b); !v.empty()) s += " " + f.name + "=" + v;
+    s += events_text(b);
+    // The promise is exact bytes: should any form above not read back, the bundle goes raw.
+    try {
+        const std::vector<std::string> w = words_of(s);
+        if (assemble(w[0], w[1], std::vector<std::string>(w.begin() + 2, w.end())).b == b.b) return s;
+    } catch (const Error&) {
     }
-    Events e = read_events(b);
-    if (e.wait != WaitMode::None) s += " wait=" + std::to_string(e.wait_idx) + wait_mode_name(e.wait) + std::to_string(e.value);
-    if (e.update == UpdateMode::Set) s += " update=" + std::to_string(e.update_idx) + "=" + std::to_string(e.value);
-    else if (e.update != UpdateMode::None) s += " update=" + std::to_string(e.update_idx) + update_mode_name(e.update);
-    else if (e.wait == WaitMode::None && e.value != 0) return raw();
-    if (e.update != UpdateMode::Set && e.wait == WaitMode::None && e.value != 0) return raw();
-    return s;
+    return raw();
 }
 
 }  // namespace neuronsim::model::isa

@@ -3,7 +3,10 @@
 // the engines that execute it, and its operand fields with their bundle offsets (taken from
 // the layouts of layouts.h). Text form of an instruction:
 //   ENGINE MNEMONIC [field=value]... [wait=S>=V|S==V] [update=S+1|S-1|S=V]
-// Fields left out are zero. `raw=<128 hex digits>` gives a whole bundle.
+// Fields left out are zero. `raw=<128 hex digits>` gives a whole bundle, `events=<16 hex
+// digits>` the EVENTS bytes 4..11 when wait=/update= cannot say them (a mode "none" with a
+// semaphore index). A DMA endpoint is SPACE:P:OFF, dram:ADDR or SPACE@ADDR (the space byte
+// and 64-bit address as they are); an ADDR4 operand also takes its raw number.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,7 +60,8 @@ StreamName parse_stream_name(const std::string& engine);
 // plain messages; the caller adds file:line.
 Bundle assemble(const std::string& engine, const std::string& mnemonic, const std::vector<std::string>& fields);
 
-// The text form; re-assembling it gives the same 64 bytes.
+// The text form; re-assembling it gives the same 64 bytes, for any 64 bytes (what fields
+// cannot say exactly is written raw).
 std::string disassemble(const std::string& engine, const Bundle& b);
 
 }  // namespace neuronsim::model::isa

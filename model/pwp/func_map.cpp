@@ -26,7 +26,7 @@ FuncMap parse_func_map(const std::string& json_text, const std::string& source) 
     return map;
 }
 
-FuncMap load_func_map(const std::string& path) { return parse_func_map(io::read_text_file(path), path); }
+FuncMap load_func_map(const std::string& path) { return parse_func_map(io::read_text_file(path, io::kMaxJsonFileBytes, "FuncMap"), path); }
 
 const FuncMap& builtin_func_map() {
     static const FuncMap map = parse_func_map(kBuiltinFuncMapJson, "configs/pwp_funcmap.json (built in)");

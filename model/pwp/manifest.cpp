@@ -1,6 +1,7 @@
 #include "model/pwp/manifest.h"
 
 #include <cctype>
+#include <filesystem>
 
 #include "model/common/error.h"
 #include "model/io/json_path.h"
@@ -129,14 +130,30 @@ ordered_json manifest_to_json(const SetManifest& m) {
     return j;
 }
 
+static std::string blob_file_name(const io::JsonNode& n) {
+    const std::string s = n.as_string();
+    if (!is_plain_relative_path(s)) n.fail("a file in the set's directory (a relative path without '..')");
+    return s;
+}
+
+bool is_plain_relative_path(const std::string& s) {
+    if (s.empty() || s.find('\0') != std::string::npos) return false;
+    const std::filesystem::path p(s);
+    if (p.is_absolute() || p.has_root_name()) return false;
+    for (const auto& part : p)
+        if (part == "..") return false;
+    return true;
+}
+
 SetManifest parse_manifest(const std::string& json_text, const std::string& source) {
     nlohmann::ordered_json doc = io::parse_json_text(json_text, source);
     io::JsonNode root(doc, source);
     root.expect_object();
     SetManifest m;
-    m.bkt_bin = root.at("bkt_bin").as_string();
+    // The blobs are read from the manifest's directory; a name that leaves it is refused.
+    m.bkt_bin = blob_file_name(root.at("bkt_bin"));
     m.bkt_entry_cnt = root.at("bkt_entry_cnt").as_int(0, INT32_MAX);
-    m.ctl_bin = root.at("ctl_bin").as_string();
+    m.ctl_bin = blob_file_name(root.at("ctl_bin"));
     m.ctl_entry_cnt = root.at("ctl_entry_cnt").as_int(0, INT32_MAX);
     m.func_to_bkt_start_idx = parse_index_map(root.at("func_to_bkt_start_idx"));
     m.func_to_ctl_start_idx = parse_index_map(root.at("func_to_ctl_start_idx"));

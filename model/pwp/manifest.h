@@ -49,6 +49,10 @@ struct SetManifest {
 nlohmann::ordered_json manifest_to_json(const SetManifest& m);
 SetManifest parse_manifest(const std::string& json_text, const std::string& source);
 
+// A path that stays inside the directory it is relative to: not empty, not absolute, no ".."
+// component, no NUL. The blob names of a manifest and the set names of act_info.json must be.
+bool is_plain_relative_path(const std::string& s);
+
 // The name without the trailing "_<N>p" budget tag: "exp_400p" -> "exp".
 std::string strip_budget(const std::string& stem);
 

@@ -1,14 +1,12 @@
 #include "model/pwp/packer.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/io/json_path.h"
+#include "model/io/write_file.h"
 
 namespace neuronsim::model::pwp {
 
@@ -151,39 +149,29 @@ PackedSet pack_set(Target target, const std::string& set_name, const std::vector
     return out;
 }
 
-void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-    std::ofstream f(path, std::ios::binary);
-    if (!f) throw Error(path + ": cannot create: " + std::strerror(errno));
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!f) throw Error(path + ": write error");
-}
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) { io::write_file_atomic(path, bytes); }
 
-void write_text(const std::string& path, const std::string& text) {
-    write_bytes(path, std::vector<uint8_t>(text.begin(), text.end()));
-}
+void write_text(const std::string& path, const std::string& text) { io::write_file_atomic(path, text); }
 
 void write_set(const PackedSet& set, const std::string& dir) {
-    std::filesystem::create_directories(dir);
+    io::make_directories(dir);
     write_bytes(dir + "/" + set.manifest.bkt_bin, set.bkt);
     write_bytes(dir + "/" + set.manifest.ctl_bin, set.ctrl);
     write_text(dir + "/" + set.name + ".json", manifest_to_json(set.manifest).dump(2) + "\n");
 }
 
-static std::vector<uint8_t> read_bytes(const std::string& path) {
-    std::string s = io::read_text_file(path);
-    return std::vector<uint8_t>(s.begin(), s.end());
-}
-
 PackedSet read_set(const std::string& manifest_path) {
     PackedSet set;
-    set.manifest = parse_manifest(io::read_text_file(manifest_path), manifest_path);
+    set.manifest = parse_manifest(io::read_text_file(manifest_path, io::kMaxJsonFileBytes, "set manifest"), manifest_path);
     std::filesystem::path mp(manifest_path);
     set.name = mp.stem().string();
     const std::string dir = mp.parent_path().empty() ? "." : mp.parent_path().string();
     const SetManifest& m = set.manifest;
     const std::string bkt_path = dir + "/" + m.bkt_bin, ctl_path = dir + "/" + m.ctl_bin;
-    set.bkt = read_bytes(bkt_path);
-    set.ctrl = read_bytes(ctl_path);
+    // parse_manifest keeps the names inside the manifest's directory; the reader refuses
+    // special files and anything over the blob limit before reading.
+    set.bkt = io::read_bytes_checked(bkt_path, io::kMaxBlobFileBytes, "bkt blob");
+    set.ctrl = io::read_bytes_checked(ctl_path, io::kMaxBlobFileBytes, "ctrl blob");
     if (set.bkt.size() != static_cast<size_t>(m.bkt_entry_cnt) * kBktRecordBytes)
         throw Error(bkt_path + ": " + std::to_string(set.bkt.size()) + " bytes, but bkt_entry_cnt " +
                     std::to_string(m.bkt_entry_cnt) + " x 32 = " + std::to_string(m.bkt_entry_cnt * 32));

@@ -1,5 +1,7 @@
 #include "model/pwp/profile_loader.h"
 
+#include <cmath>
+#include <limits>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
@@ -136,9 +138,15 @@ Profile parse_profile(const std::string& json_text, const std::string& source) {
     // Inert values may be boxes or plain numbers in other generators' output; both are read.
     auto inert_box = [&](const char* key, uint32_t& out) {
         if (!root.has(key)) return;
-        const nlohmann::ordered_json& j = root.raw()[key];
-        if (j.is_number()) out = fp::bits_of(j.get<float>());
-        else out = fp::bits_of(read_box(root, key));
+        const JsonNode n = root.at(key);
+        if (n.raw().is_number()) {
+            // A double beyond float's range has no float (converting it is undefined).
+            const double d = n.raw().get<double>();
+            if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max())) n.fail("a number in float32's range");
+            out = fp::bits_of(static_cast<float>(d));
+        } else {
+            out = fp::bits_of(read_box(root, key));
+        }
     };
     inert_box("max_diff", p.meta.max_diff);
     inert_box("lower_bound", p.meta.lower_bound);
@@ -154,7 +162,7 @@ Profile parse_profile(const std::string& json_text, const std::string& source) {
 }
 
 Profile load_profile(const std::string& path) {
-    return parse_profile(io::read_text_file(path), path);
+    return parse_profile(io::read_text_file(path, io::kMaxJsonFileBytes, "profile"), path);
 }
 
 }  // namespace neuronsim::model::pwp

@@ -1,12 +1,10 @@
 #include "model/pwp/profile_writer.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
+#include "model/io/write_file.h"
 
 namespace neuronsim::model::pwp {
 
@@ -110,10 +108,7 @@ ordered_json profile_to_json(const Profile& p) {
 std::string profile_to_text(const Profile& p) { return profile_to_json(p).dump(2) + "\n"; }
 
 void write_profile(const Profile& p, const std::string& path) {
-    std::ofstream f(path, std::ios::binary);
-    if (!f) throw Error(path + ": cannot create: " + std::strerror(errno));
-    f << profile_to_text(p);
-    if (!f) throw Error(path + ": write error");
+    io::write_file_atomic(path, profile_to_text(p));
 }
 
 }  // namespace neuronsim::model::pwp

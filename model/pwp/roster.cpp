@@ -1,6 +1,7 @@
 #include "model/pwp/roster.h"
 
 #include "model/io/json_path.h"
+#include "model/pwp/manifest.h"
 
 namespace neuronsim::model::pwp {
 
@@ -117,7 +118,10 @@ std::vector<RosterSet> parse_act_info(const std::string& json_text, const std::s
     for (size_t i = 0; i < sets.size(); ++i) {
         io::JsonNode s = sets.at(i);
         RosterSet r;
-        r.name = s.at("name").as_string();
+        io::JsonNode name = s.at("name");
+        r.name = name.as_string();
+        // <name>.json is read from act_info.json's directory: the name must not leave it.
+        if (!is_plain_relative_path(r.name) || r.name.find('/') != std::string::npos) name.fail("a set name (a file stem, without '/')");
         io::JsonNode act = s.at("act");
         act.expect_object();
         for (auto it = act.raw().begin(); it != act.raw().end(); ++it) {

@@ -13,31 +13,30 @@ namespace neuronsim::model::pwp {
 
 namespace {
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-    std::string s = io::read_text_file(path);
-    return std::vector<uint8_t>(s.begin(), s.end());
-}
-
 class Checker {
 public:
     explicit Checker(CheckResult& r) : r_(r) {}
     void issue(const std::string& file, const std::string& where, const std::string& what) { r_.issues.push_back({file, where, what}); }
-    void check_set(const std::string& dir, const RosterSet& rs, size_t& stride_seen);
+    void check_set(const std::string& dir, const RosterSet& rs, size_t& stride_seen, bool listed);
 
 private:
     CheckResult& r_;
 };
 
-void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& stride_seen) {
+void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& stride_seen, bool listed) {
     const std::string mpath = dir + "/" + rs.name + ".json";
     SetManifest m;
     std::vector<uint8_t> bkt, ctrl;
+    // Each file's failure is reported against that file; the other sets are still checked.
+    std::string reading = rs.name + ".json";
     try {
-        m = parse_manifest(io::read_text_file(mpath), mpath);
-        bkt = read_bytes(dir + "/" + m.bkt_bin);
-        ctrl = read_bytes(dir + "/" + m.ctl_bin);
-    } catch (const Error& e) {
-        issue(rs.name + ".json", "set " + rs.name, e.what());
+        m = parse_manifest(io::read_text_file(mpath, io::kMaxJsonFileBytes, "set manifest"), mpath);
+        reading = m.bkt_bin;
+        bkt = io::read_bytes_checked(dir + "/" + m.bkt_bin, io::kMaxBlobFileBytes, "bkt blob");
+        reading = m.ctl_bin;
+        ctrl = io::read_bytes_checked(dir + "/" + m.ctl_bin, io::kMaxBlobFileBytes, "ctrl blob");
+    } catch (const std::exception& e) {
+        issue(reading, "set " + rs.name, e.what());
         return;
     }
     ++r_.sets;
@@ -73,7 +72,7 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
     std::vector<std::string> roster_names, meta_names;
     for (const auto& [f, b] : rs.act) roster_names.push_back(f + "_" + std::to_string(b) + "p");
     for (const FuncMeta& f : m.profile_meta_data) meta_names.push_back(f.func_name);
-    if (roster_names != meta_names) {
+    if (listed && roster_names != meta_names) {
         std::string a, b;
         for (auto& n : roster_names) a += (a.empty() ? "" : " ") + n;
         for (auto& n : meta_names) b += (b.empty() ? "" : " ") + n;
@@ -107,8 +106,14 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
             issue(mfile, fw, "has no entry in func_to_bkt_start_idx / func_to_ctl_start_idx");
             continue;
         }
-        const int64_t b_end = next_after(bstarts, b0, m.bkt_entry_cnt);
-        const int64_t c_end = next_after(cstarts, c0, m.ctl_entry_cnt);
+        if (b0 > m.bkt_entry_cnt || c0 > m.ctl_entry_cnt) {
+            issue(mfile, fw, "starts at bkt " + std::to_string(b0) + " / ctrl " + std::to_string(c0) + ", past the " + std::to_string(m.bkt_entry_cnt) +
+                                 " bkt records / " + std::to_string(m.ctl_entry_cnt) + " ctrl words");
+            continue;
+        }
+        // A block ends at the next start, and never past the table (the words are read).
+        const int64_t b_end = std::min(next_after(bstarts, b0, m.bkt_entry_cnt), m.bkt_entry_cnt);
+        const int64_t c_end = std::min(next_after(cstarts, c0, m.ctl_entry_cnt), m.ctl_entry_cnt);
         // Clamp pointers: the four records after the LUT body, [pos_low, neg_low, pos_high, neg_high].
         const int64_t sat = b_end - 4;
         const int64_t want[4] = {sat, sat + 1, sat + 2, sat + 3};
@@ -177,15 +182,37 @@ CheckResult check_pwp_dir(const std::string& dir) {
     Checker c(r);
     const std::string act = dir + "/act_info.json";
     std::vector<RosterSet> roster;
+    bool have_roster = true;
     try {
-        roster = parse_act_info(io::read_text_file(act), act);
-    } catch (const Error& e) {
+        roster = parse_act_info(io::read_text_file(act, io::kMaxJsonFileBytes, "act_info.json"), act);
+    } catch (const std::exception& e) {
         c.issue("act_info.json", "$", e.what());
-        return r;
+        have_roster = false;
     }
     if (!std::filesystem::exists(dir + "/version.json")) c.issue("version.json", "-", "missing");
+    if (!have_roster) {
+        // Without a roster the sets are still checked: every <set>.json beside a <set>_bkt.bin,
+        // in name order, without the comparison against act_info.json.
+        std::error_code ec;
+        std::vector<std::string> names;
+        for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+            const std::string f = e.path().filename().string();
+            if (e.path().extension() == ".json" && f != "act_info.json" && f != "version.json" &&
+                std::filesystem::exists(e.path().parent_path() / (e.path().stem().string() + "_bkt.bin")))
+                names.push_back(e.path().stem().string());
+        }
+        if (ec) c.issue(".", "-", dir + ": cannot list the directory: " + ec.message());
+        std::sort(names.begin(), names.end());
+        for (const std::string& n : names) roster.push_back(RosterSet{n, {}});
+    }
     size_t stride = 0;
-    for (const RosterSet& rs : roster) c.check_set(dir, rs, stride);
+    for (const RosterSet& rs : roster) {
+        try {
+            c.check_set(dir, rs, stride, have_roster);
+        } catch (const std::exception& e) {  // a check that fails on its own input still leaves the others
+            c.issue(rs.name + ".json", "set " + rs.name, e.what());
+        }
+    }
     return r;
 }
 

@@ -1,7 +1,9 @@
 #include "model/pwp/simulator.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
-#include <fstream>
 
 #include <spdlog/spdlog.h>
 
@@ -15,8 +17,11 @@ namespace {
 
 bool probe_opens(const std::string& path) {
     if (path.empty()) return false;
-    std::ifstream f(path);
-    return f.is_open();
+    // The reference's ifstream probe, without its wait on a FIFO (O_NONBLOCK).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
 }
 
 std::string join(const std::string& dir, const std::string& file) {

@@ -1,15 +1,19 @@
 #include "model/trace/assembler.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "model/common/error.h"
 #include "model/isa/address.h"
 #include "model/isa/opcodes.h"
+#include "model/io/read_file.h"
+#include "model/io/write_file.h"
 #include "model/trace/trace_reader.h"
 
 namespace neuronsim::model::trace {
@@ -19,64 +23,75 @@ namespace fs = std::filesystem;
 static std::string location_text(const isa::Location& l) { return isa::format_location(l); }
 
 AssembleResult assemble_trace(const std::string& trace_path, const std::string& out_dir, const std::string& source_name) {
-    fs::create_directories(out_dir);
-    for (const auto& e : fs::directory_iterator(out_dir))
-        if (e.path().extension() == ".bin" || e.path().extension() == ".lines" || e.path().filename() == "setup.trace") fs::remove(e.path());
+    io::make_directories(out_dir);
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out_dir, ec))
+        if (e.path().extension() == ".bin" || e.path().extension() == ".lines" || e.path().filename() == "setup.trace") fs::remove(e.path(), ec);
+    if (ec) throw Error(out_dir + ": cannot clear the old streams: " + ec.message());
     AssembleResult res;
-    std::map<std::string, std::unique_ptr<std::ofstream>> outs, lines;
+    // Every output appears complete or not at all (write_file.h): an error on line 500 leaves
+    // no streams of lines 1..499 behind.
+    std::map<std::string, std::unique_ptr<io::AtomicFile>> outs, lines;
     const std::string source = source_name.empty() ? trace_path : source_name;
-    std::ofstream setup(out_dir + "/setup.trace");
-    if (!setup) throw Error(out_dir + "/setup.trace: cannot create: " + std::strerror(errno));
-    setup << "# directives of " << fs::absolute(trace_path).string() << "\n";
+    io::AtomicFile setup(out_dir + "/setup.trace");
+    std::ostringstream text;
+    auto put = [](io::AtomicFile& f, std::ostringstream& t) {
+        const std::string s = t.str();
+        f.write(s.data(), s.size());
+        t.str("");
+    };
+    text << "# directives of " << fs::absolute(trace_path).string() << "\n";
+    put(setup, text);
     TraceReader reader(trace_path);
     while (auto r = reader.next()) {
         if (r->kind == Record::Kind::Instruction) {
-            auto& o = outs[r->instruction.engine];
+            const std::string& engine = r->instruction.engine;
+            auto& o = outs[engine];
             if (!o) {
-                o = std::make_unique<std::ofstream>(out_dir + "/" + r->instruction.engine + ".bin", std::ios::binary);
-                if (!*o) throw Error(out_dir + "/" + r->instruction.engine + ".bin: cannot create");
-                auto& l = lines[r->instruction.engine];
-                l = std::make_unique<std::ofstream>(out_dir + "/" + r->instruction.engine + ".lines");
-                if (!*l) throw Error(out_dir + "/" + r->instruction.engine + ".lines: cannot create");
-                *l << "# source " << source << "\n";
+                o = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".bin");
+                lines[engine] = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".lines");
+                text << "# source " << source << "\n";
+                put(*lines[engine], text);
             }
-            o->write(reinterpret_cast<const char*>(r->instruction.bundle.b.data()), isa::kBundleBytes);
-            *lines[r->instruction.engine] << r->line << "\n";
-            ++res.instructions[r->instruction.engine];
-        } else if (r->kind == Record::Kind::Data) {
+            o->write(r->instruction.bundle.b.data(), isa::kBundleBytes);
+            text << r->line << "\n";
+            put(*lines[engine], text);
+            ++res.instructions[engine];
+            continue;
+        }
+        if (r->kind == Record::Kind::Data) {
             const DataDirective& d = r->data;
-            setup << ".data " << location_text(d.at) << " partitions=" << d.partitions;
-            if (!d.file.empty()) setup << " file=" << d.file;
+            text << ".data " << location_text(d.at) << " partitions=" << d.partitions;
+            if (!d.file.empty()) text << " file=" << d.file;
             else {
-                setup << " u8";
-                for (size_t i = 0; i < d.bytes.size() / d.partitions; ++i) setup << " " << unsigned(d.bytes[i]);
+                text << " u8";
+                for (size_t i = 0; i < d.bytes.size() / d.partitions; ++i) text << " " << unsigned(d.bytes[i]);
             }
-            setup << "  # from " << r->where() << "\n";
-            ++res.directives;
         } else if (r->kind == Record::Kind::Reg) {
-            setup << ".reg " << r->reg.index << " " << r->reg.value << "  # from " << r->where() << "\n";
-            ++res.directives;
+            text << ".reg " << r->reg.index << " " << r->reg.value;
         } else {
             const DumpDirective& d = r->dump;
-            setup << ".dump " << location_text(d.at) << " bytes=" << d.bytes << " partitions=" << d.partitions << " file=" << d.file
-                  << "  # from " << r->where() << "\n";
-            ++res.directives;
+            text << ".dump " << location_text(d.at) << " bytes=" << d.bytes << " partitions=" << d.partitions << " file=" << d.file;
         }
+        text << "  # from " << r->where() << "\n";
+        put(setup, text);
+        ++res.directives;
     }
-    for (auto& [e, o] : outs)
-        if (!o->flush()) throw Error(out_dir + "/" + e + ".bin: write error");
-    for (auto& [e, o] : lines)
-        if (!o->flush()) throw Error(out_dir + "/" + e + ".lines: write error");
-    if (!setup.flush()) throw Error(out_dir + "/setup.trace: write error");
+    for (auto& [e, o] : outs) o->commit();
+    for (auto& [e, o] : lines) o->commit();
+    setup.commit();
     return res;
 }
 
 BundleStream::BundleStream(const std::string& path) : path_(path) {
-    f_ = std::fopen(path.c_str(), "rb");
-    if (!f_) throw Error(path + ": cannot open: " + std::strerror(errno));
-    std::error_code ec;
-    uint64_t size = fs::file_size(path, ec);
-    if (ec) throw Error(path + ": " + ec.message());
+    // A FIFO or device is refused, not waited on; the size is the one of the open file.
+    const io::OpenedFile of = io::open_regular_file(path, UINT64_MAX, "bundle stream");
+    f_ = ::fdopen(of.fd, "rb");
+    if (!f_) {
+        ::close(of.fd);
+        throw Error(path + ": cannot open: " + std::strerror(errno));
+    }
+    const uint64_t size = of.size;
     if (size % isa::kBundleBytes)
         throw Error(path + ": byte offset " + std::to_string(size - size % isa::kBundleBytes) + ": " + std::to_string(size % isa::kBundleBytes) +
                     " trailing bytes; a stream is whole 64-byte bundles");
@@ -88,9 +103,15 @@ BundleStream::~BundleStream() {
 }
 
 bool BundleStream::next(isa::Bundle& b) {
+    const uint64_t at = (index_ + 1) * isa::kBundleBytes;
     size_t n = std::fread(b.b.data(), 1, isa::kBundleBytes, f_);
-    if (n == 0) return false;
-    if (n != isa::kBundleBytes) throw Error(path_ + ": read error at byte offset " + std::to_string((index_ + 1) * isa::kBundleBytes));
+    if (n == 0 && !std::ferror(f_)) {
+        if (index_ + 1 != count_)
+            throw Error(path_ + ": ended at byte offset " + std::to_string(at) + ", before the " + std::to_string(count_) +
+                        " bundles its size said (the file shrank while it was read)");
+        return false;
+    }
+    if (n != isa::kBundleBytes) throw Error(path_ + ": read error at byte offset " + std::to_string(at));
     ++index_;
     return true;
 }
@@ -125,13 +146,14 @@ std::map<std::string, std::string> list_streams(const std::string& dir) {
     std::map<std::string, std::string> out;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw Error(dir + ": not a directory of engine streams");
-    for (const auto& e : fs::directory_iterator(dir)) {
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (e.path().extension() != ".bin") continue;
         std::string engine = e.path().stem().string();
         if (!isa::engine_class(engine))
             throw Error(e.path().string() + ": the file name does not name an engine (act, pool, dma<E>, dma<E>.<Q>)");
         out[engine] = e.path().string();
     }
+    if (ec) throw Error(dir + ": cannot list the engine streams: " + ec.message());
     return out;
 }
 

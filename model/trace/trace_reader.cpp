@@ -8,7 +8,7 @@
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
-#include "model/io/json_path.h"
+#include "model/io/read_file.h"
 #include "model/isa/opcodes.h"
 
 namespace neuronsim::model::trace {
@@ -53,6 +53,33 @@ isa::Location location(const std::string& s) {
     return l;
 }
 
+// The bytes per partition an SBUF or PSUM location's ADDR4 window holds from its offset (the
+// generation's memory may be smaller; the platform checks that). DRAM: no window.
+uint64_t window_bytes(const isa::Location& l) {
+    if (l.space == isa::MemSpace::Dram) return UINT64_MAX;
+    const uint64_t window = uint64_t{1} << (l.space == isa::MemSpace::Sbuf ? isa::kSbufPartitionShift : isa::kPsumPartitionShift);
+    return l.offset < window ? window - l.offset : 0;
+}
+
+// `per_partition` bytes in each of `partitions` partitions from `at` must fit the window.
+void check_window(const char* what, const isa::Location& at, uint32_t partitions, uint64_t per_partition) {
+    if (at.space == isa::MemSpace::Dram) return;
+    if (at.partition + partitions > 128)
+        throw Error(std::string(what) + ": partitions " + std::to_string(at.partition) + ".." + std::to_string(at.partition + partitions - 1) +
+                    " run past partition 127");
+    if (per_partition > window_bytes(at))
+        throw Error(std::string(what) + ": " + std::to_string(per_partition) + " bytes per partition from " + isa::format_location(at) +
+                    " run past the " + isa::space_name(at.space) + " partition's " +
+                    std::to_string(at.offset + window_bytes(at)) + "-byte window");
+}
+
+// The largest .data file= a location takes: what its partitions' windows hold, or for DRAM the
+// documented maximum.
+uint64_t data_limit(const isa::Location& at, uint32_t partitions) {
+    if (at.space == isa::MemSpace::Dram) return io::kMaxDataFileBytes;
+    return window_bytes(at) * partitions;
+}
+
 std::string strip_comment(const std::string& s) {
     auto h = s.find('#');
     return h == std::string::npos ? s : s.substr(0, h);
@@ -87,8 +114,10 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
                 fs::path p = w[i].substr(5);
                 if (p.is_relative()) p = fs::path(base_dir) / p;
                 r.data.file = fs::absolute(p).lexically_normal().string();
-                std::string bytes = io::read_text_file(r.data.file);
-                r.data.bytes.assign(bytes.begin(), bytes.end());
+                // Refused before reading when bigger than the memory it describes can hold.
+                r.data.bytes = io::read_bytes_checked(r.data.file, data_limit(r.data.at, r.data.partitions),
+                                                      ".data file at " + isa::format_location(r.data.at) +
+                                                          (r.data.partitions > 1 ? " x " + std::to_string(r.data.partitions) + " partitions" : ""));
                 if (r.data.bytes.size() % r.data.partitions)
                     throw Error(".data: " + r.data.file + " holds " + std::to_string(r.data.bytes.size()) + " bytes, not a multiple of " +
                                 std::to_string(r.data.partitions) + " partitions");
@@ -114,6 +143,7 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
                 for (uint32_t p = 1; p < r.data.partitions; ++p) r.data.bytes.insert(r.data.bytes.end(), one.begin(), one.end());
             }
             if (r.data.at.space == isa::MemSpace::Dram && r.data.partitions != 1) throw Error(".data: partitions= applies to sbuf/psum only");
+            check_window(".data", r.data.at, r.data.partitions, r.data.bytes.size() / r.data.partitions);
             return r;
         }
         if (w[0] == ".dump") {
@@ -138,6 +168,7 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
             }
             if (!have_bytes || r.dump.file.empty()) throw Error(".dump: needs bytes= and file=");
             if (r.dump.at.space == isa::MemSpace::Dram && r.dump.partitions != 1) throw Error(".dump: partitions= applies to sbuf/psum only");
+            check_window(".dump", r.dump.at, r.dump.partitions, r.dump.bytes);
             return r;
         }
         if (w[0] == ".reg") {
@@ -158,22 +189,31 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
     }
 }
 
-TraceReader::TraceReader(const std::string& path) : path_(path), in_(path) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, expected a trace file");
-    if (!in_) throw Error(path + ": cannot open: " + std::strerror(errno));
+TraceReader::TraceReader(const std::string& path)
+    // A directory, a FIFO or a device is refused instead of read (or waited on).
+    : path_(path), in_(path, UINT64_MAX, "trace", 64 * 1024) {
     dir_ = fs::path(path).parent_path().string();
     if (dir_.empty()) dir_ = ".";
 }
 
 std::optional<Record> TraceReader::next() {
     std::string text;
-    while (std::getline(in_, text)) {
+    for (;;) {
+        text.clear();
+        int c;
+        // One line, bounded: a trace is read one short line at a time.
+        while ((c = in_.get()) >= 0 && c != '\n') {
+            if (text.size() >= kMaxTraceLineBytes)
+                throw Error(path_ + ":" + std::to_string(line_ + 1) + ": line longer than " + std::to_string(kMaxTraceLineBytes) +
+                            " bytes (is this a trace?)");
+            text.push_back(static_cast<char>(c));
+        }
+        if (c < 0 && text.empty()) return std::nullopt;
         ++line_;
+        if (text.find('\0') != std::string::npos) throw Error(path_ + ":" + std::to_string(line_) + ": holds a NUL byte (a trace is text)");
         if (auto r = parse_trace_line(text, path_, line_, dir_)) return r;
+        if (c < 0) return std::nullopt;
     }
-    if (in_.bad()) throw Error(path_ + ": read error after line " + std::to_string(line_));
-    return std::nullopt;
 }
 
 }  // namespace neuronsim::model::trace

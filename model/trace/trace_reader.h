@@ -9,13 +9,13 @@
 //   .dump LOCATION bytes=N [partitions=N] file=PATH
 //   .reg INDEX VALUE
 #include <cstdint>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/isa/address.h"
 #include "model/isa/bundle.h"
+#include "model/io/read_file.h"
 
 namespace neuronsim::model::trace {
 
@@ -56,6 +56,10 @@ struct Record {
     std::string where() const { return origin.empty() ? file + ":" + std::to_string(line) : origin; }
 };
 
+// The longest trace line read (a real one is < 300 bytes).
+inline constexpr size_t kMaxTraceLineBytes = 64 * 1024;
+
+// Streams a trace file. Not a regular file (a FIFO, /dev/zero): refused at construction.
 class TraceReader {
 public:
     explicit TraceReader(const std::string& path);
@@ -65,7 +69,7 @@ public:
 
 private:
     std::string path_, dir_;
-    std::ifstream in_;
+    io::ByteStream in_;
     size_t line_ = 0;
 };
 

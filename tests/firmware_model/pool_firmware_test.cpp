@@ -436,3 +436,44 @@ TEST(PoolFirmware, RandomBundlesEitherRunOrRaiseError) {
 
 }  // namespace
 }  // namespace neuronsim::test
+
+namespace neuronsim::test {
+namespace {
+
+using namespace firmware_model;
+using namespace model::isa;
+
+// A pathological pattern (step 0, counts of 65535) is refused at once by the per-instruction
+// element limit instead of running for minutes; the limit is the config's.
+TEST(PoolFirmware, ElementLimitBoundsTheWorkOfOneInstruction) {
+    Sbuf s;
+    FirmwareConfig c = staged(3);
+    PoolFirmware fw(c);
+    ConvLutOp op{};
+    op.header = {kExtended, kInstWordLen, 0, 0};
+    op.spec = 1;
+    op.in_dtype = 0x05;
+    op.num_active_rows = 1;
+    op.src = {encode_addr4(MemSpace::Sbuf, 0, 0x10), {0, 0}, {65535, 65535}};
+    op.dst = {encode_addr4(MemSpace::Sbuf, 0, 0x100), {0, 0, 0}, {65535, 65535, 1}};
+    EXPECT_NE(error_of(fw, bundle_of(op), s).find("P0: ExtendedInstCopy: 4294836225 elements x 1 partitions exceed the per-instruction limit of 268435456 elements"),
+              std::string::npos) << error_of(fw, bundle_of(op), s);
+    // Under a lower limit, a small copy over 128 partitions is refused too.
+    c.max_elements = 1000;
+    PoolFirmware small(c);
+    op.num_active_rows = 128;
+    op.src.num_elem[0] = op.dst.num_elem[0] = 8;
+    op.src.num_elem[1] = op.dst.num_elem[1] = 1;
+    EXPECT_NE(error_of(small, bundle_of(op), s).find("8 elements x 128 partitions exceed the per-instruction limit of 1000"), std::string::npos);
+    op.num_active_rows = 100;
+    EXPECT_EQ(error_of(small, bundle_of(op), s), "(no error)");
+    // The CPTC decode counts its elements the same way.
+    ConvLutOp d = decode_op(0x1c, 0x07, 0x3c00, 0, 64, 4);
+    c.max_elements = 64 * 127;
+    PoolFirmware fw2(c);
+    EXPECT_NE(error_of(fw2, bundle_of(d), s).find("cptc_decode_impl<3>: 64 elements x 128 partitions exceed"), std::string::npos)
+        << error_of(fw2, bundle_of(d), s);
+}
+
+}  // namespace
+}  // namespace neuronsim::test

@@ -132,7 +132,7 @@ TEST(SetCheck, MissingFilesAndRosterMismatch) {
     c.t.write("pwp_bin_trainium/act_info.json", a);
     auto is = c.issues();
     has(is, "version.json", "-", "missing");
-    has(is, "mish_and_others.json", "set mish_and_others", "mish_and_others_bkt.bin: cannot open");
+    has(is, "mish_and_others_bkt.bin", "set mish_and_others", "mish_and_others_bkt.bin: cannot open");  // the missing file is named
     has(is, "softplus_and_others.json", "$.profile_meta_data", "differ from act_info.json's [softplus_4p");
 }
 

@@ -1,4 +1,6 @@
 // The reference simulator surface: probe, FuncMap, name dispatch, usePwp gate, operand order.
+#include <sys/stat.h>
+
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -194,6 +196,20 @@ TEST(FuncMap, UserMapReplacesTheBuiltin) {
     FuncMap m = parse_func_map("{\"exp_400p.json\": \"Tanh\"}", "fm.json");
     Simulator sim(d.tmp.path(), m);
     EXPECT_EQ(sim.simulate("Tanh", 1.0f, 0.0f, true), 42.0f);
+}
+
+}  // namespace
+}  // namespace neuronsim::test
+
+namespace neuronsim::test {
+namespace {
+
+// The reference's "pwp_path opens" probe must not wait on a FIFO for a writer.
+TEST(Simulator, ProbeOfAFifoDoesNotBlock) {
+    TempDir t;
+    ASSERT_EQ(mkfifo(t.file("p").c_str(), 0600), 0);
+    model::pwp::Simulator sim(t.file("p"));
+    EXPECT_TRUE(sim.can_use_pwp_table());  // it opens, as the reference's ifstream would once a writer came
 }
 
 }  // namespace

@@ -1,0 +1,99 @@
+// Checked whole-file reads: size limits, special files refused before a byte is read, the
+// bytes read against the file's size, streaming reads.
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "model/common/error.h"
+#include "model/io/json_path.h"
+#include "model/io/read_file.h"
+#include "tests/support/profile_builder.h"
+
+namespace neuronsim::test {
+namespace {
+
+using namespace model::io;
+
+std::string error_of(const std::string& path, uint64_t max = 1 << 20, const std::string& what = "test input") {
+    try {
+        read_file_checked(path, max, what);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(ReadFile, ReadsAWholeRegularFile) {
+    TempDir t;
+    std::string data(100000, '\0');
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+    EXPECT_EQ(read_file_checked(t.write("a.bin", data), 100000, "blob"), data);
+    std::vector<uint8_t> b = read_bytes_checked(t.file("a.bin"), 100000, "blob");
+    ASSERT_EQ(b.size(), data.size());
+    EXPECT_EQ(b[99999], static_cast<uint8_t>(data[99999]));
+    EXPECT_EQ(read_file_checked(t.write("empty", ""), 0, "blob"), "");
+}
+
+TEST(ReadFile, RefusesAFileOverItsLimitBeforeReading) {
+    TempDir t;
+    std::string m = error_of(t.write("big.json", std::string(2000, ' ')), 1000, "profile");
+    EXPECT_NE(m.find("big.json: is 2000 bytes, over the limit of 1000 bytes for this profile"), std::string::npos) << m;
+    EXPECT_EQ(error_of(t.file("big.json"), 2000), "(no error)");
+}
+
+TEST(ReadFile, RefusesSpecialFilesNamingThem) {
+    TempDir t;
+    std::string m = error_of("/dev/zero", UINT64_MAX, ".data file");
+    EXPECT_NE(m.find("/dev/zero: is a character device, not a regular file; refusing to read this .data file"), std::string::npos) << m;
+    // A FIFO is refused at once, not waited on (no writer ever comes).
+    ASSERT_EQ(mkfifo(t.file("fifo").c_str(), 0600), 0);
+    m = error_of(t.file("fifo"));
+    EXPECT_NE(m.find("fifo: is a FIFO (named pipe)"), std::string::npos) << m;
+    m = error_of(t.path());
+    EXPECT_NE(m.find(t.path() + ": is a directory"), std::string::npos) << m;
+    m = error_of(t.file("nonexistent"));
+    EXPECT_NE(m.find("nonexistent: cannot open: No such file or directory"), std::string::npos) << m;
+}
+
+TEST(ReadFile, ChecksTheBytesReadAgainstTheSize) {
+    // /proc files say size 0 and hold more: what is read differs from the size, an error.
+    std::string m = error_of("/proc/self/status");
+    EXPECT_NE(m.find("/proc/self/status: holds more than the 0 bytes its size said"), std::string::npos) << m;
+}
+
+TEST(ReadFile, ReadTextFileKeepsItsDefaultLimit) {
+    TempDir t;
+    EXPECT_EQ(read_text_file(t.write("c.yaml", "a: 1\n")), "a: 1\n");
+    try {
+        read_text_file("/dev/zero");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("/dev/zero: is a character device"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ByteStream, StreamsThroughASmallBuffer) {
+    TempDir t;
+    std::string data = "abcdefghijklmnopqrstuvwxyz";
+    ByteStream s(t.write("s.txt", data), UINT64_MAX, "test input", 4);
+    EXPECT_EQ(s.size(), data.size());
+    EXPECT_EQ(s.get(), 'a');
+    uint8_t buf[10];
+    EXPECT_EQ(s.read(buf, 10), 10u);
+    EXPECT_EQ(std::string(buf, buf + 10), "bcdefghijk");
+    EXPECT_EQ(s.offset(), 11u);
+    std::string rest;
+    for (int c; (c = s.get()) >= 0;) rest.push_back(static_cast<char>(c));
+    EXPECT_EQ(rest, "lmnopqrstuvwxyz");
+    EXPECT_EQ(s.get(), -1);
+    EXPECT_THROW(ByteStream("/dev/zero", UINT64_MAX, "trace"), Error);
+}
+
+TEST(ReadFile, SizeText) {
+    EXPECT_EQ(size_text(12), "12 bytes");
+    EXPECT_EQ(size_text(3u << 20), "3.0 MiB (3145728 bytes)");
+    EXPECT_EQ(size_text(uint64_t{3} << 29), "1.5 GiB (1610612736 bytes)");
+}
+
+}  // namespace
+}  // namespace neuronsim::test
