@@ -129,6 +129,7 @@ struct NeuronCore::Impl : EngineContext {
             q->head = q->tail = 0;
             q->pending.clear();
             q->halted = false;
+            q->fetched = q->completed = 0;  // indices and DONE count from the reset
         }
         std::fill(drained.begin(), drained.end(), 0);
         irq_status = 0;
