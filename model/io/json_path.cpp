@@ -1,5 +1,6 @@
 #include "model/io/json_path.h"
 
+#include <new>
 #include <unordered_set>
 #include <vector>
 
@@ -203,6 +204,8 @@ nlohmann::ordered_json parse_json_text(const std::string& text, const std::strin
         throw;
     } catch (const nlohmann::json::exception& e) {  // any other nlohmann error still names the file
         throw Error(source + ": JSON error: " + e.what());
+    } catch (const std::bad_alloc&) {
+        throw Error(source + ": out of memory while parsing its " + std::to_string(text.size()) + " bytes of JSON");
     }
     return doc;
 }

@@ -1,6 +1,9 @@
 // `act eval` streams its element files in batches: results and error places are those of the
 // whole file; OUT appears only complete (an earlier OUT is left as it was on error, and no
 // temporary remains); special files as IN are refused, /dev/null as OUT is written.
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -8,6 +11,7 @@
 #include "model/fp/bits.h"
 #include "model/io/bits_file.h"
 #include "model/pwp/profile_writer.h"
+#include "tests/support/asan.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 
@@ -34,6 +38,26 @@ TEST(ActEvalStream, ManyBatchesInOrder) {
     ASSERT_EQ(out.values.size(), n);
     for (size_t i = 0; i < n; i += 9973) EXPECT_EQ(out.values[i], 2.0f * static_cast<float>(i + 1)) << i;
     EXPECT_EQ(out.values[n - 1], 2.0f * n);
+}
+
+// A 27 MB input in 60 MB of address space: holding it (and its values, lines and output)
+// would need about 4x its size; streamed it needs a few MB. (Skipped under ASan, which needs
+// its address space unlimited.)
+TEST(ActEvalStream, MemoryDoesNotGrowWithTheFile) {
+    if (NEURONSIM_ASAN) GTEST_SKIP() << "ASan reserves terabytes of address space";
+    TempDir t;
+    const size_t n = 3000000;
+    {
+        std::string text;
+        text.reserve(9 * n);
+        for (size_t i = 0; i < n; ++i) text += model::fp::hex8(static_cast<uint32_t>(0x3f800000 + i % 1000)) + "\n";
+        t.write("in.txt", text);
+    }
+    const std::string cmd = "ulimit -v 60000 && " + std::string(NEURONSIM_EXE) + " act eval --pwp-dir " + t.path() + " --func Identity --exact --in " +
+                            t.file("in.txt") + " --out " + t.file("o.txt") + " 2>" + t.file("err");
+    const int rc = std::system(("/bin/sh -c '" + cmd + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << read_file(t.file("err"));
+    EXPECT_EQ(fs::file_size(t.file("o.txt")), 9 * n);
 }
 
 TEST(ActEvalStream, AnErrorLateInTheFileNamesItsLineAndLeavesOutAlone) {

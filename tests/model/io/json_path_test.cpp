@@ -1,6 +1,10 @@
 // JSON parsing errors name the file and the place: syntax errors and out-of-range numbers
 // with line, column, byte offset and JSON path; duplicate keys; nesting depth. No nlohmann
 // exception escapes, through every loader built on parse_json_text.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +15,7 @@
 #include "model/pwp/profile_loader.h"
 #include "model/pwp/profile_writer.h"
 #include "model/pwp/roster.h"
+#include "tests/support/asan.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 
@@ -117,6 +122,38 @@ TEST(JsonParse, LongValuesAreQuotedShortInErrors) {
         EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
         EXPECT_NE(std::string(e.what()).find("f.json: $.name: expected an integer in [0, 1], got string \"aaaa"), std::string::npos);
     }
+}
+
+}  // namespace
+}  // namespace neuronsim::test
+
+namespace neuronsim::test {
+namespace {
+
+// Running out of memory while parsing is an error naming the source, not std::bad_alloc.
+TEST(JsonParse, OutOfMemoryNamesTheSource) {
+    if (NEURONSIM_ASAN) GTEST_SKIP() << "ASan reserves terabytes of address space";
+    std::string text = "[";
+    for (int i = 0; i < 10000000; ++i) text += "1,";
+    text += "1]";
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        rlimit lim{uint64_t{192} << 20, uint64_t{192} << 20};
+        setrlimit(RLIMIT_AS, &lim);
+        try {
+            parse_json_text(text, "huge.json");
+        } catch (const Error& e) {
+            _exit(std::string(e.what()).find("huge.json: out of memory while parsing its 20000003 bytes of JSON") != std::string::npos ? 0 : 3);
+        } catch (const std::bad_alloc&) {
+            _exit(4);
+        }
+        _exit(5);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -1,12 +1,18 @@
 // Checked whole-file reads: size limits, special files refused before a byte is read, the
 // bytes read against the file's size, streaming reads.
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "model/common/error.h"
 #include "model/io/json_path.h"
 #include "model/io/read_file.h"
+#include "tests/support/asan.h"
 #include "tests/support/profile_builder.h"
 
 namespace neuronsim::test {
@@ -93,6 +99,40 @@ TEST(ReadFile, SizeText) {
     EXPECT_EQ(size_text(12), "12 bytes");
     EXPECT_EQ(size_text(3u << 20), "3.0 MiB (3145728 bytes)");
     EXPECT_EQ(size_text(uint64_t{3} << 29), "1.5 GiB (1610612736 bytes)");
+}
+
+}  // namespace
+}  // namespace neuronsim::test
+
+namespace neuronsim::test {
+namespace {
+
+// An allocation that fails is an error naming the file, not std::bad_alloc. (Skipped under
+// ASan, which needs its address space unlimited.)
+TEST(ReadFile, AnAllocationFailureNamesTheFile) {
+    if (NEURONSIM_ASAN) GTEST_SKIP() << "ASan reserves terabytes of address space";
+    TempDir t;
+    const std::string big = t.file("big.bin");
+    t.write("big.bin", "");
+    std::filesystem::resize_file(big, uint64_t{1} << 30);  // sparse: 1 GiB read, no disk used
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        rlimit lim{uint64_t{512} << 20, uint64_t{512} << 20};
+        setrlimit(RLIMIT_AS, &lim);
+        try {
+            read_file_checked(big, uint64_t{2} << 30, "bkt blob");
+        } catch (const Error& e) {
+            _exit(std::string(e.what()).find("big.bin: cannot allocate 1.0 GiB (1073741824 bytes) to read this bkt blob") != std::string::npos ? 0 : 3);
+        } catch (const std::bad_alloc&) {
+            _exit(4);
+        }
+        _exit(5);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
