@@ -57,12 +57,16 @@ void print_act(const json& stats) {
     if (later > 0)
         std::printf("  table loads after the first cost %.3f ns (%.1f%% of the run)%s\n", later, sim > 0 ? 100 * later / sim : 0.0,
                     redundant > 0 ? (", " + std::to_string(redundant).substr(0, std::to_string(redundant).find('.') + 4) + " ns of it reloading the resident set").c_str() : "");
-    for (const auto& [k, v] : pairs) {
-        const bool back_and_forth = a["table_switches"].size() && std::any_of(a["table_switches"].begin(), a["table_switches"].end(), [&](const json& s) {
-            return s["from"] == k.second && s["to"] == k.first;
-        }) && std::any_of(a["table_switches"].begin(), a["table_switches"].end(), [&](const json& s) { return s["from"] == k.first && s["to"] == k.second; });
-        if (back_and_forth)
-            std::printf("    alternating %s <-> %s: %llu reloads, %.3f ns\n", k.first.c_str(), k.second.c_str(), v.first, v.second);
+    // A pair of sets loaded in both directions is an alternation.
+    auto switched = [&](const std::string& from, const std::string& to) {
+        for (const json& s : a["table_switches"])
+            if (s["from"] == from && s["to"] == to) return true;
+        return false;
+    };
+    for (const auto& entry : pairs) {
+        const std::string &x = entry.first.first, &y = entry.first.second;
+        if (switched(x, y) && switched(y, x))
+            std::printf("    alternating %s <-> %s: %llu reloads, %.3f ns\n", x.c_str(), y.c_str(), entry.second.first, entry.second.second);
     }
     for (const json& s : a["table_switches"]) {
         std::string fns;
