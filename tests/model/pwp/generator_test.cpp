@@ -48,12 +48,14 @@ TEST(Generator, EveryTableWithinItsShippedLutSize) {
 // The accuracy certificate itself is pinned by catalog_accuracy_test.cpp.
 
 TEST(Generator, LowClampReachesAsFarAsItsCubicHolds) {
-    // A Taylor low clamp covers |x| <= 2^e_lo with one cubic; exp's reaches 1/8 (an octave
-    // buckets cost is saved for each octave it covers), and odd functions keep d0 = 0 so tiny
-    // inputs stay relatively exact.
+    // A Taylor low clamp covers |x| <= 2^e_lo with one cubic (each octave it covers is a
+    // bucket saved); exp's reaches 1/8. d0 is f(0): tiny inputs return exp(0) = 1 exactly, and
+    // odd functions keep their relative accuracy.
     Profile exp = generate_profile(*find_catalog_fn("exp"));
     EXPECT_EQ(exp.sat_pos_low.sat_point, 127 - 3);
     EXPECT_EQ(exp.sat_neg_low.sat_point, 127 - 3);
+    EXPECT_EQ(evaluate_generic(exp, 1e-20f), 1.0f);
+    EXPECT_EQ(evaluate_generic(exp, -1e-20f), 1.0f);
     Profile tanh = generate_profile(*find_catalog_fn("tanh"));
     EXPECT_EQ(tanh.sat_pos_low.section.d0, 0.0f);
     for (float v : {1e-30f, -3e-20f, 1e-9f, 2.5e-5f}) EXPECT_NEAR(evaluate_generic(tanh, v) / v, 1.0, 1e-6) << v;
