@@ -9,6 +9,7 @@
 #include "apps/commands.h"
 #include "model/common/error.h"
 #include "model/io/json_path.h"
+#include "model/io/write_file.h"
 #include "model/isa/opcodes.h"
 #include "model/trace/assembler.h"
 #include "platform/builtin_demo_trace.h"
@@ -33,10 +34,16 @@ Config config_from(const po::variables_map& vm, const std::vector<std::string>& 
     return parse_config(builtin_config_text(gen), "configs/" + gen + ".yaml (built in)", overrides);
 }
 
-void write_file(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    if (!f) throw Error(path + ": cannot write");
+void write_file(const std::string& path, const std::string& text) { model::io::write_file_atomic(path, text); }
+
+// An output directory holds one complete run or one clearly marked incomplete: the files of an
+// earlier run go first, RUN_INCOMPLETE stays until every output is in place (a failed run
+// writes its error there; a killed one leaves "running").
+const char* const kOutputs[] = {"stats.json", "instructions.csv", "timeline.json", "host.json", "config.yaml"};
+void start_outputs(const std::string& out) {
+    fs::create_directories(out);
+    for (const char* f : kOutputs) fs::remove(fs::path(out) / f);
+    write_file(out + "/RUN_INCOMPLETE", "running\n");
 }
 
 // --window START:END in ns; either side may be empty (from the start, to the end).
@@ -59,6 +66,8 @@ void parse_window(const std::string& prog, const std::string& text, RunOptions& 
     r.window_end = bound(text.substr(colon + 1), sc_core::sc_max_time());
     if (r.window_end < r.window_start) throw UsageError(prog + ": --window " + text + ": END is before START");
 }
+
+int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out);
 
 int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
@@ -86,7 +95,16 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     if (vm.count("trace") && vm.count("streams")) throw UsageError(prog + ": give --trace or --streams, not both");
     Config cfg = config_from(vm);
     const std::string out = vm["out"].as<std::string>();
-    fs::create_directories(out);
+    start_outputs(out);
+    try {
+        return run_outputs(prog, vm, cfg, out);
+    } catch (const std::exception& e) {
+        write_file(out + "/RUN_INCOMPLETE", std::string("failed: ") + e.what() + "\n");
+        throw;
+    }
+}
+
+int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out) {
     write_file(out + "/config.yaml", config_to_yaml(cfg));
 
     std::string streams_dir, trace_name, source_name;
@@ -140,6 +158,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
                                    {"instructions_per_second", rep.wall_seconds > 0 ? rep.instructions / rep.wall_seconds : 0.0}};
     write_file(out + "/host.json", host_json.dump(2) + "\n");
 
+    fs::remove(fs::path(out) / "RUN_INCOMPLETE");  // every output is in place
     print_run_summary(cfg, trace_name, out, rep, host_json, host.core(), ro.cost_model);
     return 0;
 }

@@ -92,7 +92,7 @@ std::string InstructionRecord::source() const { return source_file && line ? *so
 Recorder::Recorder(const std::string& out_dir, uint64_t total, const RecorderOptions& options) : opt_(options), total_(total) {
     if (opt_.csv) {
         csv_path_ = out_dir + "/instructions.csv";
-        csv_ = std::fopen(csv_path_.c_str(), "w");
+        csv_ = std::fopen((csv_path_ + ".tmp").c_str(), "w");  // renamed into place when complete
         if (!csv_) throw Error(csv_path_ + ": cannot create: " + std::strerror(errno));
         std::setvbuf(csv_, nullptr, _IOFBF, 1 << 20);
         std::fputs("engine,index,opcode,mnemonic,start_ns,end_ns,start_cycle,end_cycle,ready_ns,stall_ns,stall_cause,released_by,source,"
@@ -102,7 +102,7 @@ Recorder::Recorder(const std::string& out_dir, uint64_t total, const RecorderOpt
     }
     if (opt_.timeline) {
         timeline_path_ = out_dir + "/timeline.json";
-        timeline_ = std::fopen(timeline_path_.c_str(), "w");
+        timeline_ = std::fopen((timeline_path_ + ".tmp").c_str(), "w");
         if (!timeline_) throw Error(timeline_path_ + ": cannot create: " + std::strerror(errno));
         std::setvbuf(timeline_, nullptr, _IOFBF, 1 << 20);
         std::fprintf(timeline_, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
@@ -113,10 +113,11 @@ Recorder::Recorder(const std::string& out_dir, uint64_t total, const RecorderOpt
 }
 
 Recorder::~Recorder() {
-    try {
-        finish();
-    } catch (const Error&) {  // a destructor cannot report; run() calls finish() and does
-    }
+    // Not finished (the run failed): the partial files are not outputs.
+    for (std::FILE** f : {&csv_, &timeline_})
+        if (*f) std::fclose(*f), *f = nullptr;
+    if (!csv_path_.empty()) std::remove((csv_path_ + ".tmp").c_str());
+    if (!timeline_path_.empty()) std::remove((timeline_path_ + ".tmp").c_str());
 }
 
 int Recorder::track_id(const std::string& track) {
@@ -345,15 +346,19 @@ void Recorder::progress() {
 
 void Recorder::finish() {
     std::string failed;
-    if (csv_) {
-        if (std::ferror(csv_) | std::fclose(csv_)) failed = csv_path_;
-        csv_ = nullptr;
-    }
-    if (timeline_) {
-        std::fputs("\n]}\n", timeline_);
-        if (std::ferror(timeline_) | std::fclose(timeline_)) failed = timeline_path_;
-        timeline_ = nullptr;
-    }
+    // Complete files are renamed into place; a failed one is removed: never half a file.
+    auto close = [&](std::FILE*& f, const std::string& path) {
+        if (!f) return;
+        const bool bad = std::ferror(f) | std::fclose(f);
+        f = nullptr;
+        if (bad || std::rename((path + ".tmp").c_str(), path.c_str()) != 0) {
+            std::remove((path + ".tmp").c_str());
+            failed = path;
+        }
+    };
+    close(csv_, csv_path_);
+    if (timeline_) std::fputs("\n]}\n", timeline_);
+    close(timeline_, timeline_path_);
     if (opt_.progress) {
         std::fprintf(stderr, "\r%90s\r", "");
         opt_.progress = false;

@@ -45,7 +45,14 @@ namespace {
 class Map {
 public:
     Map(const YAML::Node& n, std::string path, const std::string& source) : n_(n), path_(std::move(path)), source_(source) {
-        if (!n_.IsMap()) fail(path_, "expected a mapping");
+        if (!n_.IsMap()) fail(path_.empty() ? "(root)" : path_, "expected a mapping");
+        // yaml-cpp keeps the first of duplicate keys silently; a config must not say two things.
+        std::set<std::string> keys;
+        for (auto it = n_.begin(); it != n_.end(); ++it) {
+            const std::string k = it->first.Scalar();
+            if (!keys.insert(k).second)
+                fail(child(k), "duplicate key (line " + std::to_string(it->first.Mark().line + 1) + ")");
+        }
     }
     [[noreturn]] void fail(const std::string& path, const std::string& what) const { throw Error(source_ + ": " + path + ": " + what); }
     std::string child(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
@@ -148,6 +155,7 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         throw Error(source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);
     }
     if (!root || root.IsNull()) throw Error(source + ": empty configuration");
+    if (!root.IsMap()) throw Error(source + ": expected a mapping of sections (generation, memory, ...) at the top level");
     for (const std::string& ov : overrides) apply_override(root, ov, source);
 
     Config c;
@@ -211,6 +219,9 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         c.act.tables.profile_slots = t.num<uint32_t>("profile_slots", 1, 4096);
         c.act.tables.control_entries = t.num<uint32_t>("control_entries", 1, 65536);
         c.act.tables.control_stride_bytes = t.num<uint32_t>("control_stride_bytes", 4, 256);
+        if (c.act.tables.control_stride_bytes % 4)
+            t.fail("act.tables.control_stride_bytes", "expected a multiple of 4 (a CONTROL entry holds 32-bit words), got " +
+                                                        std::to_string(c.act.tables.control_stride_bytes));
         c.act.tables.bucket_entries = t.num<uint32_t>("bucket_entries", 1, 1u << 20);
         t.finish();
         YAML::Node ops = a.get("opcodes");

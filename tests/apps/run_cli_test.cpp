@@ -166,8 +166,16 @@ TEST(RunCli, ErrorsExitNonZeroWithPlaces) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("opcode 0x47 is not modelled on engine pool"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(tr + ":2: engine pool, instruction 0"), std::string::npos) << "a run-time error names the trace line: " << r.err;
+    // The output directory says the run is incomplete: no stats; the records up to the error
+    // are whole files (for debugging), never half-written ones.
+    EXPECT_NE(read_file(t.file("o/RUN_INCOMPLETE")).find("failed: "), std::string::npos);
+    for (const char* f : {"stats.json", "host.json", "instructions.csv.tmp", "timeline.json.tmp"})
+        EXPECT_FALSE(std::filesystem::exists(t.file(std::string("o/") + f))) << f;
+    EXPECT_NO_THROW(nlohmann::json::parse(read_file(t.file("o/timeline.json"))));
     r = run_cli("run --trace " + tr + " --skip-unknown --out " + t.file("o"));
     EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(t.file("o/RUN_INCOMPLETE")));
+    EXPECT_TRUE(std::filesystem::exists(t.file("o/stats.json")));
     tr = t.write("f.trace", "act sync\nact sync update=1+1 func=2\n");
     r = run_cli("run --trace " + tr + " --out " + t.file("o"));
     EXPECT_EQ(r.status, 1);

@@ -97,5 +97,22 @@ TEST(Config, ResolvedYamlRoundTrips) {
     EXPECT_EQ(d.act.opcodes, c.act.opcodes);
 }
 
+TEST(Config, DuplicateKeysRootsAndStridesAreRefusedWithTheirPlace) {
+    const std::string base = builtin_config_text("mariana");
+    auto error = [](const std::string& text, std::vector<std::string> o = {}) {
+        try {
+            parse_config(text, "c.yaml", o);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    std::string dup = base;
+    dup.replace(dup.find("  clock_ghz: 1.2\n"), 0, "  clock_ghz: 9.9\n");
+    EXPECT_NE(error(dup).find("c.yaml: act.clock_ghz: duplicate key"), std::string::npos) << error(dup);
+    EXPECT_NE(error("- 1\n- 2\n", {"act.lanes=4"}).find("c.yaml: expected a mapping of sections"), std::string::npos);
+    EXPECT_NE(error(base, {"act.tables.control_stride_bytes=5"}).find("act.tables.control_stride_bytes: expected a multiple of 4"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace neuronsim::test
