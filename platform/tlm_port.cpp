@@ -49,6 +49,18 @@ uint8_t* TlmPort::direct(uint64_t addr, uint64_t len) {
     return nullptr;
 }
 
+// A base-protocol payload for `n` bytes at `addr`: no byte enables, one stream.
+static void payload(tlm::tlm_generic_payload& t, bool write, uint64_t addr, uint8_t* data, uint32_t n) {
+    t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    t.set_address(addr);
+    t.set_data_ptr(data);
+    t.set_data_length(n);
+    t.set_streaming_width(n);
+    t.set_byte_enable_ptr(nullptr);
+    t.set_dmi_allowed(false);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
+
 sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint64_t len) {
     sc_core::sc_time total = sc_core::SC_ZERO_TIME;
     while (len) {
@@ -65,14 +77,7 @@ sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint6
         // One transaction of at most 4 GiB (the payload's length is 32 bits).
         const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(len, 0xFFFFFFFFull));
         tlm::tlm_generic_payload t;
-        t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        t.set_address(addr);
-        t.set_data_ptr(data);
-        t.set_data_length(n);
-        t.set_streaming_width(n);
-        t.set_byte_enable_ptr(nullptr);
-        t.set_dmi_allowed(false);
-        t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        payload(t, write, addr, data, n);
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
         (*sock_)->b_transport(t, delay);
         ++counters_.transports;
@@ -91,11 +96,7 @@ void TlmPort::debug(bool write, uint64_t addr, uint8_t* data, uint64_t len) {
     while (len) {
         const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(len, 0x40000000ull));
         tlm::tlm_generic_payload t;
-        t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        t.set_address(addr);
-        t.set_data_ptr(data);
-        t.set_data_length(n);
-        t.set_streaming_width(n);
+        payload(t, write, addr, data, n);
         if ((*sock_)->transport_dbg(t) != n) fail(write, addr, n, "the target's debug transport did not move every byte");
         addr += n, data += n, len -= n;
     }
