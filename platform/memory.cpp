@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "model/common/error.h"
+#include "model/fp/bits.h"
 #include "model/isa/address_map.h"
 
 namespace neuronsim::platform {
@@ -18,7 +19,7 @@ Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions
 
 void Memory::check(uint64_t addr, uint64_t len) const {
     if (addr > size_ || len > size_ - addr)
-        throw Error(std::string(name()) + ": access [" + model::isa::hex(addr) + ", +" + std::to_string(len) + ") is outside the memory's " +
+        throw Error(std::string(name()) + ": access [" + model::fp::hex(addr) + ", +" + std::to_string(len) + ") is outside the memory's " +
                     std::to_string(size_) + " bytes");
 }
 

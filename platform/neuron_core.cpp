@@ -7,6 +7,7 @@
 #include <deque>
 
 #include "model/common/error.h"
+#include "model/fp/bits.h"
 #include "model/isa/address_map.h"
 #include "model/isa/opcodes.h"
 #include "platform/act/act_engine.h"
@@ -162,7 +163,7 @@ bool Queue::next(uint8_t* bundle, uint64_t& idx) {
         // Prefetched unless the configuration gives the fetch a cost.
         if (dev.cfg.device.instruction_fetch_ns > 0) sc_core::wait(sc_core::sc_time(dev.cfg.device.instruction_fetch_ns, sc_core::SC_NS) + annotated);
     } catch (const Error& e) {
-        dev.latch(reg::kErrorFetch, index, fetched, 0, "queue " + label + ": instruction fetch at DRAM " + model::isa::hex(at) + ": " + e.what());
+        dev.latch(reg::kErrorFetch, index, fetched, 0, "queue " + label + ": instruction fetch at DRAM " + model::fp::hex(at) + ": " + e.what());
         return next(bundle, idx);  // halted: waits for a reset
     }
     head = (head + 1) % size;
@@ -293,7 +294,7 @@ bool NeuronCore::Impl::read_reg(uint64_t a, uint32_t& v) const {
 void NeuronCore::Impl::doorbell(Queue& q, uint32_t tail, const sc_core::sc_time& delay) {
     std::string why;
     if (q.size < 2 || q.size > (1u << 24)) why = "SIZE is " + std::to_string(q.size) + ", expected 2..16777216";
-    else if (q.base % kBundle) why = "BASE " + model::isa::hex(q.base) + " is not 64-byte aligned";
+    else if (q.base % kBundle) why = "BASE " + model::fp::hex(q.base) + " is not 64-byte aligned";
     else if (tail >= q.size) why = "TAIL " + std::to_string(tail) + " is not below SIZE " + std::to_string(q.size);
     if (!why.empty()) {
         latch(reg::kErrorQueueSetup, q.index, q.fetched, 0, "queue " + q.label + ": " + why);

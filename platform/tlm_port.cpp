@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "model/common/error.h"
+#include "model/fp/bits.h"
 #include "model/isa/address_map.h"
 
 namespace neuronsim::platform {
@@ -16,7 +17,7 @@ TlmPort::TlmPort(const char* socket_name, std::string what)
 TlmPort::TlmPort(tlm::tlm_initiator_socket<32>& external, std::string what) : sock_(&external), what_(std::move(what)) {}
 
 void TlmPort::fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const {
-    throw Error(std::string(write ? "write to " : "read from ") + what_ + " [" + model::isa::hex(addr) + ", +" + std::to_string(len) + "): " + why);
+    throw Error(std::string(write ? "write to " : "read from ") + what_ + " [" + model::fp::hex(addr) + ", +" + std::to_string(len) + "): " + why);
 }
 
 const tlm::tlm_dmi* TlmPort::region(uint64_t addr, bool write) const {

@@ -7,6 +7,7 @@
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
+#include "model/io/write_file.h"
 #include "model/isa/opcodes.h"
 #include "model/trace/assembler.h"
 #include "neuronsim/act_sets.h"
@@ -112,7 +113,7 @@ TraceHost::~TraceHost() = default;
 
 void TraceHost::check_not_reserved(const model::isa::Location& l, uint64_t bytes, const std::string& where) const {
     if (l.space == MemSpace::Dram && l.offset + bytes > reserved_)
-        throw Error(where + ": dram [" + model::isa::hex(l.offset) + ", +" + std::to_string(bytes) + ") reaches DRAM from " + model::isa::hex(reserved_) +
+        throw Error(where + ": dram [" + model::fp::hex(l.offset) + ", +" + std::to_string(bytes) + ") reaches DRAM from " + model::fp::hex(reserved_) +
                     ", which `neuronsim run` keeps for the instruction queues and the function sets");
 }
 
@@ -133,19 +134,18 @@ void TraceHost::apply(const model::trace::DataDirective& d, const std::string& w
 
 void TraceHost::dump(const model::trace::DumpDirective& d) {
     const fs::path path = fs::path(options_.out_dir) / d.file;
-    fs::create_directories(path.parent_path());
+    model::io::make_directories(path.parent_path().string());
     std::vector<uint8_t> buf(d.bytes);
-    std::ofstream f(path, std::ios::binary);
-    if (!f) throw Error(path.string() + ": cannot create the dump");
+    model::io::AtomicFile f(path.string());  // the dump appears whole or not at all
     for (uint32_t p = 0; p < d.partitions; ++p) {
         model::isa::Location l = d.at;
         l.partition += p;
         const uint64_t a = map_.linear(l, d.bytes, ".dump " + d.file);
         if (d.at.space == MemSpace::Dram) dram_->read(a, buf.data(), d.bytes);
         else mmio_.debug_read((d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a, buf.data(), d.bytes);
-        f.write(reinterpret_cast<const char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
+        f.write(buf.data(), buf.size());
     }
-    if (!f.flush()) throw Error(path.string() + ": write error");
+    f.commit();
 }
 
 uint32_t TraceHost::rd(uint64_t r) {

@@ -13,6 +13,12 @@ std::string hex8(uint32_t u) {
     return std::string(buf, 8);
 }
 
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
 std::string hex2(unsigned v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%02x", v);

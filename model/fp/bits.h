@@ -24,6 +24,8 @@ inline float float_of(uint32_t u) {
 std::string hex8(uint32_t u);
 // "0x1c": a byte-sized code (opcode, dtype) as messages print it, at least two digits.
 std::string hex2(unsigned v);
+// "0x1f": an address or size as messages print it.
+std::string hex(uint64_t v);
 
 // Parses exactly eight hex digits, optionally preceded by 0x/0X. Returns false on anything else.
 bool parse_hex8(std::string_view text, uint32_t& out);

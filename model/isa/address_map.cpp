@@ -3,14 +3,9 @@
 #include <cstdio>
 
 #include "model/common/error.h"
+#include "model/fp/bits.h"
 
 namespace neuronsim::model::isa {
-
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
-}
 
 AddressMap::AddressMap(uint32_t partitions, uint64_t sbuf, uint64_t psum, uint64_t dram) : partitions_(partitions), sbuf_(sbuf), psum_(psum), dram_(dram) {
     if (sbuf > (uint64_t{1} << kSbufPartitionShift))
@@ -24,7 +19,7 @@ AddressMap::AddressMap(uint32_t partitions, uint64_t sbuf, uint64_t psum, uint64
 uint64_t AddressMap::linear(const Location& l, uint64_t bytes, const std::string& where) const {
     if (l.space == MemSpace::Dram) {
         if (l.offset > dram_ || bytes > dram_ - l.offset)
-            throw Error(where + ": dram [" + hex(l.offset) + ", +" + std::to_string(bytes) + ") is past the " + std::to_string(dram_) + "-byte DRAM");
+            throw Error(where + ": dram [" + fp::hex(l.offset) + ", +" + std::to_string(bytes) + ") is past the " + std::to_string(dram_) + "-byte DRAM");
         return l.offset;
     }
     const uint64_t per = bytes_per_partition(l.space);

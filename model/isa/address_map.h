@@ -30,6 +30,4 @@ private:
     uint64_t sbuf_, psum_, dram_;
 };
 
-std::string hex(uint64_t v);  // "0x1f"
-
 }  // namespace neuronsim::model::isa

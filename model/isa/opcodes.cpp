@@ -193,12 +193,6 @@ void parse_events(const std::string& key, const std::string& v, Events& e) {
     } else throw Error("update=" + v + ": expected SEM+1, SEM-1 or SEM=VALUE");
 }
 
-std::string fmt_hex(uint64_t v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
-}
-
 }  // namespace
 
 const std::vector<OpcodeInfo>& opcode_table() {
@@ -424,7 +418,7 @@ std::string field_text(const Field& f, const Bundle& b) {
             const uint32_t a = b.u32(f.offset);
             if (!a) return "";
             const Location l = decode_addr4(a);
-            return l.partition < 128 ? format_location(l) : fmt_hex(a);
+            return l.partition < 128 ? format_location(l) : fp::hex(a);
         }
         case FieldKind::I16x:
         case FieldKind::U16x: {
@@ -440,12 +434,12 @@ std::string field_text(const Field& f, const Bundle& b) {
         case FieldKind::SpaceAddr: {
             const uint8_t sp = b.u8(f.offset);
             const uint64_t a = b.u64(f.offset2);
-            if (sp == static_cast<uint8_t>(MemSpace::Dram)) return a ? "dram:" + fmt_hex(a) : "";
+            if (sp == static_cast<uint8_t>(MemSpace::Dram)) return a ? "dram:" + fp::hex(a) : "";
             if (sp <= 2 && a <= UINT32_MAX) {
                 const Location l = decode_addr4(static_cast<uint32_t>(a));
                 if (static_cast<uint8_t>(l.space) == sp && l.partition < 128) return format_location(l);
             }
-            return (sp <= 2 ? space_name(static_cast<MemSpace>(sp)) : std::to_string(sp)) + "@" + fmt_hex(a);
+            return (sp <= 2 ? space_name(static_cast<MemSpace>(sp)) : std::to_string(sp)) + "@" + fp::hex(a);
         }
     }
     return "";

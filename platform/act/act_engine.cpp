@@ -144,7 +144,7 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     ActSetEntry e;
     ctx_.dram().read(dir.base + uint64_t{idx} * sizeof e, reinterpret_cast<uint8_t*>(&e), sizeof e);
     if (e.names_bytes == 0 || e.names_bytes > kActSetNamesMaxBytes)
-        throw Error("load_act_func_set " + std::to_string(idx) + ": directory entry at DRAM " + model::isa::hex(dir.base + uint64_t{idx} * sizeof e) +
+        throw Error("load_act_func_set " + std::to_string(idx) + ": directory entry at DRAM " + model::fp::hex(dir.base + uint64_t{idx} * sizeof e) +
                     " has names_bytes " + std::to_string(e.names_bytes) + ", expected 1.." + std::to_string(kActSetNamesMaxBytes));
     std::string names(e.names_bytes, '\0');
     ctx_.dram().read(e.names_addr, reinterpret_cast<uint8_t*>(names.data()), names.size());

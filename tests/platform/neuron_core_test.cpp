@@ -306,9 +306,13 @@ std::string quantum_run(bool decoupled) {
     NeuronCore core("core", cfg_of("mariana", {"memory.dram_bytes=4194304"}));
     Host host("host", [&](Host& h) {
         if (decoupled) h.qk = &qk;
-        auto step = [&] {
-            if (decoupled) qk.inc(sc_core::sc_time(10, sc_core::SC_NS));
-            else wait(10, sc_core::SC_NS);
+        auto step = [&](double ns = 10) {
+            if (decoupled) {
+                qk.inc(sc_core::sc_time(ns, sc_core::SC_NS));
+                if (qk.need_sync()) qk.sync();
+            } else {
+                wait(ns, sc_core::SC_NS);
+            }
         };
         h.wr(reg::kIrqMask, reg::kIrqDrained);
         step();
@@ -325,15 +329,27 @@ std::string quantum_run(bool decoupled) {
             h.wr(qr + reg::kQueueTail, 1);  // the doorbell takes effect at the write's (local) time
             step();
         }
+        // A second doorbell on dma0 at 1.9 us, after its first copy (1300 ns + 8 ns) ended: the
+        // engine must not see it before its annotated time, though it is idle earlier.
+        step(900);
+        step(900);
+        const std::string second = "dma0 copy src=dram:0x1000 dst=sbuf:3:0x0 partitions=1 bytes=1024";
+        dram.put(0x10000 + 64, model::trace::parse_trace_line(second, "t", 1, ".")->instruction.bundle.b.data(), 64);
+        h.wr(reg::kQueues + core.queue_index("dma0") * reg::kQueueStride + reg::kQueueTail, 2);
         if (decoupled) qk.sync();
+        // dma1 and dma2 drain once; dma0's first drain is taken back by its second doorbell.
         for (int n = 0; n < 3;) {
             const uint32_t s = h.wait_irq(reg::kIrqDrained);
             h.wr(reg::kIrqStatus, s);
-            const uint32_t bits = h.rd(reg::kDrained);
-            h.wr(reg::kDrained, bits);
-            for (uint32_t q = 0; q < 32; ++q)
-                if (bits & (1u << q)) times += "queue " + std::to_string(q) + " drained at " + sc_core::sc_time_stamp().to_string() + "\n", ++n;
+            for (uint32_t w = 0; w < (core.num_queues() + 31) / 32; ++w) {
+                const uint32_t bits = h.rd(reg::kDrained + 4 * w);
+                h.wr(reg::kDrained + 4 * w, bits);
+                for (uint32_t b = 0; b < 32; ++b)
+                    if (bits & (1u << b))
+                        times += "queue " + std::to_string(32 * w + b) + " drained at " + sc_core::sc_time_stamp().to_string() + "\n", ++n;
+            }
         }
+        times += "host done\n";
     });
     core.mem.bind(dram.socket);
     host.mmio.bind(core.mmio);
@@ -346,6 +362,8 @@ std::string quantum_run(bool decoupled) {
 TEST(NeuronCore, AGlobalQuantumChangesNothing) {
     const std::string plain = quantum_run(false), decoupled = quantum_run(true);
     EXPECT_NE(plain.find("queue 2 drained at"), std::string::npos) << plain;
+    EXPECT_NE(plain.find("host done"), std::string::npos) << plain;
+    EXPECT_NE(plain.find("queue 2 drained at 3231030 ps"), std::string::npos) << plain;  // the second copy: 1900 + 1300 + 1024/33 ns
     EXPECT_EQ(plain, decoupled);
 }
 
