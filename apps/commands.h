@@ -10,5 +10,6 @@ Command run_command();
 Command asm_command();
 Command disasm_command();
 Command cptc_command();
+Command config_command();
 
 }  // namespace neuronsim::apps
