@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "apps/commands.h"
+#include "apps/config_options.h"
 #include "model/common/error.h"
 #include "model/io/json_path.h"
 #include "model/io/write_file.h"
@@ -23,16 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace platform;
-
-Config config_from(const po::variables_map& vm, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> overrides = extra;
-    if (vm.count("param"))
-        for (const auto& p : vm["param"].as<std::vector<std::string>>()) overrides.push_back(p);
-    if (vm.count("config") && vm.count("gen")) throw UsageError("give --config FILE or --gen NAME, not both");
-    if (vm.count("config")) return load_config(vm["config"].as<std::string>(), overrides);
-    const std::string gen = vm.count("gen") ? vm["gen"].as<std::string>() : default_generation();
-    return parse_config(builtin_config_text(gen), "configs/" + gen + ".yaml (built in)", overrides);
-}
 
 void write_file(const std::string& path, const std::string& text) { model::io::write_file_atomic(path, text); }
 
@@ -71,10 +62,8 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
 
 int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
+    add_config_options(opts);
     opts.add_options()
-        ("config,c", po::value<std::string>(), "platform configuration YAML (configs/<gen>.yaml)")
-        ("gen,g", po::value<std::string>(), "built-in generation: sunda, cayman, mariana (default), mariana_plus, maverick")
-        ("param,p", po::value<std::vector<std::string>>()->composing(), "override dotted.key=value (repeatable, last wins)")
         ("trace,t", po::value<std::string>(), "text trace (default: the built-in demo trace)")
         ("streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")
         ("out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")

@@ -10,5 +10,7 @@ Command run_command();
 Command asm_command();
 Command disasm_command();
 Command cptc_command();
+Command kernel_command();
+Command advise_command();
 
 }  // namespace neuronsim::apps
