@@ -86,6 +86,11 @@ int run_advise(const std::string& prog, const std::vector<std::string>& args) {
                       opts, args, vm, &pos, "TRACE [-o REWRITTEN.trace] [--gen G] [-p key=value]..."))
         return 0;
     const std::string trace = vm["trace"].as<std::string>();
+    if (vm.count("out")) {
+        std::error_code ec;
+        if (fs::equivalent(vm["out"].as<std::string>(), trace, ec))
+            throw UsageError(prog + ": -o " + vm["out"].as<std::string>() + " is the trace itself; write the rewrite to another file");
+    }
     const wl::Advice a = wl::advise(trace);
 
     std::printf("%s: ACT stream: %zu table loads (%zu redundant, %zu unused); %zu instructions cannot move\n", trace.c_str(), a.loads.size(), a.redundant,

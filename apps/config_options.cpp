@@ -28,6 +28,7 @@ model::workloads::GenLimits gen_limits(const platform::Config& c) {
     g.dma_engines = c.dma.engines;
     g.table_load_dma_engine = c.act.table_load_dma_engine;
     g.semaphores = c.semaphores;
+    g.dram_bytes = c.memory.dram_bytes;
     // CPTC dtypes exist in the ISA from NC-v4 (hardware-facts §F.4); the library must ship and
     // be stageable (docs/cptc-format.md, "Dispatch and staging").
     g.cptc_decode = c.generation.nc_version >= 4 && c.gpsimd.cptc_library && c.gpsimd.coretype_perf;

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "model/common/error.h"
+#include "model/io/read_file.h"
 #include "model/io/write_file.h"
 
 namespace neuronsim::model::workloads {
@@ -42,6 +43,10 @@ DramTensor KernelContext::tensor(uint64_t rows, uint64_t row_bytes) {
         else t.ring_rows = rows;
     }
     next_dram_ = (next_dram_ + t.stored_bytes() + 4095) & ~uint64_t{4095};
+    if (g_.dram_bytes < kDramReserve || next_dram_ > g_.dram_bytes - kDramReserve)
+        throw Error("the kernel's tensors need " + io::size_text(next_dram_) + " of DRAM; " + g_.name + " has " + io::size_text(g_.dram_bytes) +
+                    " (memory.dram_bytes), of which `neuronsim run` keeps the top " + io::size_text(kDramReserve) +
+                    " for instruction queues and function sets (a smaller --max-data-mib stores less)");
     return t;
 }
 

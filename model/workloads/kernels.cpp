@@ -134,6 +134,7 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
     std::vector<std::pair<std::string, Phase>> phases;
     if (!r.model.empty()) {
         if (!r.kernel.empty()) throw Error("give a kernel NAME or --model, not both");
+        if (!r.act.empty() || r.bits != 4) throw Error("--act and --bits do not apply to --model (the model decides its activation)");
         phases = model_phases(r);
     } else {
         const KernelInfo& k = find_kernel(r.kernel);
@@ -152,6 +153,11 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         phases.push_back({k.name, p});
     }
     if (r.max_data_bytes < uint64_t{g.partitions} * 4) throw Error("--max-data-mib must hold at least one tile");
+    uint64_t tiles = 0;
+    for (const auto& ph : phases) tiles += (ph.second.rows + g.partitions - 1) / g.partitions;
+    if (tiles > kMaxTiles)
+        throw Error(std::to_string(tiles) + " tiles of " + std::to_string(g.partitions) + " rows: at most " + std::to_string(kMaxTiles) +
+                    " fit one trace (the semaphores count tiles; the trace would be over 2 GB)");
     std::filesystem::path tp(trace_path);
     if (tp.has_parent_path()) std::filesystem::create_directories(tp.parent_path());
 

@@ -50,6 +50,12 @@ TEST(AdviseCli, BadInputNamesTheFile) {
     CliResult a = run_cli("advise /nonexistent/x.trace");
     EXPECT_EQ(a.status, 1);
     EXPECT_NE(a.err.find("/nonexistent/x.trace"), std::string::npos) << a.err;
+    TempDir t;
+    const std::string trace = t.write("s.trace", read_file(kSrc + "/traces/set_thrash.trace"));
+    CliResult same = run_cli("advise " + trace + " -o " + trace);
+    EXPECT_EQ(same.status, 2);
+    EXPECT_NE(same.err.find("is the trace itself"), std::string::npos) << same.err;
+    EXPECT_EQ(read_file(trace), read_file(kSrc + "/traces/set_thrash.trace"));
 }
 
 }  // namespace

@@ -85,6 +85,22 @@ TEST(KernelGenerator, UnknownKernelsAndBadParametersAreNamed) {
     EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("layers 0..31"), std::string::npos);
 }
 
+TEST(KernelGenerator, RefusesWhatDoesNotFitDramOrOneTrace) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "mlp-act", r.rows = 128, r.cols = 1024;
+    wl::GenLimits small;
+    small.dram_bytes = uint64_t{256} << 20;  // all of it kept for the queues and sets
+    const std::string e = error_of(r, small, t.file("k.trace"));
+    EXPECT_NE(e.find("(memory.dram_bytes)"), std::string::npos) << e;
+    r.rows = (uint64_t{1} << 20) * 128 + 1;  // one tile more than a trace holds
+    const std::string tiles = error_of(r, wl::GenLimits{}, t.file("k.trace"));
+    EXPECT_NE(tiles.find("1048577 tiles"), std::string::npos) << tiles;
+    r = {};
+    r.model = "bert-base", r.seq = 128, r.act = "silu";
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act and --bits do not apply to --model"), std::string::npos);
+}
+
 TEST(KernelGenerator, SoftmaxSwitchesSetsOncePerGroupNotPerTile) {
     TempDir t;
     wl::KernelRequest r;
