@@ -46,6 +46,7 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
         ("eps", po::value<std::string>(), "rmsnorm/layernorm epsilon (default 1e-5)")
         ("seed", po::value<uint64_t>()->default_value(1), "seed of the generated inputs")
         ("dma-lanes", po::value<uint32_t>()->default_value(0), "DMA engines for loads (and as many for stores); 0: the most the generation allows")
+        ("buffers", po::value<uint32_t>()->default_value(0), "SBUF slots a phase cycles through (0: as many as fit, up to 4, or 2 per softmax group; 1: no double buffering)")
         ("max-data-mib", po::value<uint64_t>()->default_value(64), "largest input tensor written whole; larger ones are a ring of tiles the loads cycle through")
         ("model", po::value<std::string>(), "preset: bert-base or llama2-7b (one layer's activation work; with --layer, --seq)")
         ("layer", po::value<uint32_t>()->default_value(0), "preset: the layer (0-based; it selects the seed)")
@@ -87,6 +88,7 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     r.eps = float_operand(vm, "eps", 1e-5f);
     r.seed = vm["seed"].as<uint64_t>();
     r.lanes = vm["dma-lanes"].as<uint32_t>();
+    r.buffers = vm["buffers"].as<uint32_t>();
     r.max_data_bytes = vm["max-data-mib"].as<uint64_t>() << 20;
     if (vm.count("seq")) r.seq = vm["seq"].as<uint64_t>();
     r.layer = vm["layer"].as<uint32_t>();

@@ -17,6 +17,7 @@ struct Phase {
     std::string act;          // elementwise / cptc: the function
     unsigned bits = 4;        // cptc
     float eps = 1e-5f;        // norms
+    uint32_t buffers = 0;     // SBUF slots (0: the kernel's choice)
 };
 
 void emit_softmax(KernelContext& k, const Phase& p);
@@ -28,7 +29,8 @@ void emit_cptc_dequant_act(KernelContext& k, const Phase& p);
 // Checks shared by the kernels: a row must fit one ACT instruction, and `slots` slots of
 // `slot_bytes` plus `private_bytes` of ACT scratch must fit SBUF. Errors name the limit.
 void check_free_size(const Phase& p, const std::string& kernel);
-// The most slots (up to `want`, at least `min`) that fit; an error when `min` do not.
+// The most slots (up to `want`, at least `min`) that fit; an error when `min` do not. A
+// phase's `buffers` replaces both.
 uint32_t slots_that_fit(const KernelContext& k, const Phase& p, const std::string& kernel, uint64_t private_bytes, uint64_t slot_bytes,
                         uint32_t min, uint32_t want);
 // The rows of tile `i` of a phase.

@@ -67,7 +67,7 @@ std::vector<std::pair<std::string, Phase>> model_phases(const KernelRequest& r) 
     auto phase = [&](const std::string& tag, uint64_t rows, uint64_t cols, uint64_t k) {
         Phase p;
         p.tag = tag;
-        p.rows = rows, p.cols = cols, p.dtype = r.dtype, p.seed = seed + k, p.eps = r.eps, p.act = m->act;
+        p.rows = rows, p.cols = cols, p.dtype = r.dtype, p.seed = seed + k, p.eps = r.eps, p.act = m->act, p.buffers = r.buffers;
         return p;
     };
     const uint64_t S = r.seq;
@@ -98,6 +98,7 @@ void check_free_size(const Phase& p, const std::string& kernel) {
 
 uint32_t slots_that_fit(const KernelContext& k, const Phase& p, const std::string& kernel, uint64_t private_bytes, uint64_t slot_bytes, uint32_t min,
                         uint32_t want) {
+    if (p.buffers) min = want = p.buffers;
     const uint64_t sbuf = k.limits().sbuf_bytes;
     const uint64_t fit = sbuf > private_bytes ? (sbuf - private_bytes) / slot_bytes : 0;
     if (fit < min)
@@ -126,7 +127,7 @@ std::string kernel_list() {
           << "): " << (m.norm == "layernorm" ? "softmax [heads*S x S], layernorm [S x hidden], gelu [S x intermediate], layernorm"
                                              : "rmsnorm [S x hidden], softmax [heads*S x S], rmsnorm, silu [S x intermediate]")
           << "\n";
-    o << "common: --dtype fp32|bf16|fp16 (default fp32), --gen G, --seed S (default 1), --dma-lanes K, --max-data-mib M (default 64)\n";
+    o << "common: --dtype fp32|bf16|fp16 (default fp32), --gen G, --seed S (default 1), --dma-lanes K, --buffers N, --max-data-mib M (default 64)\n";
     return o.str();
 }
 
@@ -141,7 +142,7 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         Phase p;
         p.rows = r.rows ? r.rows : k.rows;
         p.cols = r.cols ? r.cols : k.cols;
-        p.dtype = r.dtype, p.seed = r.seed, p.eps = r.eps, p.bits = r.bits;
+        p.dtype = r.dtype, p.seed = r.seed, p.eps = r.eps, p.bits = r.bits, p.buffers = r.buffers;
         p.act = r.act.empty() ? "gelu" : r.act;
         const bool has_act = k.name == "mlp-act" || k.name == "cptc-dequant-act";
         if (!has_act && !r.act.empty()) throw Error("--act applies to mlp-act and cptc-dequant-act, not " + k.name);

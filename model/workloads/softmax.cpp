@@ -23,7 +23,7 @@ void emit_softmax(KernelContext& k, const Phase& p) {
     const uint64_t private_bytes = 2 * align64(4 * kMaxGroup);      // the group's sums and reciprocals
     const uint32_t slots = slots_that_fit(k, p, "softmax", private_bytes, slot_bytes, 2, 2 * kMaxGroup);
     const uint64_t tiles = (p.rows + P - 1) / P;
-    const uint32_t group = static_cast<uint32_t>(std::min<uint64_t>(slots / 2, tiles));
+    const uint32_t group = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(slots / 2, tiles)));
     const uint64_t sums = 0, recips = align64(4 * kMaxGroup);
 
     // Input rows: x uniform in [-8, 8) in the dtype, then -max(x) as fp32.
