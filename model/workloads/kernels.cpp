@@ -166,13 +166,18 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
     TraceWriter w(body);
     KernelContext ctx(w, g, trace_path, r.lanes, r.max_data_bytes);
     KernelSummary s;
-    for (auto& [kernel, p] : phases) {
-        s.phases.push_back(describe(p, kernel));
-        w.blank();
-        w.comment("phase: " + s.phases.back());
-        find_kernel(kernel).emit(ctx, p);
-        s.elements += p.rows * p.cols;
-        if (kernel == "cptc-dequant-act") s.run_flags.push_back("-p gpsimd.cptc_flag=true");
+    try {
+        for (auto& [kernel, p] : phases) {
+            s.phases.push_back(describe(p, kernel));
+            w.blank();
+            w.comment("phase: " + s.phases.back());
+            find_kernel(kernel).emit(ctx, p);
+            s.elements += p.rows * p.cols;
+            if (kernel == "cptc-dequant-act") s.run_flags.push_back("-p gpsimd.cptc_flag=true");
+        }
+    } catch (...) {
+        for (const WrittenFile& f : ctx.files()) std::filesystem::remove(f.path);  // no inputs without their trace
+        throw;
     }
     s.trace = trace_path;
     s.files = ctx.files();

@@ -96,6 +96,11 @@ TEST(KernelGenerator, RefusesWhatDoesNotFitDramOrOneTrace) {
     r.rows = (uint64_t{1} << 20) * 128 + 1;  // one tile more than a trace holds
     const std::string tiles = error_of(r, wl::GenLimits{}, t.file("k.trace"));
     EXPECT_NE(tiles.find("1048577 tiles"), std::string::npos) << tiles;
+    // A preset whose later phase breaks a limit leaves neither the trace nor the earlier inputs.
+    r = {};
+    r.model = "llama2-7b", r.seq = 70000;  // the softmax row (70000 keys) is over the free size
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("l.trace")).find("free-size limit"), std::string::npos);
+    EXPECT_TRUE(std::filesystem::is_empty(t.path())) << "files left in " << t.path();
     r = {};
     r.model = "bert-base", r.seq = 128, r.act = "silu";
     EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act and --bits do not apply to --model"), std::string::npos);
