@@ -11,5 +11,7 @@ Command asm_command();
 Command disasm_command();
 Command cptc_command();
 Command config_command();
+Command kernel_command();
+Command advise_command();
 
 }  // namespace neuronsim::apps
