@@ -26,6 +26,7 @@ using namespace platform;
 
 Config config_from(const po::variables_map& vm, const std::vector<std::string>& extra = {}) {
     std::vector<std::string> overrides = extra;
+    if (vm.count("threads")) overrides.push_back("run.host_threads=" + std::to_string(vm["threads"].as<unsigned>()));
     if (vm.count("param"))
         for (const auto& p : vm["param"].as<std::vector<std::string>>()) overrides.push_back(p);
     if (vm.count("config") && vm.count("gen")) throw UsageError("give --config FILE or --gen NAME, not both");
@@ -75,6 +76,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         ("config,c", po::value<std::string>(), "platform configuration YAML (configs/<gen>.yaml)")
         ("gen,g", po::value<std::string>(), "built-in generation: sunda, cayman, mariana (default), mariana_plus, maverick")
         ("param,p", po::value<std::vector<std::string>>()->composing(), "override dotted.key=value (repeatable, last wins)")
+        ("threads", po::value<unsigned>(), "host threads for Activate's partitions (run.host_threads; 0: hardware threads); results do not depend on it")
         ("trace,t", po::value<std::string>(), "text trace (default: the built-in demo trace)")
         ("streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")
         ("out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")

@@ -41,6 +41,9 @@ struct FirmwareConfig {
     // pathological pattern (step 0, counts of 65535), far above any real kernel (a full SBUF
     // is 128 x 256 KiB = 2^25 bytes).
     uint64_t max_elements = uint64_t{1} << 28;
+    // The CPTC decode before issue 13 (model::cptc::decode_reference), element by element:
+    // the oracle of the fast decode's tests and the baseline of neuronsim_bench_pool.
+    bool reference_decode = false;
     bool extisa3_staged() const;
 };
 

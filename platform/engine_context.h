@@ -28,6 +28,7 @@ struct EngineFailure {
 struct EngineOptions {
     bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
     bool act_exact = false;     // Activate uses the closed forms instead of the tables
+    bool act_reference_kernel = false;  // Activate element by element, one thread (DeviceOptions)
 };
 
 // Where LoadActFuncSet finds the function sets in DRAM (include/neuronsim/act_sets.h).

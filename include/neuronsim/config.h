@@ -68,6 +68,9 @@ struct GpsimdConfig {
 
 struct RunConfig {
     double skip_unknown_cost_ns = 100;
+    // Host threads an Activate's partitions are spread over (0: the host's hardware threads).
+    // Results and simulated time do not depend on it.
+    uint32_t host_threads = 0;
 };
 
 struct DeviceConfig {

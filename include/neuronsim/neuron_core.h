@@ -37,6 +37,10 @@ struct DeviceOptions {
     uint64_t progress_total = 0;
     bool skip_unknown = false;        // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
     bool act_exact = false;           // Activate uses the closed forms instead of the tables
+    // Activate evaluates element by element with the table-memory evaluator on one thread (the
+    // kernel before the fast path): the oracle of the fast path's tests and the baseline of
+    // neuronsim_bench_act. Results are identical either way.
+    bool act_reference_kernel = false;
 };
 
 // What a queue's engine is doing (for hosts' reports; the registers give the same).

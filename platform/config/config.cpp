@@ -271,6 +271,7 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
     {
         Map r = top.map("run");
         c.run.skip_unknown_cost_ns = r.num<double>("skip_unknown_cost_ns", 0, 1e9);
+        c.run.host_threads = r.num<uint32_t>("host_threads", 0, 1024);
         r.finish();
     }
     {
@@ -330,7 +331,8 @@ std::string config_to_yaml(const Config& c) {
       << YAML::Flow << YAML::BeginMap;
     for (const auto& [v, impl] : c.gpsimd.cptc_routing) e << YAML::Key << v << YAML::Value << impl;
     e << YAML::EndMap << YAML::EndMap;
-    e << YAML::Key << "run" << YAML::Value << YAML::BeginMap << YAML::Key << "skip_unknown_cost_ns" << YAML::Value << c.run.skip_unknown_cost_ns << YAML::EndMap;
+    e << YAML::Key << "run" << YAML::Value << YAML::BeginMap << YAML::Key << "skip_unknown_cost_ns" << YAML::Value << c.run.skip_unknown_cost_ns
+      << YAML::Key << "host_threads" << YAML::Value << c.run.host_threads << YAML::EndMap;
     e << YAML::Key << "device" << YAML::Value << YAML::BeginMap << YAML::Key << "instruction_fetch_ns" << YAML::Value << c.device.instruction_fetch_ns
       << YAML::EndMap;
     e << YAML::EndMap;
