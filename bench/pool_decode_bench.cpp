@@ -61,17 +61,17 @@ void BM_CptcDecode(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * int64_t{kParts} * kElements);
     state.SetLabel(fw.execute(b, 0, access).kernel);
 }
-// Every K with its default output, and the other output legs: CPTC1 -> fp16 (impl<1>),
+// Every K and every output leg of its kernel (default routing): CPTC1 -> fp32 (impl<1>),
 // CPTC2 -> fp16 (impl<2>), CPTC3 -> uint8 (impl<5>, integer), CPTC4 -> fp16 (impl<3>), CPTC5 ->
-// fp16 / fp32 (impl<4>), CPTC6 -> fp32 / fp16 / int8 / uint8 (impl<6>), CPTC7 -> fp16 (impl<6>).
+// fp16 / fp32 (impl<4>), CPTC6 and CPTC7 -> fp32 / fp16 / int8 / uint8 (impl<6>).
 BENCHMARK(BM_CptcDecode)
-    ->ArgsProduct({{1}, {0x07}, {0, 1}})
+    ->ArgsProduct({{1}, {0x0A}, {0, 1}})
     ->ArgsProduct({{2}, {0x07}, {0, 1}})
     ->ArgsProduct({{3}, {0x03}, {0, 1}})
     ->ArgsProduct({{4}, {0x07}, {0, 1}})
     ->ArgsProduct({{5}, {0x07, 0x0A}, {0, 1}})
     ->ArgsProduct({{6}, {0x0A, 0x07, 0x02, 0x03}, {0, 1}})
-    ->ArgsProduct({{7}, {0x07}, {0, 1}})
+    ->ArgsProduct({{7}, {0x0A, 0x07, 0x02, 0x03}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -52,7 +52,7 @@ void decode_reference(const DecodeParams& p, const uint8_t* stream, uint8_t* out
 
 namespace {
 
-#define NEURONSIM_AVX512_CPTC __attribute__((target("avx512f,avx512bw,avx512vl,avx512bitalg")))
+#define NEURONSIM_AVX512_CPTC __attribute__((target("avx512f,avx512bw,avx512vl,avx512bitalg,avx512vbmi")))
 
 // Byte j of the selector: the stored position of element j of a group (stored_position).
 NEURONSIM_AVX512_CPTC __m512i position_selector() {
@@ -83,23 +83,38 @@ NEURONSIM_AVX512_CPTC void decode_avx512(const DecodeParams& p, const uint8_t* s
     const uint64_t blocks = (p.elements + p.block_size - 1) / p.block_size;
     std::vector<float> scales(blocks);
     for (uint64_t b = 0; b < blocks; ++b) scales[b] = block_scale(stream, p.bits, p.elements, p.block_size, p.s1, b * p.block_size);
-    // The integer leg has 2^K possible results: a table.
-    uint8_t int_result[128];
+    // The integer leg has 2^K (at most 128) possible results: a table, looked up 64 codes at a
+    // time by a two-register byte permute.
+    alignas(64) uint8_t int_result[128] = {};
     if (p.integer)
         for (uint32_t c = 0; c < (1u << p.bits); ++c) {
             const uint64_t v = uint64_t{c} * p.s0;
             int_result[c] = static_cast<uint8_t>(v > 255 ? 255 : v);
         }
-    const bool simd_store = !p.integer && (p.out == fp::Dtype::Fp16 || p.out == fp::Dtype::Fp32);
+    const __m512i int_lo = _mm512_load_si512(int_result), int_hi = _mm512_load_si512(int_result + 64);
+    const bool to_int = p.out == fp::Dtype::Int8 || p.out == fp::Dtype::Uint8;
+    const bool simd_store = !p.integer && (p.out == fp::Dtype::Fp16 || p.out == fp::Dtype::Fp32 || to_int);
     const __m512 s0v = _mm512_set1_ps(scale0);
-    const __m512 hi = _mm512_set1_ps(p.out == fp::Dtype::Fp16 ? 65504.0f : std::numeric_limits<float>::max());
-    const __m512 lo = _mm512_set1_ps(p.out == fp::Dtype::Fp16 ? -65504.0f : -std::numeric_limits<float>::max());
+    // Stage F's bounds: the float legs saturate to the largest finite value; the integer
+    // outputs (fp::from_f32: NaN -> 0, round to nearest even, saturate) clamp to their range,
+    // which rounds the same when done before the rounding.
+    float hi_v = std::numeric_limits<float>::max(), lo_v = -hi_v;
+    if (p.out == fp::Dtype::Fp16) hi_v = 65504.0f, lo_v = -65504.0f;
+    if (p.out == fp::Dtype::Int8) hi_v = 127.0f, lo_v = -128.0f;
+    if (p.out == fp::Dtype::Uint8) hi_v = 255.0f, lo_v = 0.0f;
+    const __m512 hi = _mm512_set1_ps(hi_v), lo = _mm512_set1_ps(lo_v);
     const unsigned sign_shift = 32 - p.bits;
     alignas(64) uint8_t code_bytes[64];
     for (uint64_t g = 0; g < groups; ++g) {
-        _mm512_store_si512(code_bytes, group_codes(stream + g * gb, p.bits, selector));
+        const __m512i codes = group_codes(stream + g * gb, p.bits, selector);
         const uint64_t first = g * kGroup;
         const unsigned n = static_cast<unsigned>(p.elements - first < kGroup ? p.elements - first : kGroup);
+        if (p.integer) {
+            const __mmask64 all = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+            _mm512_mask_storeu_epi8(out + first, all, _mm512_permutex2var_epi8(int_lo, codes, int_hi));
+            continue;
+        }
+        _mm512_store_si512(code_bytes, codes);
         if (!simd_store) {
             for (unsigned j = 0; j < n; ++j) {
                 const uint64_t k = first + j;
@@ -133,6 +148,12 @@ NEURONSIM_AVX512_CPTC void decode_avx512(const DecodeParams& p, const uint8_t* s
             // Stage D then F, as the reference: code * s0, * block scale, saturate (min/max
             // return their second operand for NaN, as fmin/fmax return the number).
             __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(c), s0v), bs);
+            if (to_int) {
+                const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                const __m512i r = _mm512_maskz_cvtps_epi32(static_cast<__mmask16>(~nan), _mm512_max_ps(_mm512_min_ps(v, hi), lo));
+                _mm_mask_storeu_epi8(out + k, lanes, _mm512_cvtepi32_epi8(r));
+                continue;
+            }
             v = _mm512_max_ps(_mm512_min_ps(v, hi), lo);
             if (p.out == fp::Dtype::Fp16)
                 _mm256_mask_storeu_epi16(out + k * 2, lanes, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
@@ -150,7 +171,7 @@ bool decode_fast_simd() {
         const char* e = std::getenv("NEURONSIM_SIMD");
         if (e && std::strcmp(e, "avx512") != 0) return false;  // scalar or avx2: no AVX-512 path
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512bitalg");
+               __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("avx512vbmi");
     }();
     return ok;
 }
