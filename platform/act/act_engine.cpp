@@ -375,14 +375,36 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
     uint8_t* drow = dst.at(p, 0, 0, 0) - dst.ap.start + dst.ap.lo;
     AccessPattern::Cursor sc(src.ap), dc(dst.ap);
     const uint64_t n = src.elements();
+    // A plain row (elements back to back in order) needs no cursor: the loops below become
+    // straight-line code the compiler vectorises.
+    auto plain = [](const Pattern& t) {
+        const AccessPattern& a = t.ap;
+        const int64_t e = static_cast<int64_t>(a.elem_bytes);
+        return a.start == a.lo && a.step[0] == e && (a.num[1] <= 1 || a.step[1] == e * a.num[0]) &&
+               (a.num[2] <= 1 || a.step[2] == e * a.num[0] * a.num[1]);
+    };
+    const bool plain_src = plain(src), plain_dst = plain(dst);
     for (uint64_t at = 0; at < n; at += kBatch) {
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
-        for (size_t j = 0; j < m; ++j) {
-            float v = scale * load(srow + sc.next());  // multiply, then add: two roundings, no FMA
-            vin[j] = v + bias;
-            dptr[j] = drow + dc.next();
+        if (plain_src) {
+            const uint8_t* s = srow + at * src.bytes;
+            for (size_t j = 0; j < m; ++j) {
+                float v = scale * load(s + j * src.bytes);  // multiply, then add: two roundings, no FMA
+                vin[j] = v + bias;
+            }
+        } else {
+            for (size_t j = 0; j < m; ++j) {
+                float v = scale * load(srow + sc.next());
+                vin[j] = v + bias;
+            }
         }
         const size_t k = model::pwp::fast_pass(*fn.flat, vin, vout, m, flagged);
+        if (plain_dst && k == 0 && !summing) {
+            uint8_t* d = drow + at * dst.bytes;
+            for (size_t j = 0; j < m; ++j) store(vout[j], d + j * dst.bytes);
+            continue;
+        }
+        for (size_t j = 0; j < m; ++j) dptr[j] = plain_dst ? drow + (at + j) * dst.bytes : drow + dc.next();
         size_t f = 0;
         for (size_t j = 0; j < m; ++j) {
             float y = vout[j];
