@@ -2,6 +2,10 @@
 // Compiled with a target attribute: only called when the CPU has those extensions.
 #include <immintrin.h>
 
+// GCC 12 reports the "undefined" source operand inside its own AVX-512 intrinsics as
+// maybe-uninitialized: a false positive.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include "model/pwp/fast_eval_kernels.h"
 
 namespace neuronsim::model::pwp::detail {
@@ -53,6 +57,13 @@ NEURONSIM_AVX512 size_t fast_pass_avx512(const FlatTable& t, const float* in, fl
     const long long* xd0s = reinterpret_cast<const long long*>(t.x_d0.data());
     const long long* d12s = reinterpret_cast<const long long*>(t.d1_d2.data());
     const float* d3s = t.d3.data();
+    const __m512i first0 = _mm512_set1_epi32(t.compact_first[0]), first1 = _mm512_set1_epi32(t.compact_first[1]);
+    const __m512i high_slot = _mm512_set1_epi32(30), low_slot = _mm512_set1_epi32(31);
+    __m512i cb[4], cs[4];
+    for (int r = 0; r < 4; ++r) {
+        cb[r] = _mm512_loadu_si512(t.compact_base + 16 * r);
+        cs[r] = _mm512_loadu_si512(t.compact_shift_count + 16 * r);
+    }
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 
@@ -69,11 +80,21 @@ NEURONSIM_AVX512 size_t fast_pass_avx512(const FlatTable& t, const float* in, fl
         __m512i e = _mm512_mask_blend_epi32(not_low, low_entry, _mm512_srli_epi32(key, 23));
         e = _mm512_mask_blend_epi32(is_high, e, high_entry);
         e = _mm512_mask_add_epi32(e, side, e, side_entries);
-        // Paired 64-bit gathers, eight lanes each, split back into sixteen-lane halves.
-        const __m512i ent_lo = _mm512_i32gather_epi64(_mm512_castsi512_si256(e), ent, 8);
-        const __m512i ent_hi = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(e, 1), ent, 8);
-        const __m512i base = _mm512_permutex2var_epi32(ent_lo, even, ent_hi);
-        const __m512i sc = _mm512_permutex2var_epi32(ent_lo, odd, ent_hi);
+        __m512i base, sc;
+        if (t.compact) {
+            // The side's 32 slots by register permutes (flat_table.h): octave - first, 30, 31.
+            __m512i slot = _mm512_sub_epi32(_mm512_srli_epi32(key, 23), _mm512_mask_blend_epi32(side, first0, first1));
+            slot = _mm512_mask_blend_epi32(not_low, low_slot, slot);
+            slot = _mm512_mask_blend_epi32(is_high, slot, high_slot);
+            base = _mm512_mask_blend_epi32(side, _mm512_permutex2var_epi32(cb[0], slot, cb[1]), _mm512_permutex2var_epi32(cb[2], slot, cb[3]));
+            sc = _mm512_mask_blend_epi32(side, _mm512_permutex2var_epi32(cs[0], slot, cs[1]), _mm512_permutex2var_epi32(cs[2], slot, cs[3]));
+        } else {
+            // Paired 64-bit gathers, eight lanes each, split back into sixteen-lane halves.
+            const __m512i ent_lo = _mm512_i32gather_epi64(_mm512_castsi512_si256(e), ent, 8);
+            const __m512i ent_hi = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(e, 1), ent, 8);
+            base = _mm512_permutex2var_epi32(ent_lo, even, ent_hi);
+            sc = _mm512_permutex2var_epi32(ent_lo, odd, ent_hi);
+        }
         const __m512i bucket = _mm512_srlv_epi32(_mm512_and_si512(key, mant_mask), _mm512_and_si512(sc, shift_mask));
         const __mmask16 valid = _mm512_cmpgt_epi32_mask(_mm512_srli_epi32(sc, 5), bucket);
         const __m512i idx = _mm512_maskz_add_epi32(valid, base, bucket);

@@ -69,6 +69,24 @@ void FlatTable::finish() {
         x_d0[i] = fp::bits_of(x[i]) | uint64_t{fp::bits_of(d0[i])} << 32;
         d1_d2[i] = fp::bits_of(d1[i]) | uint64_t{fp::bits_of(d2[i])} << 32;
     }
+    // The octaves a side can reach: keys k with low_upto < k <= high_above.
+    compact = true;
+    for (int side = 0; side < 2 && compact; ++side) {
+        const int64_t first = (int64_t{low_upto[side]} + 1) >> 23, last = high_above[side] >> 23;
+        compact_first[side] = static_cast<int32_t>(first);
+        const int64_t span = low_upto[side] < high_above[side] && last >= first ? last - first + 1 : 0;
+        if (span > 30) {
+            compact = false;
+            break;
+        }
+        for (int slot = 0; slot < 32; ++slot) {
+            const int e = slot == 30 ? kHighEntry : slot == 31 ? kLowEntry : first + slot;
+            const bool used = slot >= 30 || slot < span;
+            const size_t i = static_cast<size_t>(side * kEntriesPerSide + e);
+            compact_base[side * 32 + slot] = used ? static_cast<uint32_t>(entry_base[i]) : 0;
+            compact_shift_count[side * 32 + slot] = used ? entry_shift_count[i] : 0;
+        }
+    }
 }
 
 FlatTable flatten_profile(const Profile& p) {

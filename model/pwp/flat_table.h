@@ -46,6 +46,14 @@ struct FlatTable {
     // coefficients per load halve the cost): entry = base | shift_count << 32,
     // x_d0 = x | d0 << 32, d1_d2 = d1 | d2 << 32 (bit patterns). Filled by finish().
     std::vector<uint64_t> entry, x_d0, d1_d2;
+
+    // When each side reaches at most 30 octaves between its clamps (the usual table), its
+    // entries also sit in 32 slots: octave E at E - compact_first[side], the high clamp at 30,
+    // the low clamp at 31, so a pass can pick them with register permutes instead of gathers.
+    bool compact = false;
+    int32_t compact_first[2] = {0, 0};
+    uint32_t compact_base[64] = {}, compact_shift_count[64] = {};  // side * 32 + slot
+
     void finish();
 
     size_t sections() const { return x.size(); }

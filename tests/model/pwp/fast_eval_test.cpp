@@ -67,7 +67,9 @@ void check_pass(const FlatTable& t, const std::vector<float>& in, const std::vec
         std::vector<char> is_flagged(in.size(), 0);
         for (size_t j = 0; j < k; ++j) {
             ASSERT_LT(flagged[j], in.size());
-            if (j) ASSERT_LT(flagged[j - 1], flagged[j]) << "flagged indices are not increasing";
+            if (j) {
+                ASSERT_LT(flagged[j - 1], flagged[j]) << "flagged indices are not increasing";
+            }
             is_flagged[flagged[j]] = 1;
         }
         for (size_t i = 0; i < in.size(); ++i) {
@@ -87,8 +89,11 @@ void check_pass(const FlatTable& t, const std::vector<float>& in, const std::vec
     for (size_t i = 0; i < in.size(); ++i) {
         float o;
         const bool ok = fast_one(t, in[i], o);
-        if (want[i].throws) ASSERT_FALSE(ok) << what << " fast_one: input 0x" << std::hex << bits(in[i]);
-        else if (ok) ASSERT_EQ(bits(o), want[i].bits) << what << " fast_one: input 0x" << std::hex << bits(in[i]);
+        if (want[i].throws) {
+            ASSERT_FALSE(ok) << what << " fast_one: input 0x" << std::hex << bits(in[i]);
+        } else if (ok) {
+            ASSERT_EQ(bits(o), want[i].bits) << what << " fast_one: input 0x" << std::hex << bits(in[i]);
+        }
     }
 }
 
