@@ -36,6 +36,13 @@ NEURONSIM_AVX512 inline __m256 cubic8(__m256 tf, __m256 lo, __m256 d2, __m256 d3
 
 NEURONSIM_AVX512 inline __m256 upper(__m512 v) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)); }
 
+// Slot (0..127) of a 128-entry table held in eight registers.
+NEURONSIM_AVX512 inline __m512i pick128(const __m512i* r, __m512i slot, __mmask16 b5, __mmask16 b6) {
+    const __m512i lo = _mm512_mask_blend_epi32(b5, _mm512_permutex2var_epi32(r[0], slot, r[1]), _mm512_permutex2var_epi32(r[2], slot, r[3]));
+    const __m512i hi = _mm512_mask_blend_epi32(b5, _mm512_permutex2var_epi32(r[4], slot, r[5]), _mm512_permutex2var_epi32(r[6], slot, r[7]));
+    return _mm512_mask_blend_epi32(b6, lo, hi);
+}
+
 }  // namespace
 
 NEURONSIM_AVX512 size_t fast_pass_avx512(const FlatTable& t, const float* in, float* out, size_t n, uint32_t* flagged) {
@@ -64,6 +71,12 @@ NEURONSIM_AVX512 size_t fast_pass_avx512(const FlatTable& t, const float* in, fl
         cb[r] = _mm512_loadu_si512(t.compact_base + 16 * r);
         cs[r] = _mm512_loadu_si512(t.compact_shift_count + 16 * r);
     }
+    const __m512i wide_first = _mm512_set1_epi32(t.wide_first), wide_high = _mm512_set1_epi32(126), wide_low = _mm512_set1_epi32(127);
+    __m512i wb[8], ws[8];
+    for (int r = 0; r < 8; ++r) {
+        wb[r] = _mm512_loadu_si512(t.wide_base + 16 * r);
+        ws[r] = _mm512_loadu_si512(t.wide_shift_count + 16 * r);
+    }
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 
@@ -88,6 +101,15 @@ NEURONSIM_AVX512 size_t fast_pass_avx512(const FlatTable& t, const float* in, fl
             slot = _mm512_mask_blend_epi32(is_high, slot, high_slot);
             base = _mm512_mask_blend_epi32(side, _mm512_permutex2var_epi32(cb[0], slot, cb[1]), _mm512_permutex2var_epi32(cb[2], slot, cb[3]));
             sc = _mm512_mask_blend_epi32(side, _mm512_permutex2var_epi32(cs[0], slot, cs[1]), _mm512_permutex2var_epi32(cs[2], slot, cs[3]));
+        } else if (t.wide) {
+            // One side's 128 slots: four two-register permutes, then bits 5 and 6 of the slot.
+            __m512i slot = _mm512_sub_epi32(_mm512_srli_epi32(key, 23), wide_first);
+            slot = _mm512_mask_blend_epi32(not_low, wide_low, slot);
+            slot = _mm512_mask_blend_epi32(is_high, slot, wide_high);
+            const __mmask16 b5 = _mm512_test_epi32_mask(slot, _mm512_set1_epi32(32));
+            const __mmask16 b6 = _mm512_test_epi32_mask(slot, _mm512_set1_epi32(64));
+            base = pick128(wb, slot, b5, b6);
+            sc = pick128(ws, slot, b5, b6);
         } else {
             // Paired 64-bit gathers, eight lanes each, split back into sixteen-lane halves.
             const __m512i ent_lo = _mm512_i32gather_epi64(_mm512_castsi512_si256(e), ent, 8);

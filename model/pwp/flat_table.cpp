@@ -69,22 +69,39 @@ void FlatTable::finish() {
         x_d0[i] = fp::bits_of(x[i]) | uint64_t{fp::bits_of(d0[i])} << 32;
         d1_d2[i] = fp::bits_of(d1[i]) | uint64_t{fp::bits_of(d2[i])} << 32;
     }
-    // The octaves a side can reach: keys k with low_upto < k <= high_above.
-    compact = true;
-    for (int side = 0; side < 2 && compact; ++side) {
-        const int64_t first = (int64_t{low_upto[side]} + 1) >> 23, last = high_above[side] >> 23;
-        compact_first[side] = static_cast<int32_t>(first);
-        const int64_t span = low_upto[side] < high_above[side] && last >= first ? last - first + 1 : 0;
-        if (span > 30) {
-            compact = false;
-            break;
-        }
-        for (int slot = 0; slot < 32; ++slot) {
-            const int e = slot == 30 ? kHighEntry : slot == 31 ? kLowEntry : first + slot;
-            const bool used = slot >= 30 || slot < span;
+    // The octaves a side can reach: keys k with low_upto < k <= high_above. Slots past the
+    // reachable octaves hold count 0 (never read).
+    auto reach = [&](int side, int64_t& first) {
+        first = (int64_t{low_upto[side]} + 1) >> 23;
+        const int64_t last = high_above[side] >> 23;
+        return low_upto[side] < high_above[side] && last >= first ? last - first + 1 : 0;
+    };
+    auto fill = [&](int side, int64_t first, int64_t span, int slots, uint32_t* base, uint32_t* sc) {
+        for (int slot = 0; slot < slots; ++slot) {
+            const int64_t e = slot == slots - 2 ? kHighEntry : slot == slots - 1 ? kLowEntry : first + slot;
+            const bool used = slot >= slots - 2 || slot < span;
             const size_t i = static_cast<size_t>(side * kEntriesPerSide + e);
-            compact_base[side * 32 + slot] = used ? static_cast<uint32_t>(entry_base[i]) : 0;
-            compact_shift_count[side * 32 + slot] = used ? entry_shift_count[i] : 0;
+            base[slot] = used ? static_cast<uint32_t>(entry_base[i]) : 0;
+            sc[slot] = used ? entry_shift_count[i] : 0;
+        }
+    };
+    compact = true;
+    for (int side = 0; side < 2; ++side) {
+        int64_t first;
+        const int64_t span = reach(side, first);
+        compact_first[side] = static_cast<int32_t>(first);
+        if (span > 30) compact = false;
+        else fill(side, first, span, 32, compact_base + 32 * side, compact_shift_count + 32 * side);
+    }
+    wide = false;
+    if (!compact && sym_en) {
+        one_side = sym_neg ? 1 : 0;
+        int64_t first;
+        const int64_t span = reach(one_side, first);
+        wide_first = static_cast<int32_t>(first);
+        if (span <= 126) {
+            wide = true;
+            fill(one_side, first, span, 128, wide_base, wide_shift_count);
         }
     }
 }

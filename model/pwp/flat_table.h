@@ -53,6 +53,13 @@ struct FlatTable {
     bool compact = false;
     int32_t compact_first[2] = {0, 0};
     uint32_t compact_base[64] = {}, compact_shift_count[64] = {};  // side * 32 + slot
+    // Otherwise, when a symmetric function folds every input onto one side (`one_side`) and
+    // that side reaches at most 126 octaves: 128 slots, octave E at E - wide_first, the high
+    // clamp at 126, the low clamp at 127.
+    bool wide = false;
+    int one_side = 0;
+    int32_t wide_first = 0;
+    uint32_t wide_base[128] = {}, wide_shift_count[128] = {};
 
     void finish();
 
