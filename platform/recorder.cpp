@@ -41,7 +41,9 @@ namespace {
 // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. Appended in
 // place: the per-instruction rows allocate nothing.
 void put_csv(std::string& o, const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) {
+    bool plain = true;
+    for (char c : s) plain = plain && c != ',' && c != '"' && c != '\r' && c != '\n';
+    if (plain) {
         o += s;
         return;
     }
@@ -70,12 +72,20 @@ void put_u(std::string& o, uint64_t v) {
     o.append(b, r.ptr);
 }
 void put_fixed(std::string& o, uint64_t ps, uint64_t unit, int digits) {
-    put_u(o, ps / unit);
-    o += '.';
-    char b[24];
-    auto r = std::to_chars(b, b + sizeof b, ps % unit);
-    o.append(static_cast<size_t>(digits - (r.ptr - b)), '0');
-    o.append(b, r.ptr);
+    // Integer part, '.', then exactly `digits` fraction digits, built right to left in one
+    // buffer and appended once.
+    char b[48];
+    char* end = b + sizeof b;
+    char* p = end;
+    uint64_t frac = ps % unit;
+    for (int d = 0; d < digits; ++d, frac /= 10) *--p = static_cast<char>('0' + frac % 10);
+    *--p = '.';
+    uint64_t whole = ps / unit;
+    do {
+        *--p = static_cast<char>('0' + whole % 10);
+        whole /= 10;
+    } while (whole);
+    o.append(p, end);
 }
 void put_ns(std::string& o, const sc_core::sc_time& t) { put_fixed(o, t.value(), 1000, 3); }
 void put_us(std::string& o, const sc_core::sc_time& t) { put_fixed(o, t.value(), 1000000, 6); }
