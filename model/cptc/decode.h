@@ -26,7 +26,7 @@ void decode_reference(const DecodeParams& p, const uint8_t* stream, uint8_t* out
 void decode_fast(const DecodeParams& p, const uint8_t* stream, uint8_t* out);
 
 // Whether decode_fast has its SIMD path on this CPU (else it is decode_reference). The
-// environment variable NEURONSIM_SIMD=scalar turns it off, as for the PWP fast path.
+// environment variable NEURONSIM_SIMD set to anything but avx512 (scalar, avx2) turns it off.
 bool decode_fast_simd();
 
 }  // namespace neuronsim::model::cptc
