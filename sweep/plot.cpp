@@ -120,6 +120,7 @@ PlotData collect_plot_data(const PlotRequest& r) {
         for (const std::string& k : series_keys) {
             std::string part;
             if (!lookup(p, k, part)) throw Error("--series " + k + ": point " + p.point_key + " has no such key");
+            if (k == "trace") part = fs::path(part).filename().string();  // a legend names the file, not its directory
             s += (s.empty() ? "" : " ") + part;
         }
         double yv = 0;

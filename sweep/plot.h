@@ -3,7 +3,8 @@
 // drawn by gnuplot (run as a process; PNG or SVG by the output's extension).
 //   x, series: a point field (trace, generation, repeat, wall_seconds, point_index), a
 //              parameter (param:KEY or KEY) or a stat (stat:KEY or KEY); series may list
-//              several keys separated by commas ("trace,generation")
+//              several keys separated by commas ("trace,generation"); a trace is named
+//              by its file name in the legend
 //   y:         a stat (or any key above that is a number)
 // Only points with status ok are drawn. Points with the same series and x (repeats, or an
 // axis not selected with `where`) are averaged, and the count is reported.

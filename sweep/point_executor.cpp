@@ -41,6 +41,12 @@ std::string error_text(const std::string& path) {
         return std::string("(stderr not readable: ") + e.what() + ")";
     }
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    // The run's own prefix says nothing here: the point's row is the context.
+    for (const char* prefix : {"neuronsim: error: ", "neuronsim: "})
+        if (text.rfind(prefix, 0) == 0 && text.find('\n') == std::string::npos) {
+            text = text.substr(std::strlen(prefix));
+            break;
+        }
     constexpr size_t kMax = 4000;
     if (text.size() > kMax) text = "..." + text.substr(text.size() - kMax);
     return text;

@@ -45,7 +45,6 @@ CREATE TABLE IF NOT EXISTS stats(
   value,
   ord INTEGER NOT NULL,
   PRIMARY KEY (point_id, key)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS stats_by_key ON stats(key);
 CREATE VIEW IF NOT EXISTS results AS
   SELECT p.id AS point_id, p.point_key, p.trace, p.generation, p.params, p.repeat, p.status, s.key AS stat, s.value
   FROM points p JOIN stats s ON s.point_id = p.id;

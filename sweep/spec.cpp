@@ -313,7 +313,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     if (root.has("plots"))
         for (const Node& p : root.child("plots").list()) {
             p.expect_map();
-            p.only({"x", "y", "series", "out", "bar"});
+            p.only({"x", "y", "series", "out", "bar", "where"});
             PlotSpec ps;
             if (!p.has("x") || !p.has("y") || !p.has("out")) p.fail("a plot needs x, y and out");
             ps.x = p.child("x").text();
@@ -321,6 +321,12 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
             ps.out = p.child("out").text();
             if (p.has("series")) ps.series = p.child("series").text();
             if (p.has("bar")) ps.bar = p.child("bar").flag();
+            if (p.has("where")) {
+                const Node w = p.child("where");
+                w.expect_map();
+                for (auto it = w.raw().begin(); it != w.raw().end(); ++it)
+                    ps.where.push_back(it->first.Scalar() + "=" + w.child(it->first.Scalar()).value_text());
+            }
             s.plots.push_back(ps);
         }
     // Grid sizes multiply; refuse a spec whose expansion would not fit in memory.

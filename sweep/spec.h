@@ -26,6 +26,7 @@ struct Axis {
 
 struct PlotSpec {
     std::string x, y, series, out;
+    std::vector<std::string> where;  // KEY=VALUE
     bool bar = false;
 };
 

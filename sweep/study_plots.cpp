@@ -26,6 +26,7 @@ std::vector<PlotRequest> study_plots(const Spec& spec, const std::string& db) {
             r.series = p.series;
             r.out = p.out;
             r.bar = p.bar;
+            r.where = p.where;
             out.push_back(r);
         }
         return out;
