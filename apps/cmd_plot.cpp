@@ -13,7 +13,7 @@ int run_plot(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()
         ("db", po::value<std::string>()->required(), "the sweep database (also positional)")
-        ("x", po::value<std::string>()->required(), "the x axis: a parameter (act.clock_ghz or param:act.clock_ghz), a point field (trace, generation, repeat, wall_seconds) or a stat (stat:KEY)")
+        ("x", po::value<std::string>()->required(), "the x axis: a parameter (act.clock_ghz or param:act.clock_ghz), a point field (trace, generation, repeat, wall_seconds, cpu_seconds) or a stat (stat:KEY)")
         ("y", po::value<std::string>()->required(), "the y axis: a stat, e.g. core.simulated_ps (or stat:core.simulated_ps)")
         ("series", po::value<std::string>(), "one line (or bar colour) per value of this key; several keys separated by commas, e.g. trace,generation")
         ("where", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE: only points where KEY has VALUE (repeatable; numbers compare by value)")

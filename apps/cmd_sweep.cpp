@@ -228,7 +228,7 @@ int run_export(const std::string& prog, const std::vector<std::string>& args) {
     po::variables_map vm;
     if (parse_options(prog,
                       "Writes a sweep database as one CSV table, a row per point: point_key, point_index, trace,\n"
-                      "generation, overlays, repeat, status, exit_code, error, wall_seconds, neuronsim_version,\n"
+                      "generation, overlays, repeat, status, exit_code, error, wall_seconds, cpu_seconds,\nneuronsim_version, "
                       "numerics, host, then param:KEY for every parameter and stat:KEY for every stat.",
                       opts, args, vm, &pos, "DB --csv FILE"))
         return 0;

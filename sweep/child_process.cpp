@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,11 +75,13 @@ std::vector<ChildExit> ChildPool::wait(int timeout_ms) {
     while (true) {
         for (size_t i = 0; i < children_.size();) {
             int st = 0;
-            const pid_t r = ::waitpid(children_[i].pid, &st, WNOHANG);
+            struct rusage ru {};
+            const pid_t r = ::wait4(children_[i].pid, &st, WNOHANG, &ru);
             if (r == children_[i].pid || (r < 0 && errno == ECHILD)) {
                 ChildExit e;
                 e.pid = children_[i].pid;
                 e.wall_seconds = now_seconds() - children_[i].started;
+                e.cpu_seconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
                 if (r < 0) {
                     e.exit_code = -1;  // reaped elsewhere: outcome unknown
                 } else if (WIFEXITED(st)) {

@@ -14,6 +14,7 @@ struct ChildExit {
     int exit_code = -1;  // when it exited
     int signal = 0;      // when a signal ended it
     double wall_seconds = 0;
+    double cpu_seconds = 0;  // user + system time of the child (wait4)
 };
 
 class ChildPool {

@@ -36,6 +36,7 @@ bool lookup(const PointRecord& r, const std::string& key, std::string& out) {
     if (key == "repeat") return out = std::to_string(r.repeat), true;
     if (key == "point_index") return out = std::to_string(r.point_index), true;
     if (key == "wall_seconds") return out = FlatValue{FlatValue::Kind::real, 0, r.wall_seconds, {}}.to_text(), true;
+    if (key == "cpu_seconds") return out = FlatValue{FlatValue::Kind::real, 0, r.cpu_seconds, {}}.to_text(), true;
     const bool want_param = key.rfind("param:", 0) == 0, want_stat = key.rfind("stat:", 0) == 0;
     const std::string k = want_param ? key.substr(6) : want_stat ? key.substr(5) : key;
     if (!want_stat)

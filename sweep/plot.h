@@ -1,7 +1,7 @@
 #pragma once
 // `neuronsim plot`: a line or bar chart of one stat against one key of a sweep database,
 // drawn by gnuplot (run as a process; PNG or SVG by the output's extension).
-//   x, series: a point field (trace, generation, repeat, wall_seconds, point_index), a
+//   x, series: a point field (trace, generation, repeat, wall_seconds, cpu_seconds, point_index), a
 //              parameter (param:KEY or KEY) or a stat (stat:KEY or KEY); series may list
 //              several keys separated by commas ("trace,generation"); a trace is named
 //              by its file name in the legend

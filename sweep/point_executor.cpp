@@ -79,6 +79,7 @@ PointDone PointExecutor::finish(const ChildExit& e) {
     d.record = record_for(p);
     PointRecord& r = d.record;
     r.wall_seconds = e.wall_seconds;
+    r.cpu_seconds = e.cpu_seconds;
     r.neuronsim_version = NEURONSIM_VERSION;
     r.numerics = o_.numerics;
     r.host = host_name();

@@ -34,6 +34,7 @@ std::string record_to_json(const PointRecord& r, bool interrupted, size_t index)
                         {"exit_code", r.exit_code},
                         {"error", r.error},
                         {"wall_seconds", r.wall_seconds},
+                        {"cpu_seconds", r.cpu_seconds},
                         {"neuronsim_version", r.neuronsim_version},
                         {"numerics", r.numerics},
                         {"host", r.host},
@@ -60,6 +61,7 @@ PointRecord record_from_json(const std::string& text, bool& interrupted, size_t&
         r.exit_code = j.at("exit_code").get<int64_t>();
         r.error = j.at("error").get<std::string>();
         r.wall_seconds = j.at("wall_seconds").get<double>();
+        r.cpu_seconds = j.at("cpu_seconds").get<double>();
         r.neuronsim_version = j.at("neuronsim_version").get<std::string>();
         r.numerics = j.at("numerics").get<std::string>();
         r.host = j.at("host").get<std::string>();

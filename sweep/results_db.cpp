@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS points(
   exit_code INTEGER NOT NULL,
   error TEXT NOT NULL,
   wall_seconds REAL NOT NULL,
+  cpu_seconds REAL NOT NULL,
   neuronsim_version TEXT NOT NULL,
   numerics TEXT NOT NULL,
   host TEXT NOT NULL,
@@ -90,7 +91,7 @@ FlatValue column_value(const Stmt& st, int col) {
 
 const char* kPointColumns =
     "id, point_key, point_index, trace, generation, overlays, params, run_args, repeat, status, exit_code, error, "
-    "wall_seconds, neuronsim_version, numerics, host, finished_at";
+    "wall_seconds, cpu_seconds, neuronsim_version, numerics, host, finished_at";
 
 // Reads a points row (kPointColumns) and its stats.
 PointRecord read_point(Db& db, Stmt& row, Stmt& stats_of) {
@@ -112,10 +113,11 @@ PointRecord read_point(Db& db, Stmt& row, Stmt& stats_of) {
     r.exit_code = row.int64(10);
     r.error = row.text(11);
     r.wall_seconds = row.real(12);
-    r.neuronsim_version = row.text(13);
-    r.numerics = row.text(14);
-    r.host = row.text(15);
-    r.finished_at = row.text(16);
+    r.cpu_seconds = row.real(13);
+    r.neuronsim_version = row.text(14);
+    r.numerics = row.text(15);
+    r.host = row.text(16);
+    r.finished_at = row.text(17);
     stats_of.bind(1, id);
     while (stats_of.step()) r.stats.push_back({stats_of.text(0), column_value(stats_of, 1)});
     stats_of.reset();
@@ -166,7 +168,7 @@ ResultsDb::ResultsDb(const std::string& path, bool create)
         db_.exec(std::string("BEGIN;") + kSchema + "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(kDbSchemaVersion) +
                  "'), ('created_by', 'neuronsim sweep'); COMMIT;");
     }
-    insert_point_ = Stmt(db_, std::string("INSERT INTO points(") + (kPointColumns + 4) + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    insert_point_ = Stmt(db_, std::string("INSERT INTO points(") + (kPointColumns + 4) + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     insert_param_ = Stmt(db_, "INSERT INTO params(point_id, key, value, num) VALUES (?,?,?,?)");
     insert_stat_ = Stmt(db_, "INSERT INTO stats(point_id, key, value, ord) VALUES (?,?,?,?)");
 }
@@ -197,7 +199,7 @@ void ResultsDb::record(const PointRecord& r) {
         insert_point_.bind(1, r.point_key).bind(2, r.point_index).bind(3, r.trace).bind(4, r.generation);
         insert_point_.bind(5, nlohmann::json(r.overlays).dump()).bind(6, params_json(r.params).dump()).bind(7, nlohmann::json(r.run_args).dump());
         insert_point_.bind(8, r.repeat).bind(9, r.status).bind(10, r.exit_code).bind(11, r.error).bind(12, r.wall_seconds);
-        insert_point_.bind(13, r.neuronsim_version).bind(14, r.numerics).bind(15, r.host).bind(16, r.finished_at);
+        insert_point_.bind(13, r.cpu_seconds).bind(14, r.neuronsim_version).bind(15, r.numerics).bind(16, r.host).bind(17, r.finished_at);
         insert_point_.run();
         const int64_t id = db_.last_insert_id();
         for (const Param& p : r.params) {

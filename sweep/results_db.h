@@ -2,7 +2,7 @@
 // The results database of a sweep (SQLite; schema in docs/what-if.md "The database"):
 //   meta(key, value)                      schema_version, created_by
 //   points(id, point_key UNIQUE, point_index, trace, generation, overlays, params, run_args,
-//          repeat, status, exit_code, error, wall_seconds, neuronsim_version, numerics, host,
+//          repeat, status, exit_code, error, wall_seconds, cpu_seconds, neuronsim_version, numerics, host,
 //          finished_at)
 //   params(point_id, key, value, num)     every -p of the point, num when it is a number
 //   stats(point_id, key, value, ord)      stats.json flattened to dotted keys, ord: their order
@@ -36,7 +36,8 @@ struct PointRecord {
     std::string status;  // ok | failed
     int64_t exit_code = 0;
     std::string error;
-    double wall_seconds = 0;
+    double wall_seconds = 0;  // of the `neuronsim run` process, start to exit
+    double cpu_seconds = 0;   // its user + system time
     std::string neuronsim_version, numerics, host, finished_at;
     std::vector<FlatStat> stats;
 };

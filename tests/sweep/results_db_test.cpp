@@ -165,11 +165,11 @@ TEST(Export, OneRowPerPointWithParamAndStatColumns) {
     EXPECT_EQ(export_csv(dir.file("r.db"), dir.file("r.csv")), 2u);
     const std::string csv = test::read_file(dir.file("r.csv"));
     EXPECT_EQ(csv.substr(0, csv.find('\n')),
-              "point_key,point_index,trace,generation,overlays,repeat,status,exit_code,error,wall_seconds,neuronsim_version,numerics,host,"
+              "point_key,point_index,trace,generation,overlays,repeat,status,exit_code,error,wall_seconds,cpu_seconds,neuronsim_version,numerics,host,"
               "param:act.clock_ghz,param:act.opcodes,stat:core.act.busy_ps,stat:core.act.clock_ghz,stat:core.act.name,stat:core.act.none,"
               "stat:core.act.on,stat:core.list.0,stat:core.list.1.x");
-    EXPECT_NE(csv.find(",ok,0,,0.25,0.2.0,,h,1,\"[0x21, 0x22]\",10,1.2,MARIANA,,1,3,4\n"), std::string::npos) << csv;
-    EXPECT_NE(csv.find(",\"t,2\",mariana,,0,failed,1,\"line one, \"\"quoted\"\"\nline two\",0.25,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",ok,0,,0.25,0,0.2.0,,h,1,\"[0x21, 0x22]\",10,1.2,MARIANA,,1,3,4\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",\"t,2\",mariana,,0,failed,1,\"line one, \"\"quoted\"\"\nline two\",0.25,0,"), std::string::npos) << csv;
 }
 
 TEST(RecordJson, RoundTripsEveryValueKind) {
