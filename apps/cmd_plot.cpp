@@ -19,7 +19,7 @@ int run_plot(const std::string& prog, const std::vector<std::string>& args) {
         ("where", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE: only points where KEY has VALUE (repeatable; numbers compare by value)")
         ("out", po::value<std::string>(), "the image: FILE.png or FILE.svg (default: the database's name with .svg)")
         ("bar", po::bool_switch(), "a clustered bar chart (the default for a non-numeric x)")
-        ("title", po::value<std::string>(), "the chart's title (default: the database's file name)")
+        ("title", po::value<std::string>(), "the chart's title (default: the database's file name and the --where filters)")
         ("script", po::value<std::string>(), "also write the gnuplot script (with its data) to FILE, to restyle the chart by hand");
     po::positional_options_description pos;
     pos.add("db", 1);

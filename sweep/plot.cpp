@@ -61,7 +61,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 // A gnuplot single-quoted string ('' stands for a quote).
-std::string quoted(const std::string& s) {
+std::string gp_quoted(const std::string& s) {
     std::string q = "'";
     for (char c : s) {
         if (c == '\'') q += "''";
@@ -161,9 +161,14 @@ std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::s
         s += "set terminal pngcairo size 1000,600 enhanced font 'Sans,10'\n";
     else
         s += "set terminal svg size 1000,600 dynamic enhanced font 'Sans,10'\n";
-    s += "set output " + quoted(output_path) + "\n";
-    s += "set title " + quoted(r.title.empty() ? fs::path(r.db).filename().string() : r.title) + " noenhanced\n";
-    s += "set xlabel " + quoted(r.x) + " noenhanced\nset ylabel " + quoted(r.y) + " noenhanced\n";
+    s += "set output " + gp_quoted(output_path) + "\n";
+    std::string title = r.title;
+    if (title.empty()) {
+        title = fs::path(r.db).filename().string();
+        for (size_t i = 0; i < r.where.size(); ++i) title += (i ? ", " : ": ") + r.where[i];
+    }
+    s += "set title " + gp_quoted(title) + " noenhanced\n";
+    s += "set xlabel " + gp_quoted(r.x) + " noenhanced\nset ylabel " + gp_quoted(r.y) + " noenhanced\n";
     s += "set grid\nset key below noenhanced\nset datafile missing 'NaN'\n";
     const bool bars = r.bar || !d.numeric_x;
     s += "$data << EOD\n";
@@ -179,7 +184,7 @@ std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::s
         s += "plot ";
         for (size_t si = 0; si < d.series.size(); ++si)
             s += std::string(si ? ", '' " : "$data ") + "using " + std::to_string(si + 2) + (si == 0 ? ":xtic(1)" : "") + " title " +
-                 quoted(d.series[si].empty() ? r.y : d.series[si]);
+                 gp_quoted(d.series[si].empty() ? r.y : d.series[si]);
         s += "\n";
     } else {
         // One block per series, separated by two blank lines (gnuplot's index).
@@ -192,7 +197,7 @@ std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::s
         s += "plot ";
         for (size_t si = 0; si < d.series.size(); ++si)
             s += std::string(si ? ", " : "") + "$data index " + std::to_string(si) + " using 1:2 with linespoints pointtype 7 title " +
-                 quoted(d.series[si].empty() ? r.y : d.series[si]);
+                 gp_quoted(d.series[si].empty() ? r.y : d.series[si]);
         s += "\n";
     }
     return s;

@@ -24,7 +24,8 @@ std::vector<PlotRequest> study_plots(const Spec& spec, const std::string& db) {
             r.x = p.x;
             r.y = p.y;
             r.series = p.series;
-            r.out = p.out;
+            // Relative to the database's directory: a study's plots go beside its results.
+            r.out = fs::path(p.out).is_absolute() ? p.out : (fs::path(db).parent_path() / p.out).string();
             r.bar = p.bar;
             r.where = p.where;
             out.push_back(r);

@@ -1,5 +1,6 @@
 #pragma once
-// The plots `neuronsim sweep --plot` draws: the spec's `plots:` entries, or by default one per
+// The plots `neuronsim sweep --plot` draws, beside the database: the spec's `plots:` entries
+// (a relative `out` is taken in the database's directory), or by default one per
 // trace and axis key: core.simulated_ps against the key, a line per generation, the other axes
 // held at their first value.
 #include <string>
