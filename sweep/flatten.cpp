@@ -1,6 +1,7 @@
 #include "sweep/flatten.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace neuronsim::sweep {
 
@@ -50,8 +51,12 @@ std::string FlatValue::to_text() const {
         case Kind::integer:
             return std::to_string(i);
         case Kind::real: {
+            // The shortest of %.15g..%.17g that reads back as the same double (0.8, not 0.80000000000000004).
             char buf[40];
-            std::snprintf(buf, sizeof buf, "%.17g", d);
+            for (int digits = 15; digits <= 17; ++digits) {
+                std::snprintf(buf, sizeof buf, "%.*g", digits, d);
+                if (std::strtod(buf, nullptr) == d) break;
+            }
             return buf;
         }
         case Kind::text:
