@@ -85,8 +85,11 @@ PointDone PointExecutor::finish(const ChildExit& e) {
     r.host = host_name();
     r.finished_at = utc_now();
     const std::string dir = o_.work_dir + "/" + p.key();
-    const bool by_interrupt = e.signal == SIGINT || e.signal == SIGTERM || e.signal == SIGKILL || e.exit_code == 130 || e.exit_code == 143;
-    if (by_interrupt && (stopping_ || e.exit_code == 130 || e.signal == SIGINT)) {
+    // Stopped rather than failed: by Ctrl-C or a termination signal (a terminal's, mpirun's, a
+    // batch system's; the run exits 130 or dies of it), or killed while the sweep stops points.
+    const bool by_interrupt = e.signal == SIGINT || e.signal == SIGTERM || e.signal == SIGHUP || e.exit_code == 130 ||
+                              e.exit_code == 143 || (stopping_ && e.signal == SIGKILL);
+    if (by_interrupt) {
         d.interrupted = true;
     } else if (e.signal != 0) {
         r.status = "failed";

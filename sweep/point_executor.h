@@ -2,8 +2,8 @@
 // Runs points as `neuronsim run` child processes, each in its own output directory under a
 // work directory, and turns each exit into a PointRecord: status ok with the flattened
 // stats.json, or failed with the error text from the child's stderr. A child that ended by
-// SIGINT/SIGTERM (exit 130/143, or the signal) while the sweep is being interrupted is
-// reported as interrupted and never recorded, so a resumed sweep runs it again.
+// SIGINT, SIGTERM or SIGHUP (or exit 130/143), or by SIGKILL while the sweep stops its points,
+// is reported as interrupted and never recorded, so a resumed sweep runs it again.
 #include <map>
 #include <string>
 #include <vector>
