@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -135,18 +136,40 @@ TEST(SweepCli, AFailingPointIsRecordedAndTheSweepGoesOn) {
 TEST(SweepCli, InterruptStopsLaunchingKeepsWhatWasRecordedAndResumes) {
     test::TempDir dir;
     dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
-    const std::string cmd = "cd '" + dir.path() + "' && { " + NEURONSIM_EXE + " sweep spec.yaml -o i.db -j 1 >out 2>err </dev/null & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >rc; }";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-    EXPECT_EQ(test::read_file(dir.file("rc")), "130\n") << test::read_file(dir.file("out")) << test::read_file(dir.file("err"));
-    EXPECT_NE(test::read_file(dir.file("out")).find("not run (interrupted; run the same command again to resume)"), std::string::npos);
-    const auto partial = rows(dir.file("i.db"));
+    // Start the sweep, wait until it has recorded a point, then Ctrl-C it.
+    const std::string db = dir.file("i.db");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
+        ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", db.c_str(), "-j", "1", static_cast<char*>(nullptr));
+        _exit(98);
+    }
+    size_t recorded = 0;
+    for (int i = 0; i < 6000 && recorded == 0; ++i) {
+        ::usleep(10000);
+        try {
+            recorded = ResultsDb(db, false).point_keys().size();
+        } catch (const std::exception&) {  // not created yet
+        }
+    }
+    ::kill(pid, SIGINT);
+    int st = 0;
+    ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+    ASSERT_GT(recorded, 0u) << test::read_file(dir.file("err"));
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 130) << st << test::read_file(dir.file("out")) << test::read_file(dir.file("err"));
+    EXPECT_NE(test::read_file(dir.file("out")).find("not run (interrupted; run the same command again to resume)"), std::string::npos)
+        << test::read_file(dir.file("out"));
+    const auto partial = rows(db);
     EXPECT_GT(partial.size(), 0u);
     EXPECT_LT(partial.size(), 60u);
     for (const auto& [key, rec] : partial) EXPECT_EQ(rec.status, "ok") << rec.error;  // an interrupted point is not recorded
     auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o i.db");
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find(std::to_string(partial.size()) + " already in i.db"), std::string::npos) << r.out;
-    EXPECT_EQ(rows(dir.file("i.db")).size(), 60u);
+    EXPECT_NE(r.out.find("60 points: " + std::to_string(60 - partial.size()) + " run now (0 failed), " + std::to_string(partial.size()) + " already in i.db"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(rows(db).size(), 60u);
 }
 
 TEST(SweepCli, SpecErrorsNameTheFileAndPlaceAndNothingRuns) {
