@@ -192,14 +192,24 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
             if (coordinator) throw Error(error);
             return 1;
         }
-        // Each rank has its own work directory (ranks may share a machine and a --keep-runs DIR).
-        WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() + "/rank-" + std::to_string(mpi->rank()) : "");
-        o.exec.work_dir = work.path;
-        if (!coordinator) {
-            run_mpi_worker(*mpi, points, o);
-            return 0;
+        // From here on the ranks wait for each other: a rank that fails alone (a work directory it
+        // cannot create, a database write that fails) aborts the job rather than leave the others
+        // waiting for it. Every point recorded so far is committed.
+        SweepOutcome out;
+        try {
+            // Each rank has its own work directory (ranks may share a machine and a --keep-runs DIR).
+            WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() + "/rank-" + std::to_string(mpi->rank()) : "");
+            o.exec.work_dir = work.path;
+            if (!coordinator) {
+                run_mpi_worker(*mpi, points, o);
+                return 0;
+            }
+            out = run_mpi_coordinator(*mpi, points, *db, o);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "neuronsim: error: MPI rank %d: %s\n", mpi->rank(), e.what());
+            std::fflush(stderr);
+            MpiSession::abort(1);
         }
-        const SweepOutcome out = run_mpi_coordinator(*mpi, points, *db, o);
         db.reset();
         const int rc = report(out, db_path, points, false);
         if (vm["plot"].as<bool>() && !out.interrupted) draw_study_plots(spec, db_path);
