@@ -1,14 +1,21 @@
 // `neuronsim run`, `asm`, `disasm`: the trace-driven platform.
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "apps/commands.h"
+#include "apps/config_options.h"
 #include "model/common/error.h"
 #include "model/io/json_path.h"
+#include "model/io/sha256.h"
+#include "neuronsim/version.h"
 #include "model/io/write_file.h"
 #include "model/isa/opcodes.h"
 #include "model/trace/assembler.h"
@@ -24,27 +31,72 @@ namespace {
 namespace fs = std::filesystem;
 using namespace platform;
 
-Config config_from(const po::variables_map& vm, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> overrides = extra;
-    if (vm.count("param"))
-        for (const auto& p : vm["param"].as<std::vector<std::string>>()) overrides.push_back(p);
-    if (vm.count("config") && vm.count("gen")) throw UsageError("give --config FILE or --gen NAME, not both");
-    if (vm.count("config")) return load_config(vm["config"].as<std::string>(), overrides);
-    const std::string gen = vm.count("gen") ? vm["gen"].as<std::string>() : default_generation();
-    return parse_config(builtin_config_text(gen), "configs/" + gen + ".yaml (built in)", overrides);
+// stats.json's layout (docs/stats-schema.md); bump it when a key moves or changes meaning.
+constexpr int kStatsSchemaVersion = 2;
+
+std::string lower_name(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
 }
 
 void write_file(const std::string& path, const std::string& text) { model::io::write_file_atomic(path, text); }
 
-// An output directory holds one complete run or one clearly marked incomplete: the files of an
-// earlier run go first, RUN_INCOMPLETE stays until every output is in place (a failed run
-// writes its error there; a killed one leaves "running").
-const char* const kOutputs[] = {"stats.json", "instructions.csv", "timeline.json", "host.json", "config.yaml"};
-void start_outputs(const std::string& out) {
-    fs::create_directories(out);
-    for (const char* f : kOutputs) fs::remove(fs::path(out) / f);
-    write_file(out + "/RUN_INCOMPLETE", "running\n");
+// An output directory holds one complete run or one clearly marked incomplete: RUN_INCOMPLETE
+// stays until every output is in place (a failed run writes its error there, an interrupted
+// one says so, a killed one leaves "running"). The manifest lists what neuronsim wrote, so
+// that --force clears exactly that.
+const char* const kManifest = ".neuronsim-outputs";
+const char* const kOutputs[] = {"stats.json", "instructions.csv", "timeline.json", "host.json", "config.yaml", "RUN_INCOMPLETE", "demo.trace", "streams"};
+
+void prepare_output_dir(const std::string& prog, const std::string& out, bool force) {
+    std::error_code ec;
+    if (fs::exists(out, ec) && !fs::is_directory(out, ec)) throw Error(out + ": --out names a file, not a directory");
+    if (fs::is_directory(out, ec) && !fs::is_empty(out, ec)) {
+        bool ours = fs::exists(fs::path(out) / kManifest);
+        for (const char* f : kOutputs) ours |= fs::exists(fs::path(out) / f);
+        if (ours && !force)
+            throw UsageError(prog + ": " + out + " holds an earlier run's outputs; give --force to replace them (it removes what neuronsim wrote there) or choose another --out");
+        // What the earlier run wrote: its manifest, and the fixed names in any case.
+        std::vector<std::string> old(std::begin(kOutputs), std::end(kOutputs));
+        if (fs::exists(fs::path(out) / kManifest)) {
+            std::istringstream in(model::io::read_text_file(out + "/" + kManifest));
+            for (std::string line; std::getline(in, line);)
+                if (!line.empty() && line.find("..") == std::string::npos && line[0] != '/') old.push_back(line);
+        }
+        for (const std::string& f : old) {
+            fs::remove_all(fs::path(out) / f, ec);
+            if (ec) throw Error(out + "/" + f + ": cannot remove the earlier run's output: " + ec.message());
+        }
+        fs::remove(fs::path(out) / kManifest, ec);
+    }
+    model::io::make_directories(out);
 }
+
+void write_manifest(const std::string& out, const std::vector<std::string>& extra) {
+    std::string text;
+    for (const char* f : kOutputs) text += std::string(f) + "\n";
+    for (const std::string& f : extra) text += f + "\n";
+    write_file(out + "/" + kManifest, text);
+}
+
+// SIGINT/SIGTERM ask the simulation to stop; a second one ends the process at once.
+std::atomic<int> g_stop{0};
+extern "C" void on_stop_signal(int sig) {
+    g_stop.store(sig);
+    std::signal(sig, SIG_DFL);
+}
+
+struct StopSignals {
+    StopSignals() {
+        g_stop.store(0);
+        std::signal(SIGINT, on_stop_signal);
+        std::signal(SIGTERM, on_stop_signal);
+    }
+    ~StopSignals() {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
+};
 
 // --window START:END in ns; either side may be empty (from the start, to the end).
 void parse_window(const std::string& prog, const std::string& text, RunOptions& r) {
@@ -67,18 +119,36 @@ void parse_window(const std::string& prog, const std::string& text, RunOptions& 
     if (r.window_end < r.window_start) throw UsageError(prog + ": --window " + text + ": END is before START");
 }
 
-int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out);
+// What the run was made of, for stats.json: the trace and the config layers with their hashes.
+struct RunInputs {
+    std::string trace_path, trace_sha256;
+    nlohmann::ordered_json config;
+};
+
+std::string streams_sha256(const std::string& dir) {
+    model::io::Sha256 h;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.is_regular_file()) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) h.update(n + "\n" + model::io::sha256_file(dir + "/" + n, "stream file") + "\n");
+    return h.hex();
+}
+
+int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out, RunInputs inputs);
 
 int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
+    add_config_options(opts);
     opts.add_options()
-        ("config,c", po::value<std::string>(), "platform configuration YAML (configs/<gen>.yaml)")
-        ("gen,g", po::value<std::string>(), "built-in generation: sunda, cayman, mariana (default), mariana_plus, maverick")
-        ("param,p", po::value<std::vector<std::string>>()->composing(), "override dotted.key=value (repeatable, last wins)")
         ("trace,t", po::value<std::string>(), "text trace (default: the built-in demo trace)")
         ("streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")
         ("out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")
+        ("force", po::bool_switch(), "reuse an output directory that holds an earlier run: first remove what neuronsim wrote there (its .neuronsim-outputs list)")
         ("pwp", po::value<std::string>(), "a pwp_bin_* directory (ours or the vendor's) whose sets LoadActFuncSet loads (default: the built-in catalog's pwp_bin_trainium)")
+        ("numerics", po::value<std::string>()->default_value("full"),
+         "full: every element is computed; none: timing only, for fast what-if sweeps: the same instruction times, stats and timeline, "
+         "but no element values are read, computed, moved or dumped (value-dependent errors are not detected)")
         ("act-numerics", po::value<std::string>()->default_value("pwp"), "pwp: Activate evaluates the resident tables; exact: the closed forms (the reference's no-profile mode)")
         ("skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")
         ("no-progress", po::bool_switch(), "no progress bar even on a terminal")
@@ -89,47 +159,72 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::variables_map vm;
     if (parse_options(prog, "Runs an instruction trace on the simulated NeuronCore of one generation and writes\n"
                             "stats.json, instructions.csv, timeline.json (Chrome/Perfetto), config.yaml and the\n"
-                            "trace's dumps into --out. With no arguments: the built-in demo trace on MARIANA.",
+                            "trace's dumps into --out. With no arguments: the built-in demo trace on MARIANA.\n"
+                            "The configuration is the generation's preset, then each --config overlay, then -p.\n"
+                            "Exit status: 0 done, 1 error (RUN_INCOMPLETE in --out says why), 2 usage,\n"
+                            "130 interrupted (SIGINT or SIGTERM: the outputs cover what completed).",
                       opts, args, vm))
         return 0;
     if (vm.count("trace") && vm.count("streams")) throw UsageError(prog + ": give --trace or --streams, not both");
+    const std::string numerics = vm["numerics"].as<std::string>();
+    if (numerics != "full" && numerics != "none") throw UsageError(prog + ": --numerics: expected full or none, got \"" + numerics + "\"");
+    {  // every option is checked before the output directory is touched
+        RunOptions check;
+        if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), check);
+        const std::string a = vm["act-numerics"].as<std::string>();
+        if (a != "pwp" && a != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + a + "\"");
+    }
     Config cfg = config_from(vm);
+    RunInputs inputs;
+    inputs.config = {{"preset", lower_name(cfg.generation.name)}, {"overlays", nlohmann::ordered_json::array()}, {"overrides", config_overrides(vm)}};
+    for (const std::string& o : config_overlays(vm)) inputs.config["overlays"].push_back({{"path", o}, {"sha256", model::io::sha256_file(o, "config overlay")}});
     const std::string out = vm["out"].as<std::string>();
-    start_outputs(out);
+    prepare_output_dir(prog, out, vm["force"].as<bool>());
+    write_manifest(out, {});
+    write_file(out + "/RUN_INCOMPLETE", "running\n");
     try {
-        return run_outputs(prog, vm, cfg, out);
+        return run_outputs(prog, vm, cfg, out, std::move(inputs));
     } catch (const std::exception& e) {
         write_file(out + "/RUN_INCOMPLETE", std::string("failed: ") + e.what() + "\n");
         throw;
     }
 }
 
-int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out) {
-    write_file(out + "/config.yaml", config_to_yaml(cfg));
-
+int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out, RunInputs inputs) {
     std::string streams_dir, trace_name, source_name;
     if (vm.count("streams")) {
         streams_dir = vm["streams"].as<std::string>();
         trace_name = streams_dir;
+        inputs.trace_path = streams_dir;
+        inputs.trace_sha256 = streams_sha256(streams_dir);
     } else {
         std::string trace;
         if (vm.count("trace")) {
             trace = vm["trace"].as<std::string>();
             trace_name = trace;
+            inputs.trace_path = trace;
         } else {
             // The demo decodes CPTC weights where the generation's ISA and firmware can: it opts
             // into the CPTC library (before any -p, which may say otherwise).
             const bool cptc = cfg.generation.nc_version >= 4 && cfg.gpsimd.cptc_library;
-            if (cptc) cfg = config_from(vm, {"gpsimd.cptc_flag=true"});
+            if (cptc) {
+                cfg = config_from(vm, {"gpsimd.cptc_flag=true"});
+                inputs.config["overrides"] = nlohmann::ordered_json::array({"gpsimd.cptc_flag=true"});
+                for (const auto& p : config_overrides(vm)) inputs.config["overrides"].push_back(p);
+            }
             trace = out + "/demo.trace";
             write_file(trace, builtin_demo_trace(cptc));
             trace_name = cptc ? "built-in demo.trace (CPTC library opted in)" : "built-in demo_no_cptc.trace";
             source_name = cptc ? "demo.trace" : "demo_no_cptc.trace";
-            write_file(out + "/config.yaml", config_to_yaml(cfg));
+            inputs.trace_path = "(built in) " + source_name;
         }
+        inputs.trace_sha256 = model::io::sha256_file(trace, "trace");
         streams_dir = out + "/streams";
         model::trace::assemble_trace(trace, streams_dir, source_name.empty() ? trace_name : source_name);
     }
+    const std::string config_yaml = config_to_yaml(cfg);
+    write_file(out + "/config.yaml", config_yaml);
+    inputs.config["sha256"] = model::io::sha256_hex(config_yaml);
     const auto streams = model::trace::list_streams(streams_dir);
     const std::string setup = fs::exists(streams_dir + "/setup.trace") ? streams_dir + "/setup.trace" : "";
 
@@ -137,19 +232,28 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     ro.out_dir = out;
     ro.skip_unknown = vm["skip-unknown"].as<bool>();
     if (vm.count("pwp")) ro.pwp_dir = vm["pwp"].as<std::string>();
-    const std::string numerics = vm["act-numerics"].as<std::string>();
-    if (numerics != "pwp" && numerics != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + numerics + "\"");
-    ro.act_exact = numerics == "exact";
+    const std::string act_numerics = vm["act-numerics"].as<std::string>();
+    ro.act_exact = act_numerics == "exact";
+    ro.timing_only = vm["numerics"].as<std::string>() == "none";
     ro.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
     ro.cost_model = vm["cost-model"].as<bool>();
     ro.record_csv = !vm["no-csv"].as<bool>();
     ro.record_timeline = !vm["no-timeline"].as<bool>();
     if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), ro);
     ro.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
+    StopSignals signals;
+    ro.stop = &g_stop;
     TraceHost host("host", cfg, streams, setup, ro);
     RunReport rep = host.run();
+    write_manifest(out, rep.dumps);
 
     nlohmann::ordered_json stats;
+    stats["schema_version"] = kStatsSchemaVersion;
+    stats["neuronsim_version"] = NEURONSIM_VERSION;
+    stats["generation"] = cfg.generation.name;
+    stats["trace"] = {{"path", inputs.trace_path}, {"sha256", inputs.trace_sha256}};
+    stats["config"] = inputs.config;
+    stats["run"] = {{"numerics", vm["numerics"].as<std::string>()}, {"act_numerics", act_numerics}, {"status", rep.interrupted ? "interrupted" : "complete"}};
     stats["core"] = rep.stats;
     write_file(out + "/stats.json", stats.dump(2) + "\n");
     const double sim_ns = rep.simulated.to_seconds() * 1e9;
@@ -158,8 +262,17 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
                                    {"instructions_per_second", rep.wall_seconds > 0 ? rep.instructions / rep.wall_seconds : 0.0}};
     write_file(out + "/host.json", host_json.dump(2) + "\n");
 
+    if (rep.interrupted) {
+        const std::string why = std::string("interrupted by ") + (rep.interrupted == SIGTERM ? "SIGTERM" : "SIGINT") + " after " +
+                                std::to_string(rep.instructions) + " instructions; stats.json, instructions.csv and timeline.json cover what completed; "
+                                "no dumps were written\n";
+        write_file(out + "/RUN_INCOMPLETE", why);
+        std::fprintf(stderr, "neuronsim: %s", why.c_str());
+        return 130;
+    }
     fs::remove(fs::path(out) / "RUN_INCOMPLETE");  // every output is in place
     print_run_summary(cfg, trace_name, out, rep, host_json, host.core(), ro.cost_model);
+    if (ro.timing_only) std::printf("  (--numerics none: timing only; no element values were computed and no dumps written)\n");
     return 0;
 }
 

@@ -10,6 +10,7 @@ Command run_command();
 Command asm_command();
 Command disasm_command();
 Command cptc_command();
+Command config_command();
 Command sweep_command();
 Command plot_command();
 

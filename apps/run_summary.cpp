@@ -18,8 +18,15 @@ unsigned long long u(const json& v) { return v.get<unsigned long long>(); }
 // Engines are the stats nodes with busy_ps.
 template <typename F>
 void for_each_engine(const json& stats, F&& f) {
-    for (auto it = stats.begin(); it != stats.end(); ++it)
-        if (it.value().is_object() && it.value().contains("busy_ps")) f(it.key(), it.value());
+    // ACT, POOL and the DMA queues that ran (under "queues"), in name order.
+    std::map<std::string, const json*> engines;
+    auto collect = [&](const json& node) {
+        for (auto it = node.begin(); it != node.end(); ++it)
+            if (it.value().is_object() && it.value().contains("busy_ps")) engines[it.key()] = &it.value();
+    };
+    collect(stats);
+    if (stats.contains("queues")) collect(stats["queues"]);
+    for (const auto& [name, node] : engines) f(name, *node);
 }
 
 void print_time_by_mnemonic(const json& stats) {

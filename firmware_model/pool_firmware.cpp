@@ -160,7 +160,7 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAcc
     r.log.push_back(fmt("P%i: ExtendedInstCopy : num_tensor_elements = %d", c.core, static_cast<long>(n)));
     const Pattern sp = make_pattern(s.offset, op.src.step_elem, op.src.num_elem, 2, eb, "ExtendedInstCopy source");
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, eb, "ExtendedInstCopy destination");
-    for (uint32_t p = c.first; n && p < end; ++p) {
+    for (uint32_t p = c.first; cfg_.values && n && p < end; ++p) {
         const uint8_t* src = sbuf(s.partition + p, static_cast<uint64_t>(sp.lo), sp.span());
         uint8_t* dst = sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
         // Element by element in order, as the kernel walks (overlapping patterns behave alike).
@@ -238,7 +238,7 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, ob, "cptc_decode destination");
     const uint64_t blocks = (elements + op.block_size - 1) / op.block_size;
     std::vector<float> scales(blocks);
-    for (uint32_t p = c.first; p < end; ++p) {
+    for (uint32_t p = c.first; cfg_.values && p < end; ++p) {
         const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
         const std::vector<int32_t> codes = model::cptc::unpack_codes(stream, elements, bits, is_signed);
         for (uint64_t b = 0; b < blocks; ++b)

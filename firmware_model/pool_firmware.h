@@ -41,6 +41,9 @@ struct FirmwareConfig {
     // pathological pattern (step 0, counts of 65535), far above any real kernel (a full SBUF
     // is 128 x 256 KiB = 2^25 bytes).
     uint64_t max_elements = uint64_t{1} << 28;
+    // false: every check runs and the result describes the work, but no element is read or
+    // written (a timing-only run).
+    bool values = true;
     bool extisa3_staged() const;
 };
 

@@ -3,21 +3,24 @@
 #include "model/common/error.h"
 #include "model/isa/address.h"
 #include "platform/recorder.h"
+#include "platform/work_budget.h"
 
 namespace neuronsim::platform {
 
 using model::isa::MemSpace;
 
-DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder)
+DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only)
     : sc_core::sc_module(name), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), act_tables("act_tables_socket", "the ACT table memory"),
       cfg_(cfg), map_(cfg.memory.partitions, cfg.memory.sbuf_bytes_per_partition, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes),
-      dram_(dram), recorder_(recorder), next_ticket_(cfg.dma.engines, 0), serving_(cfg.dma.engines, 0),
+      dram_(dram), recorder_(recorder), budget_(budget), timing_only_(timing_only), next_ticket_(cfg.dma.engines, 0), serving_(cfg.dma.engines, 0),
       free_at_(cfg.dma.engines, sc_core::SC_ZERO_TIME), busy_(cfg.dma.engines, sc_core::SC_ZERO_TIME), transfers_(cfg.dma.engines, 0),
       bytes_(cfg.dma.engines, 0) {}
 
-sc_core::sc_time DmaEngines::duration(uint64_t bytes) const {
-    return sc_core::sc_time(cfg_.dma.fixed_overhead_ns + static_cast<double>(bytes) / cfg_.dma.bytes_per_ns_per_engine, sc_core::SC_NS);
+sc_core::sc_time DmaCost::duration(uint64_t bytes) const {
+    return sc_core::sc_time(fixed_overhead_ns + static_cast<double>(bytes) / bytes_per_ns, sc_core::SC_NS);
 }
+
+sc_core::sc_time DmaEngines::duration(uint64_t bytes) const { return DmaCost{cfg_.dma.fixed_overhead_ns, cfg_.dma.bytes_per_ns_per_engine}.duration(bytes); }
 
 TlmPort& DmaEngines::port(DmaSpace s) {
     switch (s) {
@@ -47,23 +50,25 @@ uint64_t DmaEngines::tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t b
 
 sc_core::sc_time DmaEngines::transfer(uint32_t e, const DmaTransfer& t, const std::string& label) { return transfer_group(e, {t}, label); }
 
-sc_core::sc_time DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label) {
+sc_core::sc_time DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label, const DmaCost* cost,
+                                            bool element_values) {
     if (e >= busy_.size()) throw Error("DMA engine " + std::to_string(e) + " does not exist (" + std::to_string(busy_.size()) + " configured)");
-    // Validate every row before any time passes.
+    // Bound the work, then validate every row before any time passes.
     uint64_t total = 0;
+    for (const DmaTransfer& t : ts) total += t.total();
+    if (budget_) budget_->dma_bytes(total, label);
     for (const DmaTransfer& t : ts) {
         for (uint32_t r = 0; r < t.rows; ++r) {
             tlm_address(t.src, r, t.bytes);
             tlm_address(t.dst, r, t.bytes);
         }
-        total += t.total();
     }
     // Wait for the engine: one transfer at a time, in the order asked.
     const sc_core::sc_time asked = sc_core::sc_time_stamp();
     const uint64_t ticket = next_ticket_[e]++;
     while (serving_[e] != ticket) wait(freed_);
     const sc_core::sc_time start = sc_core::sc_time_stamp();
-    const sc_core::sc_time nominal = duration(total);
+    const sc_core::sc_time nominal = cost ? cost->duration(total) : duration(total);
     if (recorder_) recorder_->counter("DMA bytes in flight", start, static_cast<double>(in_flight_ += static_cast<int64_t>(total)));
     wait(nominal);
     // The data moves at the end of the nominal time; what the memories annotate comes on top.
@@ -71,6 +76,7 @@ sc_core::sc_time DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTra
     std::vector<uint8_t> buf;
     try {
         for (const DmaTransfer& t : ts) {
+            if (timing_only_ && element_values) break;
             buf.resize(t.bytes);
             TlmPort &from = port(t.src.space), &to = port(t.dst.space);
             for (uint32_t r = 0; r < t.rows; ++r) {
@@ -104,7 +110,6 @@ void DmaEngines::collect_stats(nlohmann::ordered_json& node) const {
     for (size_t e = 0; e < busy_.size(); ++e) {
         transfers += transfers_[e];
         bytes += bytes_[e];
-        if (!transfers_[e]) continue;
         per[std::to_string(e)] = {{"transfers", transfers_[e]}, {"bytes", bytes_[e]}, {"busy_ps", busy_[e].value()}};
     }
     node["transfers"] = transfers;

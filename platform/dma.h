@@ -22,6 +22,7 @@
 namespace neuronsim::platform {
 
 class Recorder;
+class WorkBudget;
 
 // Where a DMA reads or writes: the three memories of the trace's address spaces, or the
 // ACT table memory (a flat address space, like DRAM).
@@ -40,19 +41,33 @@ struct DmaTransfer {
     uint64_t total() const { return uint64_t{rows} * bytes; }
 };
 
+// What a DMA job costs: a fixed overhead plus its bytes over a bandwidth.
+struct DmaCost {
+    double fixed_overhead_ns = 0;
+    double bytes_per_ns = 1;
+    sc_core::sc_time duration(uint64_t bytes) const;
+};
+
 class DmaEngines : public sc_core::sc_module, public StatsProvider {
 public:
     TlmPort sbuf, psum, act_tables;  // bound by the device; DRAM is the device's own port
 
-    DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder);
+    // `budget` (may be null) is charged every job's bytes; `timing_only`: jobs take their time
+    // but move no data (the memories are not asked, so their annotated delays are absent).
+    DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget = nullptr,
+               bool timing_only = false);
 
     sc_core::sc_time duration(uint64_t bytes) const;
     // Called from an engine's thread: waits for engine `e` and the transfer's time, then
     // moves the data through the sockets. Errors name the endpoint and the range. Returns how
     // long the transfer queued behind earlier work on engine `e` (a busy-resource stall).
     sc_core::sc_time transfer(uint32_t e, const DmaTransfer& t, const std::string& label);
-    // Several transfers as one DMA job: one fixed overhead, their bytes over the bandwidth.
-    sc_core::sc_time transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label);
+    // Several transfers as one DMA job: one fixed overhead, their bytes over the bandwidth
+    // (the data DMA's, dma.*, unless `cost` says otherwise, as for table loads). A job that
+    // moves state rather than element values (`element_values` false: the table images) moves
+    // its data even in a timing-only run.
+    sc_core::sc_time transfer_group(uint32_t e, const std::vector<DmaTransfer>& ts, const std::string& label, const DmaCost* cost = nullptr,
+                                    bool element_values = true);
 
 
     uint32_t engines() const { return static_cast<uint32_t>(busy_.size()); }
@@ -66,6 +81,8 @@ private:
     model::isa::AddressMap map_;
     TlmPort& dram_;
     Recorder* recorder_;
+    WorkBudget* budget_;
+    bool timing_only_;
     // Per engine: tickets in request order (next to give, now serving) and the time it was
     // freed, so that transfers run one at a time in the order asked.
     std::vector<uint64_t> next_ticket_, serving_;

@@ -144,7 +144,7 @@ void Engine::run() {
 }
 
 void Engine::collect_stats(nlohmann::ordered_json& node) const {
-    if (!count_) return;  // a queue that ran nothing reports nothing
+    if (!count_ && !reports_when_idle()) return;  // a DMA queue that ran nothing reports nothing
     node["instructions"] = count_;
     node["busy_ps"] = busy_.value();
     node["stalled_ps"] = stalled_.value();

@@ -52,6 +52,9 @@ protected:
     // Executes one bundle other than sync/halt; waits for its time. Returns false when the
     // opcode is not one this engine models (the caller reports or skips it).
     virtual bool execute(const model::isa::Bundle& b, uint64_t index) = 0;
+    // Engines of the generation (ACT, POOL) report zeros when idle, so that every run's stats
+    // have their keys; the 256 DMA queues report only when they ran.
+    virtual bool reports_when_idle() const { return true; }
     sc_core::sc_time cycles(double n) const { return sc_core::sc_time(n / ghz_, sc_core::SC_NS); }
     EngineContext& ctx_;
 
@@ -98,6 +101,7 @@ public:
 
 protected:
     bool execute(const model::isa::Bundle& b, uint64_t index) override;
+    bool reports_when_idle() const override { return false; }
 
 private:
     uint32_t dma_engine_;

@@ -12,6 +12,7 @@ namespace neuronsim::platform {
 
 class DmaEngines;
 class Recorder;
+class WorkBudget;
 class Semaphores;
 class TlmPort;
 
@@ -28,6 +29,9 @@ struct EngineFailure {
 struct EngineOptions {
     bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
     bool act_exact = false;     // Activate uses the closed forms instead of the tables
+    // Timing only (`run --numerics none`): instructions are validated and timed as usual but
+    // no element value is read, computed or written, and DMA moves no data.
+    bool timing_only = false;
 };
 
 // Where LoadActFuncSet finds the function sets in DRAM (include/neuronsim/act_sets.h).
@@ -47,6 +51,7 @@ public:
     virtual uint32_t reg(uint32_t index) const = 0;
     virtual const EngineOptions& options() const = 0;
     virtual ActSetDirectory act_sets() const = 0;
+    virtual WorkBudget& budget() = 0;  // run.max_* limits, charged before work starts
     // An error is latched: an engine that was waiting abandons its instruction.
     virtual bool halted() const = 0;
     // Latches the failure; the engine then asks its source for the next instruction as usual

@@ -18,6 +18,7 @@
 #include "platform/semaphores.h"
 #include "platform/stats.h"
 #include "platform/tlm_port.h"
+#include "platform/work_budget.h"
 #include "neuronsim/version.h"
 #include "platform/pool/pool_engine.h"
 
@@ -62,6 +63,7 @@ struct NeuronCore::Impl : EngineContext {
     std::unique_ptr<Recorder> recorder_;
     std::unique_ptr<Memory> sbuf, psum;
     std::unique_ptr<Semaphores> sem;
+    WorkBudget work;
     std::unique_ptr<DmaEngines> dma_;
     std::vector<std::unique_ptr<Queue>> queues;
     std::vector<std::unique_ptr<Engine>> engines;  // in stats order
@@ -91,6 +93,7 @@ struct NeuronCore::Impl : EngineContext {
     uint32_t reg(uint32_t i) const override { return regs[i & 0xFF]; }
     const EngineOptions& options() const override { return engine_options; }
     ActSetDirectory act_sets() const override { return sets; }
+    WorkBudget& budget() override { return work; }
     bool halted() const override { return halted_; }
     void fail(const EngineFailure& f) override {
         latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary);
@@ -180,9 +183,10 @@ void Queue::done(bool halt) {
 
 NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     : self(s), cfg(c), opt(o), map(c.memory.partitions, c.memory.sbuf_bytes_per_partition, c.memory.psum_bytes_per_partition(), c.memory.dram_bytes),
-      mem_port(s.mem, "DRAM") {
+      mem_port(s.mem, "DRAM"), work(c.run) {
     engine_options.skip_unknown = o.skip_unknown;
     engine_options.act_exact = o.act_exact;
+    engine_options.timing_only = o.timing_only;
     if (!o.record_dir.empty() || o.progress || o.cost_model) {
         RecorderOptions ro;
         ro.csv = !o.record_dir.empty() && o.record_csv;
@@ -201,7 +205,7 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     sbuf = std::make_unique<Memory>("sbuf", sbuf_bytes, cfg.memory.partitions);
     psum = std::make_unique<Memory>("psum", psum_bytes, cfg.memory.partitions);
     sem = std::make_unique<Semaphores>("semaphores", cfg.semaphores);
-    dma_ = std::make_unique<DmaEngines>("dma", cfg, mem_port, recorder_.get());
+    dma_ = std::make_unique<DmaEngines>("dma", cfg, mem_port, recorder_.get(), &work, o.timing_only);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
     // One queue and one engine per stream the core can run: ACT, POOL and every DMA queue.
@@ -556,7 +560,13 @@ std::string NeuronCore::stats_json() const {
     out["instructions"] = instructions_completed();
     const TlmPort::Counters& m = impl_->mem_port.counters();
     out["mem"] = {{"transactions", m.transports}, {"dmi_accesses", m.dmi_accesses}, {"dmi_grants", m.dmi_grants}, {"dmi_invalidations", m.invalidations}};
-    for (auto it = node.begin(); it != node.end(); ++it) out[it.key()] = it.value();
+    // DMA queue streams (dma3, dma3.1) under "queues": the keys above are the same in every run.
+    nlohmann::ordered_json queues = nlohmann::ordered_json::object();
+    for (auto it = node.begin(); it != node.end(); ++it) {
+        if (model::isa::parse_stream_name(it.key()).cls == model::isa::kOnDma) queues[it.key()] = it.value();
+        else out[it.key()] = it.value();
+    }
+    out["queues"] = std::move(queues);
     return out.dump();
 }
 

@@ -61,6 +61,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     d.progress_total = total;
     d.skip_unknown = options_.skip_unknown;
     d.act_exact = options_.act_exact;
+    d.timing_only = options_.timing_only;
     dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
     core_ = std::make_unique<NeuronCore>("core", cfg_, d);
     core_->mem.bind(dram_->socket);
@@ -253,11 +254,27 @@ RunReport TraceHost::run() {
     window_writes_.clear();
     start_.notify(sc_core::SC_ZERO_TIME);
     const auto t0 = std::chrono::steady_clock::now();
-    sc_core::sc_start();
     RunReport rep;
+    if (!options_.stop) {
+        sc_core::sc_start();
+    } else {
+        // In slices of simulated time, so that a stop request is seen between them; the
+        // kernel's state carries over, so the run is the same as in one piece.
+        const sc_core::sc_time slice(100, sc_core::SC_US);
+        while (sc_core::sc_pending_activity()) {
+            if ((rep.interrupted = options_.stop->load())) break;
+            sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+        }
+    }
     rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     core_->finish_recording();
     if (!error_.empty()) throw Error(error_);
+    if (rep.interrupted) {  // what completed so far; no dumps (their data may be half made)
+        rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
+        rep.simulated = sc_core::sc_time(static_cast<double>(rep.stats["simulated_ps"].get<uint64_t>()), sc_core::SC_PS);
+        rep.instructions = core_->instructions_completed();
+        return rep;
+    }
     if (!done_) {
         // No more events: the engines left wait on semaphores nothing will change.
         std::string stuck;
@@ -268,7 +285,11 @@ RunReport TraceHost::run() {
         }
         throw Error("deadlock at " + std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck);
     }
-    for (const auto& d : dumps_) dump(d);
+    if (!options_.timing_only)  // without values a dump would hold nothing meaningful
+        for (const auto& d : dumps_) {
+            dump(d);
+            rep.dumps.push_back(d.file);
+        }
     rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
     rep.simulated = sc_core::sc_time(static_cast<double>(rep.stats["simulated_ps"].get<uint64_t>()), sc_core::SC_PS);
     rep.instructions = core_->instructions_completed();

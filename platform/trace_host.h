@@ -6,6 +6,7 @@
 // the queue registers, rings the doorbells and waits for the interrupt. It runs the
 // simulation (the device never does) and reports: stats, deadlocks, errors with their trace
 // file and line.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +33,10 @@ struct RunOptions {
     sc_core::sc_time window_start = sc_core::SC_ZERO_TIME, window_end = sc_core::sc_max_time();
     std::string process_name;
     uint32_t queue_entries = 4096;  // bundles per instruction ring in DRAM
+    bool timing_only = false;       // no element values (DeviceOptions::timing_only); no dumps
+    // Set (by a signal handler) to ask the run to stop: run() returns what completed with
+    // `interrupted` set. Polled between slices of simulated time.
+    const std::atomic<int>* stop = nullptr;
 };
 
 struct RunReport {
@@ -39,6 +44,8 @@ struct RunReport {
     uint64_t instructions = 0;
     double wall_seconds = 0;
     nlohmann::ordered_json stats;
+    int interrupted = 0;             // the value *stop had when the run stopped early (0: ran to the end)
+    std::vector<std::string> dumps;  // files written under out_dir, relative to it
 };
 
 class TraceHost : public sc_core::sc_module {

@@ -22,4 +22,4 @@ fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j "$(nproc)"
-./build/neuronsim run --out build/run-demo
+./build/neuronsim run --force --out build/run-demo

@@ -6,85 +6,114 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace neuronsim {
 
+// Every value below comes from a preset (configs/<gen>.yaml) through the one table of field
+// descriptors (config_fields()), which also validates it, writes config.yaml and generates the
+// field table of configs/README.md. Members are only value-initialised here: a Config is made
+// by compose_config()/parse_config(), never default-constructed and used.
 struct GenerationConfig {
     std::string name;      // SUNDA, CAYMAN, MARIANA, MARIANA_PLUS, MAVERICK
-    int nc_version = 2;    // 2..5
-    int coretype = 0;
+    int nc_version{};      // 2..5
+    int coretype{};
 };
 
 struct MemoryConfig {
-    uint32_t partitions = 128;
-    uint64_t sbuf_bytes_per_partition = 0;
-    uint32_t psum_banks = 8;
-    uint32_t psum_bank_bytes = 2048;
-    uint64_t dram_bytes = 0;
+    uint32_t partitions{};
+    uint64_t sbuf_bytes_per_partition{};
+    uint32_t psum_banks{};
+    uint32_t psum_bank_bytes{};
+    uint64_t dram_bytes{};
     uint64_t psum_bytes_per_partition() const { return uint64_t{psum_banks} * psum_bank_bytes; }
 };
 
 struct DmaConfig {
-    uint32_t engines = 16;
-    uint32_t queues_per_engine = 16;
-    double bytes_per_ns_per_engine = 0;
-    double fixed_overhead_ns = 1300;
+    uint32_t engines{};
+    uint32_t queues_per_engine{};
+    double bytes_per_ns_per_engine{};
+    double fixed_overhead_ns{};
 };
 
 struct ActTablesConfig {
-    uint32_t cam_entries = 128, profile_slots = 64, control_entries = 512, control_stride_bytes = 32, bucket_entries = 2048;
+    uint32_t cam_entries{}, profile_slots{}, control_entries{}, control_stride_bytes{}, bucket_entries{};
+};
+
+// LoadActFuncSet's image DMA: its own cost, independent of the data DMA settings, so a study
+// can vary table loads alone. It still occupies act.table_load_dma_engine while it runs.
+struct ActTableLoadConfig {
+    double fixed_overhead_ns{};
+    double bytes_per_ns{};
 };
 
 struct ActConfig {
-    double clock_ghz = 1.4;
-    uint32_t lanes = 128;
+    double clock_ghz{};
+    uint32_t lanes{};
     // Elements each partition (lane) streams per cycle, by input dtype name (dtype_name():
     // FP32, BFLOAT16, FP8_EXP4, ...); "default" covers the types not listed. The engine-wide
     // figure of public-figures §0 (128 or 256 elements/cycle) is this x lanes.
-    std::map<std::string, uint32_t> elems_per_partition_cycle{{"default", 1}};
+    std::map<std::string, uint32_t> elems_per_partition_cycle;
     uint32_t rate(const std::string& dtype_name) const;
-    uint32_t static_overhead_cycles = 100, min_ii_cycles = 64, access_startup_cycles = 60;
-    uint32_t pipeline_latency_cycles = 32;
-    uint32_t strided_slowdown = 2;
-    uint32_t accumulator_readout_cycles = 64;
-    uint32_t table_load_dma_engine = 15;
+    uint32_t static_overhead_cycles{}, min_ii_cycles{}, access_startup_cycles{};
+    uint32_t pipeline_latency_cycles{};
+    uint32_t strided_slowdown{};
+    uint32_t accumulator_readout_cycles{};
+    uint32_t table_load_dma_engine{};
+    ActTableLoadConfig table_load;
     ActTablesConfig tables;
     std::vector<uint32_t> opcodes;
     bool has_opcode(uint32_t op) const;
 };
 
 struct GpsimdConfig {
-    double clock_ghz = 1.4;
-    uint32_t cores = 8, vector_bits = 512, startup_cycles = 150;
-    uint32_t read_port_bits = 512, write_port_bits = 512;  // per core, per cycle, separate ports
-    uint32_t elems_per_cycle = 128;                         // engine-wide datapath, all cores
-    std::map<uint32_t, uint32_t> leg_cycles;                // cptc_decode_impl<N> -> its per-group work
-    bool cptc_library = false;
-    bool coretype_perf = true;   // the PERF core type (only it stages the CPTC library)
-    bool cptc_flag = false;      // as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set
+    double clock_ghz{};
+    uint32_t cores{}, vector_bits{}, startup_cycles{};
+    uint32_t read_port_bits{}, write_port_bits{};  // per core, per cycle, separate ports
+    uint32_t elems_per_cycle{};                     // engine-wide datapath, all cores
+    std::map<uint32_t, uint32_t> leg_cycles;        // cptc_decode_impl<N> -> its per-group work
+    bool cptc_library{};
+    bool coretype_perf{};   // the PERF core type (only it stages the CPTC library)
+    bool cptc_flag{};       // as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set
     std::map<uint32_t, uint32_t> cptc_routing;  // 3-bit CPTC value -> cptc_decode_impl<N>
 };
 
 struct RunConfig {
-    double skip_unknown_cost_ns = 100;
+    double skip_unknown_cost_ns{};
+    // Work bounds (platform/work_budget.h): far above any real kernel, far below "forever".
+    uint64_t max_elements_per_instruction{}, max_elements_per_run{};
+    uint64_t max_dma_bytes_per_instruction{}, max_dma_bytes_per_run{};
 };
 
 struct DeviceConfig {
-    double instruction_fetch_ns = 0;  // 0: instructions are prefetched (no time)
+    double instruction_fetch_ns{};  // 0: instructions are prefetched (no time)
 };
 
 struct Config {
     GenerationConfig generation;
     MemoryConfig memory;
     DmaConfig dma;
-    uint32_t semaphores = 256;
+    uint32_t semaphores{};
     ActConfig act;
     GpsimdConfig gpsimd;
     RunConfig run;
     DeviceConfig device;
-    std::string source;  // where it came from, for messages
+    std::string source;  // where it came from, for messages (the preset and its layers)
 };
+
+// One configuration field, as configs/README.md documents it.
+struct ConfigFieldInfo {
+    std::string key;      // dotted path, e.g. "act.clock_ghz"
+    std::string type;     // integer, number, bool, name, list, map K -> V
+    std::string unit;     // "-" when it has none
+    std::string range;    // the values validation accepts
+    std::string meaning;
+    std::string source;   // where the presets' values come from
+};
+const std::vector<ConfigFieldInfo>& config_fields();
+// The Markdown table of every field (configs/README.md embeds it; a test keeps them equal).
+std::string config_fields_markdown();
 
 // The five generations shipped in configs/ (compiled in): "sunda", "cayman", "mariana",
 // "mariana_plus", "maverick" (case-insensitive).
@@ -92,11 +121,22 @@ const std::vector<std::string>& generation_names();
 std::string builtin_config_text(const std::string& generation);  // error names the value
 std::string default_generation();                                 // "mariana"
 
-// Parses YAML text; `overrides` are "dotted.key=value" applied in order (last wins) before
-// validation, so they are checked like the file.
+// Parses YAML text holding every field; `overrides` are "dotted.key=value" applied in order
+// (last wins) before validation, so they are checked like the file.
 Config parse_config(const std::string& yaml_text, const std::string& source,
                     const std::vector<std::string>& overrides = {});
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// A preset with layers on top: the built-in configs/<generation>.yaml, then each overlay file
+// in order (a partial YAML: only the keys it gives change; maps merge, lists and scalars
+// replace), then the overrides. An error names the layer that set the offending value: the
+// overlay file (with its line) or the -p argument. An overlay may not name another
+// generation than the preset's.
+Config compose_config(const std::string& generation, const std::vector<std::string>& overlay_paths,
+                      const std::vector<std::string>& overrides = {});
+// compose_config() with the overlays given as text (name, YAML), for hosts without files.
+Config compose_config_text(const std::string& generation, const std::vector<std::pair<std::string, std::string>>& overlays,
+                           const std::vector<std::string>& overrides = {});
 
 // The resolved configuration as YAML (what a run writes into its output directory).
 std::string config_to_yaml(const Config& c);

@@ -37,6 +37,10 @@ struct DeviceOptions {
     uint64_t progress_total = 0;
     bool skip_unknown = false;        // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
     bool act_exact = false;           // Activate uses the closed forms instead of the tables
+    // Timing only: no element values are read, computed or written and DMA moves no data;
+    // times are those of the full run when the memories annotate no delay (neuronsim run's
+    // host); a memory that annotates delays per transaction is not asked, so its time is absent.
+    bool timing_only = false;
 };
 
 // What a queue's engine is doing (for hosts' reports; the registers give the same).

@@ -1,4 +1,5 @@
 #include "platform/act/act_engine.h"
+#include "platform/work_budget.h"
 
 #include <cmath>
 #include <algorithm>
@@ -188,7 +189,8 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
     const uint32_t engine = ctx_.config().act.table_load_dma_engine;
     detail_.resource = &load_dma_name_;
-    detail_.queued = ctx_.dma().transfer_group(engine, ts, "load_act_func_set " + name);
+    const DmaCost cost{ctx_.config().act.table_load.fixed_overhead_ns, ctx_.config().act.table_load.bytes_per_ns};
+    detail_.queued = ctx_.dma().transfer_group(engine, ts, "load_act_func_set " + name, &cost, false);
     detail_.function = name;
     detail_.shape.bytes = bytes;
     const std::string from = tables_->resident().empty() ? "(none)" : tables_->resident();
@@ -216,6 +218,7 @@ void ActEngine::activate(const Bundle& b) {
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
     const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
+    ctx_.budget().elements(src.elements() * nch, "activate");
     if (op.accumulator_cmd > kLoadAccumulate) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
 
     const Resolved fn = resolve(kActivate, op.activation_func);
@@ -272,6 +275,7 @@ void ActEngine::activate(const Bundle& b) {
                 store(y, d);
             });
         };
+        if (ctx_.options().timing_only) continue;  // operands checked, no element touched
         // fp32 in and out, the common case, without the per-element dtype switch.
         if (in == Dtype::Fp32 && out == Dtype::Fp32)
             body([](const uint8_t* s) { float x; std::memcpy(&x, s, 4); return x; }, [](float y, uint8_t* d) { std::memcpy(d, &y, 4); });
@@ -359,6 +363,7 @@ void ActEngine::activate_quantize(const Bundle& b) {
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
     const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
+    ctx_.budget().elements(src.elements() * nch, "activate_quantize");
     const Resolved fn = resolve(kActivateQuantize, op.activation_func);
     if (fn.meta.bare_name() == "parametric_relu") throw Error("activate_quantize does not support parametric_relu");
     const model::pwp::TableView view = tables_->view();
@@ -369,6 +374,7 @@ void ActEngine::activate_quantize(const Bundle& b) {
     const float qzero = model::fp::float_of(op.quant_zero_value);
     for (uint32_t p = 0; p < nch; ++p) {
         const float bias = model::fp::to_f32(Dtype::Fp32, bias_ptr.at(p, 0, 0, 0));
+        if (ctx_.options().timing_only) continue;
         for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
             float v = model::fp::to_f32(in, s) * dqscale;
             v = v + bias;
@@ -399,6 +405,7 @@ void ActEngine::activate2(const Bundle& b) {
     const Dtype in = static_cast<Dtype>(op.in_dtype), out = static_cast<Dtype>(op.out_dtype);
     const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 2, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
+    ctx_.budget().elements(src.elements() * nch, "activate2");
     if (op.relu_param_src != kImmediate) throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
     const Resolved fn = resolve(kActivate2, op.activation_func);
     const bool prelu = fn.meta.bare_name() == "parametric_relu";
@@ -425,6 +432,7 @@ void ActEngine::activate2(const Bundle& b) {
     for (uint32_t p = 0; p < nch; ++p) {
         float& acc = acc_[src.partition + p];
         if (op.reduce_cmd == 1 || op.reduce_cmd == 3) acc = identity;  // RESET, RESET_REDUCE
+        if (ctx_.options().timing_only) continue;
         for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
             float t = alu(op.op1, alu(op.op0, model::fp::to_f32(in, s), imm0), imm1);
             float y = prelu ? model::pwp::exact(model::pwp::ActFn::Prelu, t, slope) : fn.eval(view, t);
@@ -450,7 +458,7 @@ void ActEngine::read_accumulator(const Bundle& b) {
     if (dst_space != MemSpace::Sbuf && dst_space != MemSpace::Psum) throw Error("dst " + format_location(decode_addr4(op.dst.start_addr)) + " is not in SBUF or PSUM");
     Pattern dst = pattern(ctx_.config(), memory(dst_space), "dst", op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, model::fp::dtype_bytes(dt), nch);
     check_quadrant("dst", dst.partition, nch);
-    for (uint32_t p = 0; p < nch; ++p) model::fp::from_f32(dt, acc_[dst.partition + p], dst.at(p, 0, 0, 0));
+    for (uint32_t p = 0; p < nch && !ctx_.options().timing_only; ++p) model::fp::from_f32(dt, acc_[dst.partition + p], dst.at(p, 0, 0, 0));
     detail_.shape.n = 1;
     detail_.shape.out_dtype = op.dtype;
     detail_.elements = nch;
@@ -460,7 +468,6 @@ void ActEngine::read_accumulator(const Bundle& b) {
 
 void ActEngine::collect_stats(nlohmann::ordered_json& node) const {
     Engine::collect_stats(node);
-    if (!instructions()) return;
     node["elements"] = elements_;
     node["table_loads"] = loads_;
     node["redundant_table_loads"] = redundant_loads_;

@@ -6,6 +6,7 @@ namespace neuronsim::platform {
 
 using neuronsim::ActConfig;
 using neuronsim::ActTablesConfig;
+using neuronsim::ActTableLoadConfig;
 using neuronsim::Config;
 using neuronsim::DeviceConfig;
 using neuronsim::DmaConfig;
@@ -14,6 +15,8 @@ using neuronsim::GpsimdConfig;
 using neuronsim::MemoryConfig;
 using neuronsim::RunConfig;
 using neuronsim::builtin_config_text;
+using neuronsim::compose_config;
+using neuronsim::compose_config_text;
 using neuronsim::config_to_yaml;
 using neuronsim::default_generation;
 using neuronsim::generation_names;

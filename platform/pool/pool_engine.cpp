@@ -11,6 +11,7 @@
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
+#include "platform/work_budget.h"
 
 namespace neuronsim::platform {
 
@@ -66,18 +67,21 @@ uint64_t PoolTiming::copy_cycles(uint64_t bytes_per_partition) const {
 uint64_t PoolTiming::lut_load_cycles() const { return cfg->startup_cycles + 16; }
 uint64_t PoolTiming::nop_cycles() const { return cfg->startup_cycles; }
 
-static firmware_model::FirmwareConfig firmware_config(const Config& c) {
+static firmware_model::FirmwareConfig firmware_config(const Config& c, bool timing_only) {
     firmware_model::FirmwareConfig f;
     f.nc_version = c.generation.nc_version;
     f.cptc_library = c.gpsimd.cptc_library;
     f.coretype_perf = c.gpsimd.coretype_perf;
     f.cptc_flag = c.gpsimd.cptc_flag;
     f.routing = c.gpsimd.cptc_routing;
+    f.max_elements = c.run.max_elements_per_instruction;
+    f.values = !timing_only;
     return f;
 }
 
 PoolEngine::PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
-    : Engine(name, "pool", ctx, source, ctx.config().gpsimd.clock_ghz), sbuf("sbuf_socket", "SBUF"), firmware_(firmware_config(ctx.config())) {
+    : Engine(name, "pool", ctx, source, ctx.config().gpsimd.clock_ghz), sbuf("sbuf_socket", "SBUF"),
+      firmware_(firmware_config(ctx.config(), ctx.options().timing_only)) {
     timing_.cfg = &ctx.config().gpsimd;
     timing_.partitions_per_core = ctx.config().memory.partitions / ctx.config().gpsimd.cores;
 }
@@ -147,13 +151,14 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     } else {
         cyc = timing_.nop_cycles();
     }
+    // The run's budget (the firmware bounded the instruction itself before any work).
+    ctx_.budget().elements(r.impl ? r.elements * partitions : r.bytes_per_partition / 4 * partitions, r.kernel);
     wait(cycles(static_cast<double>(cyc)));
     return true;
 }
 
 void PoolEngine::collect_stats(nlohmann::ordered_json& node) const {
     Engine::collect_stats(node);
-    if (!instructions()) return;
     node["cptc_decodes"] = decodes_;
     node["cptc_decoded_elements"] = decoded_elements_;
     nlohmann::ordered_json by = nlohmann::ordered_json::object();

@@ -30,7 +30,7 @@ std::string run_decode(const TempDir& t, const std::string& fields, int dump_byt
     t.write("d.trace", ".data sbuf:0:0x0 partitions=128 file=w.bin\n"
                        "pool conv_lut_load src=sbuf:0:0x0 dst=sbuf:0:0x1000 " + fields + "\n"
                        ".dump sbuf:0:0x1000 bytes=" + std::to_string(dump_bytes) + " partitions=128 file=dec.bin\n");
-    CliResult r = run_cli("run -p gpsimd.cptc_flag=true " + extra + " --trace " + t.file("d.trace") + " --out " + t.file("o") + " --no-progress");
+    CliResult r = run_cli("run -p gpsimd.cptc_flag=true " + extra + " --trace " + t.file("d.trace") + " --force --out " + t.file("o") + " --no-progress");
     EXPECT_EQ(r.status, 0) << r.err;
     return read_file(t.file("o/dec.bin"));
 }

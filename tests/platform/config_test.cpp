@@ -5,6 +5,7 @@
 #include "model/common/error.h"
 #include "platform/config/config.h"
 #include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
 
 namespace neuronsim::test {
 namespace {
@@ -55,7 +56,9 @@ TEST(Config, OverridesApplyInOrderLastWins) {
 }
 
 TEST(Config, RejectsBadFieldsNamingThePath) {
-    EXPECT_NE(err({"act.clokc_ghz=1"}).find("m.yaml: act.clokc_ghz: unknown key"), std::string::npos);
+    // A bad -p is blamed on itself, not on the file it overrides.
+    EXPECT_NE(err({"act.clokc_ghz=1"}).find("-p act.clokc_ghz=1: act.clokc_ghz: unknown key"), std::string::npos) << err({"act.clokc_ghz=1"});
+    EXPECT_NE(err({"dma.engines=4"}).find("-p dma.engines=4: act.table_load_dma_engine"), std::string::npos) << err({"dma.engines=4"});
     EXPECT_NE(err({"dma.bytes_per_ns_per_engine=-3"}).find("dma.bytes_per_ns_per_engine: expected a number in [0.001, 1e+06], got \"-3\""), std::string::npos);
     EXPECT_NE(err({"memory.partitions=fast"}).find("memory.partitions: expected a number in [1, 128], got \"fast\""), std::string::npos);
     EXPECT_NE(err({"memory.partitions=256"}).find("memory.partitions: expected a number in [1, 128]"), std::string::npos);
@@ -109,9 +112,80 @@ TEST(Config, DuplicateKeysRootsAndStridesAreRefusedWithTheirPlace) {
     };
     std::string dup = base;
     dup.replace(dup.find("  clock_ghz: 1.2\n"), 0, "  clock_ghz: 9.9\n");
-    EXPECT_NE(error(dup).find("c.yaml: act.clock_ghz: duplicate key"), std::string::npos) << error(dup);
+    EXPECT_NE(error(dup).find("c.yaml:21: act.clock_ghz: duplicate key"), std::string::npos) << error(dup);
     EXPECT_NE(error("- 1\n- 2\n", {"act.lanes=4"}).find("c.yaml: expected a mapping of sections"), std::string::npos);
     EXPECT_NE(error(base, {"act.tables.control_stride_bytes=5"}).find("act.tables.control_stride_bytes: expected a multiple of 4"), std::string::npos);
+}
+
+TEST(Config, OverlaysApplyInOrderOnThePresetThenOverrides) {
+    const Config c = compose_config_text("cayman", {{"a.yaml", "act:\n  clock_ghz: 2.0\n  table_load_dma_engine: 7\ndma:\n  engines: 8\n  fixed_overhead_ns: 10\n"},
+                                                    {"b.yaml", "act: {clock_ghz: 3.0, elems_per_partition_cycle: {FP32: 2}}\n"}},
+                                         {"dma.fixed_overhead_ns=20"});
+    EXPECT_EQ(c.generation.name, "CAYMAN");
+    EXPECT_DOUBLE_EQ(c.act.clock_ghz, 3.0);       // b over a
+    EXPECT_EQ(c.dma.engines, 8u);                  // a, untouched by b
+    EXPECT_DOUBLE_EQ(c.dma.fixed_overhead_ns, 20);  // -p last
+    EXPECT_DOUBLE_EQ(c.dma.bytes_per_ns_per_engine, 23.0);  // the preset
+    EXPECT_EQ(c.act.rate("FP32"), 2u);             // maps merge key by key...
+    EXPECT_EQ(c.act.rate("BFLOAT16"), 1u);         // ...keeping the preset's other keys
+    EXPECT_EQ(c.act.table_load_dma_engine, 7u);
+    EXPECT_EQ(c.source, "configs/cayman.yaml (built in) + a.yaml + b.yaml + -p dma.fixed_overhead_ns=20");
+}
+
+TEST(Config, LayerErrorsNameTheLayerAndLine) {
+    auto error = [](std::vector<std::pair<std::string, std::string>> overlays, std::vector<std::string> p = {}, std::string gen = "mariana") {
+        try {
+            compose_config_text(gen, overlays, p);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    EXPECT_EQ(error({{"o.yaml", "act:\n  clock_ghz: 500\n"}}), "o.yaml:2: act.clock_ghz: expected a number in [0.01, 100], got \"500\"");
+    EXPECT_EQ(error({{"o.yaml", "act:\n  clokc_ghz: 1\n"}}), "o.yaml:2: act.clokc_ghz: unknown key");
+    EXPECT_EQ(error({{"o.yaml", "dma: {engines: 4}\n"}}).rfind("o.yaml:1: act.table_load_dma_engine: 15 is not one of the 4 DMA engines", 0), 0u)
+        << error({{"o.yaml", "dma: {engines: 4}\n"}});
+    // The later layer is blamed for the value it set, the earlier one for its own.
+    EXPECT_EQ(error({{"a.yaml", "act: {lanes: 7}\n"}, {"b.yaml", "act: {lanes: 700}\n"}}).rfind("b.yaml:1: act.lanes", 0), 0u);
+    EXPECT_EQ(error({{"a.yaml", "act: {lanes: 700}\n"}, {"b.yaml", "dma: {engines: 16}\n"}}).rfind("a.yaml:1: act.lanes", 0), 0u);
+    EXPECT_EQ(error({{"a.yaml", "act: {lanes: 7}\n"}}, {"act.lanes=-1"}).rfind("-p act.lanes=-1: act.lanes: expected a number in [1, 128]", 0), 0u);
+    EXPECT_EQ(error({{"a.yaml", "- 1\n"}}), "a.yaml: expected a mapping of sections (generation, memory, ...) at the top level");
+    EXPECT_EQ(error({{"a.yaml", "act: {lanes: 1, lanes: 2}\n"}}), "a.yaml:1: act.lanes: duplicate key");
+    EXPECT_EQ(error({{"a.yaml", "generation: {name: CAYMAN}\n"}}).rfind("a.yaml:1: generation.name: CAYMAN differs from the preset's MARIANA", 0), 0u);
+    EXPECT_EQ(error({}, {"generation.name=SUNDA"}).rfind("-p generation.name=SUNDA: generation.name: SUNDA differs", 0), 0u);
+    EXPECT_EQ(error({{"a.yaml", "act: [1\n"}}).rfind("a.yaml:2:", 0), 0u) << error({{"a.yaml", "act: [1\n"}});
+    // A complete file alone picks its own generation's preset.
+    const Config full = compose_config_text("", {{"full.yaml", builtin_config_text("sunda")}});
+    EXPECT_EQ(full.generation.name, "SUNDA");
+    EXPECT_EQ(config_to_yaml(full), config_to_yaml(parse_config(builtin_config_text("sunda"), "s")));
+}
+
+TEST(Config, TableLoadKnobIsItsOwn) {
+    const Config c = compose_config_text("mariana", {}, {"act.table_load.bytes_per_ns=4", "act.table_load.fixed_overhead_ns=7"});
+    EXPECT_DOUBLE_EQ(c.act.table_load.bytes_per_ns, 4);
+    EXPECT_DOUBLE_EQ(c.act.table_load.fixed_overhead_ns, 7);
+    EXPECT_DOUBLE_EQ(c.dma.bytes_per_ns_per_engine, 33);
+    EXPECT_DOUBLE_EQ(c.dma.fixed_overhead_ns, 1300);
+}
+
+// One table declares every field: the written config.yaml holds exactly the table's keys, in
+// its order, and configs/README.md shows the table generated from it.
+TEST(Config, FieldTableDrivesYamlAndReadme) {
+    const std::string y = config_to_yaml(parse_config(builtin_config_text("maverick"), "m"));
+    size_t at = 0;
+    for (const ConfigFieldInfo& f : config_fields()) {
+        const std::string leaf = f.key.substr(f.key.rfind('.') + 1) + ":";
+        const size_t next = y.find(leaf, at);
+        ASSERT_NE(next, std::string::npos) << f.key << " missing or out of order in\n" << y;
+        at = next;
+    }
+    const std::string readme = read_file(std::string(NEURONSIM_SOURCE_DIR) + "/configs/README.md");
+    const std::string begin = "<!-- config-fields:begin (generated: neuronsim config fields) -->\n", end = "<!-- config-fields:end -->";
+    const size_t b = readme.find(begin), e = readme.find(end);
+    ASSERT_NE(b, std::string::npos);
+    ASSERT_NE(e, std::string::npos);
+    EXPECT_EQ(readme.substr(b + begin.size(), e - b - begin.size()), config_fields_markdown())
+        << "configs/README.md's field table differs from the field table: regenerate it with `neuronsim config fields`";
 }
 
 }  // namespace

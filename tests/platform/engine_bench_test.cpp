@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "platform/work_budget.h"
+
 #include "model/cptc/cptc.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
@@ -48,6 +50,7 @@ struct Bench : sc_core::sc_module, EngineContext {
     DmaEngines dma_engines;
     EngineOptions opts;
     ActSetDirectory sets;
+    WorkBudget work{cfg.run};
     std::vector<EngineFailure> failures;
 
     Bench(sc_core::sc_module_name name, const std::string& gen, std::vector<std::string> overrides = {})
@@ -67,6 +70,7 @@ struct Bench : sc_core::sc_module, EngineContext {
     uint32_t reg(uint32_t) const override { return 0; }
     const EngineOptions& options() const override { return opts; }
     ActSetDirectory act_sets() const override { return sets; }
+    WorkBudget& budget() override { return work; }
     bool halted() const override { return false; }
     void fail(const EngineFailure& f) override { failures.push_back(f); }
 };

@@ -1,0 +1,29 @@
+#pragma once
+// SHA-256 (FIPS 180-4), for the hashes a run records (trace, overlays, resolved config) so
+// that results can be matched to their inputs. Incremental: feed bytes, then take the hex.
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace neuronsim::model::io {
+
+class Sha256 {
+public:
+    Sha256();
+    Sha256& update(const void* data, size_t bytes);
+    Sha256& update(const std::string& s) { return update(s.data(), s.size()); }
+    std::string hex();  // lower-case, 64 digits; finishes the hash
+
+private:
+    void block(const uint8_t* p);
+    std::array<uint32_t, 8> h_;
+    std::array<uint8_t, 64> buf_{};
+    size_t used_ = 0;
+    uint64_t bits_ = 0;
+};
+
+inline std::string sha256_hex(const std::string& s) { return Sha256().update(s).hex(); }
+// The hash of a file's bytes, streamed (read_file.h's checks; limit as for trace data).
+std::string sha256_file(const std::string& path, const std::string& what);
+
+}  // namespace neuronsim::model::io

@@ -1,0 +1,309 @@
+#include "platform/config/config_fields.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <type_traits>
+
+#include "model/common/error.h"
+#include "model/fp/dtype.h"
+
+namespace neuronsim::platform {
+
+namespace {
+
+template <typename T>
+std::string str(T v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+std::string dump(const YAML::Node& v) {
+    YAML::Emitter e;
+    e << YAML::Flow << v;
+    return std::string("\"") + e.c_str() + "\"";
+}
+
+// A number in [lo, hi] from a scalar; `path` names it in the error.
+template <typename T>
+T read_number(const YAML::Node& v, T lo, T hi, const std::string& path, const ConfigLayers& layers) {
+    const std::string expected = std::string("expected a number in [") + str(lo) + ", " + str(hi) + "], got " + dump(v);
+    T out{};
+    try {
+        if (!v.IsScalar()) layers.fail(path, expected);
+        out = v.as<T>();
+    } catch (const YAML::Exception&) {
+        layers.fail(path, expected);
+    }
+    if (!(out >= lo && out <= hi)) layers.fail(path, expected);
+    return out;
+}
+
+const YAML::Node& read_map(const YAML::Node& v, const std::string& path, const ConfigLayers& layers) {
+    if (!v.IsMap()) layers.fail(path, "expected a mapping, got " + dump(v));
+    return v;
+}
+
+// Members are reached through accessors so that one declaration serves reading and writing.
+template <typename T>
+using Access = T& (*)(Config&);
+template <typename T>
+const T& get(Access<T> a, const Config& c) { return a(const_cast<Config&>(c)); }
+
+template <typename T>
+ConfigField number(std::string key, Access<T> a, T lo, T hi, std::string unit, std::string meaning, std::string source) {
+    ConfigField f;
+    f.info = {key, std::is_integral_v<T> ? "integer" : "number", std::move(unit), str(lo) + " .. " + str(hi), std::move(meaning), std::move(source)};
+    f.read = [key, a, lo, hi](Config& c, const YAML::Node& v, const ConfigLayers& l) { a(c) = read_number<T>(v, lo, hi, key, l); };
+    f.write = [a](const Config& c, YAML::Emitter& e) { e << get(a, c); };
+    return f;
+}
+
+ConfigField flag(std::string key, Access<bool> a, std::string meaning, std::string source) {
+    ConfigField f;
+    f.info = {key, "bool", "-", "true, false", std::move(meaning), std::move(source)};
+    f.read = [key, a](Config& c, const YAML::Node& v, const ConfigLayers& l) {
+        try {
+            if (!v.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+            a(c) = v.as<bool>();
+        } catch (const YAML::Exception&) {
+            l.fail(key, "expected true or false, got " + dump(v));
+        }
+    };
+    f.write = [a](const Config& c, YAML::Emitter& e) { e << get(a, c); };
+    return f;
+}
+
+// A map of small integer keys lo..hi, every key required, values in [vlo, vhi].
+ConfigField int_map(std::string key, Access<std::map<uint32_t, uint32_t>> a, uint32_t lo, uint32_t hi, uint32_t vlo, uint32_t vhi, std::string unit,
+                    std::string meaning, std::string source) {
+    ConfigField f;
+    f.info = {key, "map " + str(lo) + ".." + str(hi) + " -> integer", std::move(unit), "every key; values " + str(vlo) + " .. " + str(vhi),
+              std::move(meaning), std::move(source)};
+    f.read = [=](Config& c, const YAML::Node& v, const ConfigLayers& l) {
+        read_map(v, key, l);
+        std::map<uint32_t, uint32_t> m;
+        for (uint32_t k = lo; k <= hi; ++k) {
+            const std::string p = key + "." + str(k);
+            const YAML::Node n = v[str(k)];
+            if (!n) l.fail(p, "missing required key");
+            m[k] = read_number<uint32_t>(n, vlo, vhi, p, l);
+        }
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            const std::string k = it->first.Scalar();
+            bool known = false;
+            for (uint32_t i = lo; i <= hi; ++i) known |= k == str(i);
+            if (!known) l.fail(key + "." + k, "unknown key (expected " + str(lo) + ".." + str(hi) + ")");
+        }
+        a(c) = std::move(m);
+    };
+    f.write = [a](const Config& c, YAML::Emitter& e) {
+        e << YAML::Flow << YAML::BeginMap;
+        for (const auto& [k, n] : get(a, c)) e << YAML::Key << k << YAML::Value << n;
+        e << YAML::EndMap;
+    };
+    return f;
+}
+
+ConfigField generation_name() {
+    ConfigField f;
+    f.info = {"generation.name", "name", "-", "SUNDA, CAYMAN, MARIANA, MARIANA_PLUS, MAVERICK", "the generation", "[H] §I.1"};
+    f.read = [](Config& c, const YAML::Node& v, const ConfigLayers& l) {
+        static const std::set<std::string> names = {"SUNDA", "CAYMAN", "MARIANA", "MARIANA_PLUS", "MAVERICK"};
+        if (!v.IsScalar() || !names.count(v.Scalar())) l.fail("generation.name", "expected SUNDA, CAYMAN, MARIANA, MARIANA_PLUS or MAVERICK, got " + dump(v));
+        c.generation.name = v.Scalar();
+    };
+    f.write = [](const Config& c, YAML::Emitter& e) { e << c.generation.name; };
+    return f;
+}
+
+ConfigField act_rates() {
+    ConfigField f;
+    f.info = {"act.elems_per_partition_cycle", "map dtype -> integer", "elements/cycle", "`default` required; keys: ACT input dtype names; values 1 .. 64",
+              "elements each partition streams per cycle, by input dtype name (FP32, BFLOAT16, FP16, FP8_EXP3, ...; `default` for the rest); x lanes = the "
+              "engine-wide figure",
+              "default 1 (128 per engine); BFLOAT16, FP16, FP8_EXP3/4/5 2 on v4+ (256 per engine) [P] §0"};
+    f.read = [](Config& c, const YAML::Node& v, const ConfigLayers& l) {
+        const std::string key = "act.elems_per_partition_cycle";
+        read_map(v, key, l);
+        std::map<std::string, uint32_t> m;
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            const std::string k = it->first.Scalar();
+            bool known = k == "default";
+            for (uint8_t code = 0; code < 0x10 && !known; ++code) known = model::fp::act_input_dtype(code) && model::fp::dtype_name(code) == k;
+            if (!known) l.fail(key + "." + k, "unknown key (expected default or an ACT input dtype name such as FP32, BFLOAT16)");
+            m[k] = read_number<uint32_t>(it->second, 1, 64, key + "." + k, l);
+        }
+        if (!m.count("default")) l.fail(key + ".default", "missing required key");
+        c.act.elems_per_partition_cycle = std::move(m);
+    };
+    f.write = [](const Config& c, YAML::Emitter& e) {
+        e << YAML::Flow << YAML::BeginMap;
+        for (const auto& [k, v] : c.act.elems_per_partition_cycle) e << YAML::Key << k << YAML::Value << v;
+        e << YAML::EndMap;
+    };
+    return f;
+}
+
+ConfigField act_opcodes() {
+    ConfigField f;
+    f.info = {"act.opcodes", "list", "-", "ACT opcodes 0x21 .. 0x26", "ACT opcodes the generation has", "0x21-0x24; + 0x25 Activate2 on v4+ [H] §A.10"};
+    f.read = [](Config& c, const YAML::Node& v, const ConfigLayers& l) {
+        if (!v.IsSequence()) l.fail("act.opcodes", "expected a list of opcodes, got " + dump(v));
+        std::vector<uint32_t> ops;
+        for (size_t i = 0; i < v.size(); ++i) {
+            const std::string p = "act.opcodes[" + std::to_string(i) + "]";
+            uint32_t op = 0;
+            try {
+                if (!v[i].IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+                op = v[i].as<uint32_t>();
+            } catch (const YAML::Exception&) {
+                l.fail(p, "expected an opcode number, got " + dump(v[i]));
+            }
+            if (op < 0x21 || op > 0x26) l.fail(p, "expected an ACT opcode 0x21..0x26, got " + std::to_string(op));
+            ops.push_back(op);
+        }
+        c.act.opcodes = std::move(ops);
+    };
+    f.write = [](const Config& c, YAML::Emitter& e) {
+        e << YAML::Flow << YAML::BeginSeq;
+        for (uint32_t op : c.act.opcodes) e << YAML::Hex << op << YAML::Dec;
+        e << YAML::EndSeq;
+    };
+    return f;
+}
+
+#define NS_FIELD(member) +[](Config& c) -> auto& { return c.member; }
+
+std::vector<ConfigField> make_table() {
+    using u32 = uint32_t;
+    using u64 = uint64_t;
+    const u32 big = 1u << 20;
+    std::vector<ConfigField> t;
+    t.push_back(generation_name());
+    t.push_back(number<int>("generation.nc_version", NS_FIELD(generation.nc_version), 2, 5, "-",
+                            "NeuronCore version; gates features (Activate2 needs 4, CPTC 3)", "2/3/4/4/5 [H] §I.1"));
+    t.push_back(number<int>("generation.coretype", NS_FIELD(generation.coretype), 0, 255, "-", "firmware core type", "6/13/21/29/37 [H] §I.1"));
+    t.push_back(number<u32>("memory.partitions", NS_FIELD(memory.partitions), 1, 128, "-", "SBUF/PSUM partitions (lanes)", "128 [P] §0"));
+    t.push_back(number<u64>("memory.sbuf_bytes_per_partition", NS_FIELD(memory.sbuf_bytes_per_partition), 1024, u64{1} << 20, "bytes", "SBUF per partition",
+                            "192/224/256/256/256 KiB [P] §0, [H] §I.2; MAVERICK [A] as v4"));
+    t.push_back(number<u32>("memory.psum_banks", NS_FIELD(memory.psum_banks), 1, 64, "-", "PSUM banks; PSUM per partition = banks x bank size", "8 [P] §0"));
+    t.push_back(number<u32>("memory.psum_bank_bytes", NS_FIELD(memory.psum_bank_bytes), 64, 1u << 16, "bytes", "one PSUM bank of a partition", "2048 [P] §0"));
+    t.push_back(number<u64>("memory.dram_bytes", NS_FIELD(memory.dram_bytes), u64{1} << 20, u64{1} << 48, "bytes", "device DRAM (HBM) address space of the core",
+                            "16/24/36/36/36 GiB per-core HBM [H] §I.2; v4+/v5 [A]"));
+    t.push_back(number<u32>("dma.engines", NS_FIELD(dma.engines), 1, 64, "-", "DMA engines of the core", "16 [P] §0"));
+    t.push_back(number<u32>("dma.queues_per_engine", NS_FIELD(dma.queues_per_engine), 1, 64, "-", "queues (trace streams `dma<E>.<Q>`) per engine", "16 [P] §0"));
+    t.push_back(number<double>("dma.bytes_per_ns_per_engine", NS_FIELD(dma.bytes_per_ns_per_engine), 0.001, 1e6, "bytes/ns", "one engine's bandwidth",
+                               "17/23/33 B/ns, the DMA bandwidth table [P] §0 (x16 = 272/368/528 GB/s per core)"));
+    t.push_back(number<double>("dma.fixed_overhead_ns", NS_FIELD(dma.fixed_overhead_ns), 0, 1e9, "ns", "fixed cost of every transfer",
+                               "1300 [P] §4 (and the cost model's DMA readInit [C])"));
+    t.push_back(number<u32>("sync.semaphores", NS_FIELD(semaphores), 1, 256, "-", "semaphores per core", "256 [H] §I.2, §J.2"));
+    t.push_back(number<double>("act.clock_ghz", NS_FIELD(act.clock_ghz), 0.01, 100, "GHz", "ScalarE clock", "1.4 (v2), 1.2 (v3+) [P] §0"));
+    t.push_back(number<u32>("act.lanes", NS_FIELD(act.lanes), 1, 128, "-", "ACT lanes", "128 [P] §0"));
+    t.push_back(act_rates());
+    t.push_back(number<u32>("act.static_overhead_cycles", NS_FIELD(act.static_overhead_cycles), 0, big, "cycles", "fixed instruction overhead", "100 [P] §1.4"));
+    t.push_back(number<u32>("act.min_ii_cycles", NS_FIELD(act.min_ii_cycles), 0, big, "cycles", "minimum initiation interval", "64 [P] §1.4"));
+    t.push_back(number<u32>("act.access_startup_cycles", NS_FIELD(act.access_startup_cycles), 0, big, "cycles", "SBUF/PSUM access start-up", "60 [P] §1.4"));
+    t.push_back(number<u32>("act.pipeline_latency_cycles", NS_FIELD(act.pipeline_latency_cycles), 0, big, "cycles", "lookup pipeline fill", "32 [A]"));
+    t.push_back(number<u32>("act.strided_slowdown", NS_FIELD(act.strided_slowdown), 1, 64, "x", "slowdown when the innermost stride is >= 16 bytes", "2 [P] §1.4"));
+    t.push_back(number<u32>("act.accumulator_readout_cycles", NS_FIELD(act.accumulator_readout_cycles), 0, big, "cycles", "ActReadAccumulator", "64 [P] §1.1"));
+    t.push_back(number<u32>("act.table_load_dma_engine", NS_FIELD(act.table_load_dma_engine), 0, 63, "-",
+                            "the DMA engine LoadActFuncSet's image DMA occupies while it runs",
+                            "15 [A]: the table-load DMA is not published; the last engine keeps it off the queues traces usually use first"));
+    t.push_back(number<double>("act.table_load.fixed_overhead_ns", NS_FIELD(act.table_load.fixed_overhead_ns), 0, 1e9, "ns",
+                               "fixed cost of one LoadActFuncSet image DMA (the four table images as one job); independent of dma.*",
+                               "1300, as a data DMA [P] §4 [A]"));
+    t.push_back(number<double>("act.table_load.bytes_per_ns", NS_FIELD(act.table_load.bytes_per_ns), 0.001, 1e6, "bytes/ns",
+                               "bandwidth of the table-load DMA (its share of the engine); independent of dma.*",
+                               "17/23/33/33/33, one DMA engine's [P] §0 [A]"));
+    t.push_back(number<u32>("act.tables.cam_entries", NS_FIELD(act.tables.cam_entries), 1, 4096, "-", "CAM entries", "128 [H] §A.6"));
+    t.push_back(number<u32>("act.tables.profile_slots", NS_FIELD(act.tables.profile_slots), 1, 4096, "-", "PROFILE slots", "64 [H] §A.6"));
+    t.push_back(number<u32>("act.tables.control_entries", NS_FIELD(act.tables.control_entries), 1, 65536, "-", "CONTROL table entries",
+                            "512 [A]: the 128-entry CONTROL region of §A.7 cannot hold the shipped sqrt set (254 words); the 64 KiB local storage can. "
+                            "MAVERICK 2048 [H] §A.9"));
+    {
+        ConfigField f = number<u32>("act.tables.control_stride_bytes", NS_FIELD(act.tables.control_stride_bytes), 4, 256, "bytes",
+                                    "bytes per CONTROL entry (a multiple of 4: entries hold 32-bit words)", "32 [A]");
+        f.info.range += ", a multiple of 4";
+        auto base = f.read;
+        f.read = [base](Config& c, const YAML::Node& v, const ConfigLayers& l) {
+            base(c, v, l);
+            if (c.act.tables.control_stride_bytes % 4)
+                l.fail("act.tables.control_stride_bytes", "expected a multiple of 4 (a CONTROL entry holds 32-bit words), got " +
+                                                              std::to_string(c.act.tables.control_stride_bytes));
+        };
+        t.push_back(std::move(f));
+    }
+    t.push_back(number<u32>("act.tables.bucket_entries", NS_FIELD(act.tables.bucket_entries), 1, 1u << 20, "-", "BUCKET table entries",
+                            "2048 [H] §A.6; MAVERICK 16384 [H] §A.9"));
+    t.push_back(act_opcodes());
+    t.push_back(number<double>("gpsimd.clock_ghz", NS_FIELD(gpsimd.clock_ghz), 0.01, 100, "GHz", "GpSimdE clock", "1.4 (v2), 1.2 (v3+) [P] §0"));
+    t.push_back(number<u32>("gpsimd.cores", NS_FIELD(gpsimd.cores), 1, 64, "-",
+                            "cores; each owns partitions/cores partitions (must divide evenly); a POOL instruction's per-group time scales with "
+                            "partitions/cores x 32 / vector_bits (docs/cptc-format.md)",
+                            "8 [P] §2"));
+    t.push_back(number<u32>("gpsimd.vector_bits", NS_FIELD(gpsimd.vector_bits), 32, 4096, "bits", "SIMD width of a core", "512 [P] §2"));
+    t.push_back(number<u32>("gpsimd.startup_cycles", NS_FIELD(gpsimd.startup_cycles), 0, big, "cycles", "instruction start-up", "150 [P] §2"));
+    t.push_back(number<u32>("gpsimd.read_port_bits", NS_FIELD(gpsimd.read_port_bits), 8, 65536, "bits/cycle",
+                            "each core's SBUF read port (separate from the write port, so reads and writes overlap)", "512 [P] §2"));
+    t.push_back(number<u32>("gpsimd.write_port_bits", NS_FIELD(gpsimd.write_port_bits), 8, 65536, "bits/cycle", "each core's SBUF write port", "512 [P] §2"));
+    t.push_back(number<u32>("gpsimd.elems_per_cycle", NS_FIELD(gpsimd.elems_per_cycle), 1, 65536, "elements/cycle",
+                            "the engine's datapath, all cores together; bounds a decode's kernel stage", "128 [P] §0, §2 (NC-v4: all dtypes)"));
+    t.push_back(int_map("gpsimd.leg_cycles", NS_FIELD(gpsimd.leg_cycles), 1, 6, 0, 1u << 16, "cycles",
+                        "each cptc_decode_impl<N>'s own work per group per 512-bit pass", "6, 4, 5, 6, 2, 8 [A]: ranked by the operations of [H] §F.5"));
+    t.push_back(flag("gpsimd.cptc_library", NS_FIELD(gpsimd.cptc_library), "the CPTC decode library is present", "SUNDA false, others true [H] §F.10"));
+    t.push_back(flag("gpsimd.coretype_perf", NS_FIELD(gpsimd.coretype_perf), "the core type is PERF, the only one that stages the CPTC library", "true [H] §F.9"));
+    t.push_back(flag("gpsimd.cptc_flag", NS_FIELD(gpsimd.cptc_flag),
+                     "as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set (the environment variable works too)", "false [H] §F.9: CPTC is opt-in"));
+    {
+        ConfigField f = int_map("gpsimd.cptc_routing", NS_FIELD(gpsimd.cptc_routing), 1, 7, 1, 6, "-", "CPTC 3-bit value -> cptc_decode_impl<N>",
+                                "1->1, 3->5, 4->3 known (fixed: other values are rejected); 2->2, 5->4, 6->6, 7->6 inferred, configurable [H] §F.6");
+        f.info.range += "; 1, 3, 4 fixed to 1, 5, 3";
+        auto base = f.read;
+        f.read = [base](Config& c, const YAML::Node& v, const ConfigLayers& l) {
+            base(c, v, l);
+            // 1 -> impl<1>, 3 -> impl<5>, 4 -> impl<3> are observed in the firmware; only the
+            // even arms (values 2, 5, 6, 7) are inferred and configurable.
+            for (auto [value, impl] : {std::pair<uint32_t, uint32_t>{1, 1}, {3, 5}, {4, 3}})
+                if (c.gpsimd.cptc_routing[value] != impl)
+                    l.fail("gpsimd.cptc_routing." + std::to_string(value),
+                           "is fixed to " + std::to_string(impl) + " (observed in the firmware); only 2, 5, 6, 7 are configurable");
+        };
+        t.push_back(std::move(f));
+    }
+    t.push_back(number<double>("run.skip_unknown_cost_ns", NS_FIELD(run.skip_unknown_cost_ns), 0, 1e9, "ns", "time of an unmodelled opcode under `--skip-unknown`",
+                               "100 [A]"));
+    t.push_back(number<u64>("run.max_elements_per_instruction", NS_FIELD(run.max_elements_per_instruction), 1, u64{1} << 40, "elements",
+                            "most elements (all partitions) one ACT or POOL instruction may process; more is an error before any work",
+                            "268435456 (2^28), the POOL firmware's own per-instruction limit; a real instruction has at most 128 x 64 Ki [A]"));
+    t.push_back(number<u64>("run.max_elements_per_run", NS_FIELD(run.max_elements_per_run), 1, u64{1} << 50, "elements",
+                            "budget of ACT and POOL elements for the whole run", "2^40 [A]: a 7B-parameter model's activations are ~2^33"));
+    t.push_back(number<u64>("run.max_dma_bytes_per_instruction", NS_FIELD(run.max_dma_bytes_per_instruction), 1, u64{1} << 48, "bytes",
+                            "most bytes one DMA job (a copy, a table load) may move", "2^34 (16 GiB) [A]"));
+    t.push_back(number<u64>("run.max_dma_bytes_per_run", NS_FIELD(run.max_dma_bytes_per_run), 1, u64{1} << 56, "bytes",
+                            "budget of DMA bytes for the whole run", "2^44 (16 TiB) [A]"));
+    t.push_back(number<double>("device.instruction_fetch_ns", NS_FIELD(device.instruction_fetch_ns), 0, 1e6, "ns",
+                               "time to fetch one 64-byte bundle from its instruction queue in DRAM, plus the memory's annotated delay when non-zero",
+                               "0 [A]: instructions are prefetched (no time)"));
+    return t;
+}
+
+#undef NS_FIELD
+
+}  // namespace
+
+const std::vector<ConfigField>& config_field_table() {
+    static const std::vector<ConfigField> t = make_table();
+    return t;
+}
+
+void check_config_relations(const Config& c, const ConfigLayers& l) {
+    if (c.act.table_load_dma_engine >= c.dma.engines)
+        l.fail_relation("act.table_load_dma_engine", {"dma.engines"}, std::to_string(c.act.table_load_dma_engine) + " is not one of the " + std::to_string(c.dma.engines) +
+                                                " DMA engines (dma.engines)");
+    if (c.memory.partitions % c.gpsimd.cores != 0)
+        l.fail_relation("gpsimd.cores", {"memory.partitions"}, std::to_string(c.gpsimd.cores) + " cores must divide memory.partitions " + std::to_string(c.memory.partitions));
+}
+
+}  // namespace neuronsim::platform

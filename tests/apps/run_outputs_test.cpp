@@ -1,0 +1,229 @@
+// What a run leaves behind: --numerics none times like the full run, an earlier run's outputs
+// are refused unless --force (which clears exactly what neuronsim wrote), an interrupted run
+// says so and exits 130, and pathological work is refused by the run.max_* limits.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
+
+extern char** environ;
+
+namespace neuronsim::test {
+namespace {
+
+const std::string kSrc = NEURONSIM_SOURCE_DIR;
+
+struct Example {
+    std::string trace, gen, extra;
+};
+
+std::vector<Example> examples() {
+    std::vector<Example> out;
+    std::istringstream in(read_file(kSrc + "/tests/golden/examples.txt"));
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream l(line);
+        std::string trace, gens, extra, word;
+        l >> trace >> gens;
+        while (l >> word) extra += " " + word;
+        std::stringstream g(gens);
+        for (std::string gen; std::getline(g, gen, ',');) out.push_back({trace, gen, extra});
+    }
+    return out;
+}
+
+// The stats without the two things a timing-only run legitimately changes: the record of the
+// mode itself, and the memory-port counters (data DMA does not touch memory at all).
+std::string comparable_stats(const std::string& path) {
+    auto j = nlohmann::ordered_json::parse(read_file(path));
+    j.erase("run");
+    j["core"].erase("mem");
+    return j.dump(1);
+}
+
+TEST(RunOutputs, NumericsNoneTimesEveryExampleLikeTheFullRun) {
+    for (const Example& e : examples()) {
+        TempDir full, none;
+        const std::string base = "run --gen " + e.gen + " --trace traces/" + e.trace + ".trace --no-progress" + e.extra;
+        CliResult a = run_cli_in(kSrc, base + " --out " + full.path());
+        CliResult b = run_cli_in(kSrc, base + " --numerics none --out " + none.path());
+        ASSERT_EQ(a.status, 0) << a.err;
+        ASSERT_EQ(b.status, 0) << b.err;
+        const std::string what = e.trace + " on " + e.gen;
+        EXPECT_EQ(comparable_stats(none.file("stats.json")), comparable_stats(full.file("stats.json"))) << what;
+        EXPECT_EQ(read_file(none.file("instructions.csv")), read_file(full.file("instructions.csv"))) << what;
+        EXPECT_EQ(read_file(none.file("timeline.json")), read_file(full.file("timeline.json"))) << what;
+        EXPECT_EQ(nlohmann::json::parse(read_file(none.file("stats.json")))["run"]["numerics"], "none");
+        // No values, so no dumps: a dump would hold nothing the trace computed.
+        for (const auto& f : std::filesystem::directory_iterator(none.path()))
+            EXPECT_NE(f.path().extension(), ".bin") << what << ": " << f.path();
+    }
+}
+
+TEST(RunOutputs, NumericsNoneComputesNothing) {
+    // The work is counted, not done: no data DMA touches DRAM (the memory port then serves
+    // instruction fetches and table images only) and no dump is written.
+    TempDir t, f;
+    CliResult r = run_cli_in(kSrc, "run --gen mariana --trace traces/gelu.trace --numerics none --no-progress --out " + t.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("--numerics none: timing only"), std::string::npos) << r.out;
+    const auto s = nlohmann::json::parse(read_file(t.file("stats.json")));
+    EXPECT_EQ(s["core"]["act"]["elements"], 128 * 256);
+    ASSERT_EQ(run_cli_in(kSrc, "run --gen mariana --trace traces/gelu.trace --no-progress --out " + f.path()).status, 0);
+    const auto full = nlohmann::json::parse(read_file(f.file("stats.json")));
+    EXPECT_LT(s["core"]["mem"]["dmi_accesses"].get<uint64_t>(), full["core"]["mem"]["dmi_accesses"].get<uint64_t>()) << "no data DMA read or wrote DRAM";
+    EXPECT_TRUE(std::filesystem::exists(f.file("gelu_row0.bin")));
+    EXPECT_FALSE(std::filesystem::exists(t.file("gelu_row0.bin")));
+    EXPECT_EQ(run_cli("run --numerics some --out " + t.file("x")).status, 2);
+}
+
+TEST(RunOutputs, StatsRecordTheInputsAndEveryEngine) {
+    TempDir t;
+    const std::string overlay = t.write("o.yaml", "dma: {bytes_per_ns_per_engine: 40}\n");
+    CliResult r = run_cli_in(kSrc, "run --gen cayman --config " + overlay + " -p act.clock_ghz=1.5 --trace traces/gelu.trace --no-progress --out " +
+                                       t.file("o"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto s = nlohmann::json::parse(read_file(t.file("o/stats.json")));
+    EXPECT_EQ(s["schema_version"], 2);
+    EXPECT_EQ(s["generation"], "CAYMAN");
+    EXPECT_EQ(s["trace"]["path"], "traces/gelu.trace");
+    // The hash, independently: coreutils' sha256sum of the same bytes.
+    FILE* p = popen(("sha256sum " + kSrc + "/traces/gelu.trace").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    char digest[65] = {};
+    ASSERT_EQ(fread(digest, 1, 64, p), 64u);
+    pclose(p);
+    EXPECT_EQ(s["trace"]["sha256"], std::string(digest));
+    EXPECT_EQ(s["config"]["preset"], "cayman");
+    EXPECT_EQ(s["config"]["overlays"][0]["path"], overlay);
+    EXPECT_EQ(s["config"]["overrides"][0], "act.clock_ghz=1.5");
+    EXPECT_EQ(s["run"]["status"], "complete");
+    // Every engine of the generation, idle or not.
+    EXPECT_EQ(s["core"]["pool"]["instructions"], 0);
+    EXPECT_EQ(s["core"]["dma"]["engines"].size(), 16u);
+    EXPECT_EQ(s["core"]["dma"]["engines"]["7"]["transfers"], 0);
+}
+
+// The table-load knob moves table loads only; the data DMA knob moves data DMA only.
+TEST(RunOutputs, TableLoadCostIsItsOwnKnob) {
+    auto stats = [](const std::string& p) {
+        TempDir t;
+        CliResult r = run_cli_in(kSrc, "run --gen mariana --trace traces/gelu.trace --numerics none --no-progress --out " + t.path() + " " + p);
+        EXPECT_EQ(r.status, 0) << r.err;
+        return nlohmann::json::parse(read_file(t.file("stats.json")))["core"];
+    };
+    const auto base = stats(""), slow_load = stats("-p act.table_load.bytes_per_ns=1"), slow_dma = stats("-p dma.bytes_per_ns_per_engine=1");
+    // 20832 table bytes at 1 B/ns + 1300 ns.
+    EXPECT_EQ(slow_load["act"]["table_load_ps"], (1300 + 20832) * 1000);
+    EXPECT_EQ(slow_load["queues"]["dma0"]["busy_ps"], base["queues"]["dma0"]["busy_ps"]);
+    EXPECT_EQ(slow_dma["act"]["table_load_ps"], base["act"]["table_load_ps"]);
+    EXPECT_GT(slow_dma["queues"]["dma0"]["busy_ps"].get<uint64_t>(), base["queues"]["dma0"]["busy_ps"].get<uint64_t>());
+}
+
+TEST(RunOutputs, AnEarlierRunIsRefusedUnlessForcedAndForceClearsOnlyItsOwnFiles) {
+    TempDir t;
+    const std::string out = t.file("o");
+    CliResult a = run_cli_in(kSrc, "run --gen mariana --trace traces/gelu.trace --no-progress --out " + out);
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_TRUE(std::filesystem::exists(out + "/gelu_row0.bin"));
+    std::ofstream(out + "/notes.txt") << "mine\n";
+    CliResult b = run_cli_in(kSrc, "run --gen mariana --trace traces/softmax.trace --no-progress --out " + out);
+    EXPECT_EQ(b.status, 2);
+    EXPECT_NE(b.err.find("holds an earlier run's outputs; give --force"), std::string::npos) << b.err;
+    EXPECT_TRUE(std::filesystem::exists(out + "/gelu_row0.bin")) << "a refused run changes nothing";
+    CliResult c = run_cli_in(kSrc, "run --gen mariana --trace traces/softmax.trace --no-progress --force --out " + out);
+    ASSERT_EQ(c.status, 0) << c.err;
+    EXPECT_FALSE(std::filesystem::exists(out + "/gelu_row0.bin")) << "the earlier run's dump went with it";
+    EXPECT_TRUE(std::filesystem::exists(out + "/notes.txt")) << "what neuronsim did not write stays";
+    EXPECT_NE(read_file(out + "/.neuronsim-outputs").find("stats.json"), std::string::npos);
+    // An empty directory, or one holding only other files, needs no --force.
+    TempDir e;
+    std::ofstream(e.file("readme")) << "x\n";
+    EXPECT_EQ(run_cli("run --no-progress --out " + e.path()).status, 0);
+}
+
+// A run of many large Activates, interrupted: what completed is written, the run is marked
+// interrupted, the exit status is 130.
+TEST(RunOutputs, SigintStopsTheRunWritesWhatCompletedAndExits130) {
+    TempDir t;
+    std::string trace = ".data sbuf:0:0x0 partitions=128 f32 0.5\nact load_act_func_set set=10\n";
+    for (int i = 0; i < 4000; ++i)
+        trace += "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 src.step=1,0,0 "
+                 "src.num=16384,1,1 dst=sbuf:0:0x10000 dst.step=1,0,0 dst.num=16384,1,1\n";
+    t.write("long.trace", trace);
+    const std::string exe = NEURONSIM_EXE, out = t.file("o");
+    std::vector<std::string> args = {exe, "run", "--trace", t.file("long.trace"), "--no-progress", "--out", out};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    // Wait until the simulation has started (the recording exists), then interrupt.
+    for (int i = 0; i < 600 && !std::filesystem::exists(out + "/instructions.csv.tmp"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "ended by a signal, not by its handler";
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_NE(read_file(out + "/RUN_INCOMPLETE").find("interrupted by SIGINT"), std::string::npos);
+    const auto s = nlohmann::json::parse(read_file(out + "/stats.json"));
+    EXPECT_EQ(s["run"]["status"], "interrupted");
+    const uint64_t done = s["core"]["instructions"].get<uint64_t>();
+    EXPECT_GT(done, 0u);
+    EXPECT_LT(done, 4001u);
+    // The recording is whole and covers exactly the completed instructions.
+    const std::string csv = read_file(out + "/instructions.csv");
+    EXPECT_EQ(static_cast<uint64_t>(std::count(csv.begin(), csv.end(), '\n')), done + 1);
+    EXPECT_NO_THROW(nlohmann::json::parse(read_file(out + "/timeline.json")));
+}
+
+TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {
+    TempDir t;
+    // 65535^3 elements per partition from a step-0 pattern.
+    t.write("p.trace", "act load_act_func_set set=10\n"
+                       "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
+                       "src.step=0,0,0 src.num=65535,65535,65535 dst=sbuf:0:0x0 dst.step=0,0,0 dst.num=65535,65535,65535\n");
+    const auto t0 = std::chrono::steady_clock::now();
+    CliResult r = run_cli("run --trace " + t.file("p.trace") + " --no-progress --out " + t.file("o"));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("p.trace:2:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("exceed the per-instruction limit of 268435456 (run.max_elements_per_instruction)"), std::string::npos) << r.err;
+    EXPECT_LT(s, 30.0) << "refused before the work, not after";
+    // The run budget: two instructions of 2^20 elements against a budget of 1.5 x 2^20.
+    t.write("b.trace", "act load_act_func_set set=10\n"
+                       "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
+                       "src.step=1,0,0 src.num=8192,1,1 dst=sbuf:0:0x0 dst.step=1,0,0 dst.num=8192,1,1\n"
+                       "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
+                       "src.step=1,0,0 src.num=8192,1,1 dst=sbuf:0:0x0 dst.step=1,0,0 dst.num=8192,1,1\n");
+    r = run_cli("run --trace " + t.file("b.trace") + " -p run.max_elements_per_run=1572864 --no-progress --out " + t.file("b"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("b.trace:3:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("exceed the run's budget of 1572864 (1048576 used; run.max_elements_per_run)"), std::string::npos) << r.err;
+    // A DMA of 65535 rows of 4 GiB - 1 bytes (row stride 0).
+    t.write("d.trace", "dma0 copy src=dram:0x0 dst=dram:0x0 partitions=65535 bytes=4294967295\n");
+    r = run_cli("run --trace " + t.file("d.trace") + " --no-progress --out " + t.file("d"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("(run.max_dma_bytes_per_instruction)"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace neuronsim::test
