@@ -25,8 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace sweep;
 
-// Every generation must exist and every fixed or axis value must be accepted by each
-// generation's preset, before anything runs; errors name the spec and the YAML path.
+// Every generation must exist, the overlays must apply to each, and every fixed or axis value
+// must be accepted on top of them (each value alone), before anything runs; errors name the
+// spec and the YAML path, then the layer (overlay file and line, or -p) at fault.
 void check_spec_against_presets(const Spec& s) {
     for (size_t i = 0; i < s.generations.size(); ++i) {
         try {
@@ -34,11 +35,18 @@ void check_spec_against_presets(const Spec& s) {
         } catch (const std::exception& e) {
             throw Error(s.source + ": generations[" + std::to_string(i) + "]: " + e.what());
         }
+        if (!s.overlay_paths.empty()) {
+            try {
+                platform::compose_config(s.generations[i], s.overlay_paths);
+            } catch (const std::exception& e) {
+                throw Error(s.source + ": overlays: on " + s.generations[i] + ": " + e.what());
+            }
+        }
     }
     auto check = [&](const std::string& where, const std::string& key, const std::string& value) {
         for (const std::string& g : s.generations) {
             try {
-                platform::parse_config(platform::builtin_config_text(g), "configs/" + g + ".yaml (built in)", {key + "=" + value});
+                platform::compose_config(g, s.overlay_paths, {key + "=" + value});
             } catch (const std::exception& e) {
                 throw Error(s.source + ": " + where + ": " + key + "=" + value + " on " + g + ": " + e.what());
             }
@@ -113,7 +121,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         ("jobs,j", po::value<int>(), "points run at once on this machine (default: the number of cores; under mpirun: per worker rank, default 1)")
         ("dry-run", po::bool_switch(), "print the points (index, key, description) and exit; nothing runs, no database is written")
         ("shard", po::value<std::string>(), "I/N: run only the I-th (0-based) of N disjoint slices of the points (point index mod N == I), e.g. a Slurm array task; join the databases with `sweep merge`")
-        ("numerics", po::value<std::string>(), "passed to every `neuronsim run` as --numerics (overrides the spec's numerics:), e.g. none for timing-only runs")
+        ("numerics", po::value<std::string>(), "full or none: passed to every `neuronsim run` as --numerics (overrides the spec's numerics:); none: timing-only runs, the same times and stats, faster")
         ("retry-failed", po::bool_switch(), "delete the failed points from the database first and run them again (by default a resumed sweep skips every point already recorded, failed or not)")
         ("keep-runs", po::value<std::string>(), "keep each point's run output in DIR/<point key>/ (default: a temporary directory, removed)")
         ("plot", po::bool_switch(), "after the sweep, draw the spec's plots: (or one default plot per trace and axis) with gnuplot")
@@ -139,6 +147,8 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
             throw UsageError(prog + ": " + e.what());
         }
     }
+    if (vm.count("numerics") && vm["numerics"].as<std::string>() != "full" && vm["numerics"].as<std::string>() != "none")
+        throw UsageError(prog + ": --numerics: expected full or none, got \"" + vm["numerics"].as<std::string>() + "\"");
     const int world = launcher_world_size();
     std::unique_ptr<MpiSession> mpi;
     if (world > 1 && !vm["dry-run"].as<bool>()) {

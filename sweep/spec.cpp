@@ -301,7 +301,10 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
                                                std::to_string(a.size()));
     }
     if (root.has("repeat")) s.repeat = int(root.child("repeat").integer(1, 10000));
-    if (root.has("numerics")) s.numerics = root.child("numerics").text();
+    if (root.has("numerics")) {
+        s.numerics = root.child("numerics").text();
+        if (s.numerics != "full" && s.numerics != "none") root.child("numerics").fail("expected full or none, got \"" + s.numerics + "\"");
+    }
     if (root.has("run_args"))
         for (const Node& a : root.child("run_args").list()) {
             const std::string arg = a.text();

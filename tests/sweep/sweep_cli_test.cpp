@@ -255,3 +255,55 @@ TEST(SweepCli, MergeRefusesConflictsByName) {
 
 }  // namespace
 }  // namespace neuronsim::sweep
+
+namespace neuronsim::sweep {
+namespace {
+
+const FlatValue* stat(const PointRecord& r, const std::string& key) {
+    for (const FlatStat& s : r.stats)
+        if (s.key == key) return &s.value;
+    return nullptr;
+}
+
+TEST(SweepCli, OverlaysAndNumericsReachEveryRun) {
+    test::TempDir dir;
+    dir.write("slow_act.yaml", "act:\n  clock_ghz: 0.7\n");
+    const std::string spec = "traces: [" + kSrc + "/traces/softmax.trace]\ngenerations: [cayman, mariana]\noverlays: [slow_act.yaml]\n"
+                             "axes:\n  - {key: dma.bytes_per_ns_per_engine, values: [12, 33]}\n";
+    dir.write("spec.yaml", spec + "numerics: none\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o none.db");
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o full.db --numerics full");
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const auto none = rows(dir.file("none.db")), full = rows(dir.file("full.db"));
+    ASSERT_EQ(none.size(), 4u);
+    for (const auto& [key, rec] : none) {
+        ASSERT_EQ(rec.status, "ok") << rec.error;
+        EXPECT_EQ(rec.numerics, "none");
+        ASSERT_TRUE(stat(rec, "run.numerics"));
+        EXPECT_EQ(stat(rec, "run.numerics")->s, "none");
+        ASSERT_TRUE(stat(rec, "config.overlays.0.path"));
+        EXPECT_EQ(stat(rec, "config.overlays.0.path")->s, "slow_act.yaml");  // resolved against the spec's directory, "."
+        ASSERT_TRUE(stat(rec, "core.act.clock_ghz"));
+        EXPECT_EQ(stat(rec, "core.act.clock_ghz")->d, 0.7);
+        // Timing-only runs take the same time as full ones: the same point keys, the same times.
+        const PointRecord& f = full.at(key);
+        EXPECT_EQ(stat(f, "run.numerics")->s, "full");
+        ASSERT_TRUE(stat(rec, "core.simulated_ps") && stat(f, "core.simulated_ps"));
+        EXPECT_EQ(stat(rec, "core.simulated_ps")->i, stat(f, "core.simulated_ps")->i);
+    }
+
+    dir.write("bad.yaml", "act:\n  clock_ghz: -1\n");
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\noverlays: [bad.yaml]\n");
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o bad.db");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("spec.yaml: overlays: on mariana: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("bad.yaml"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("bad.db")));
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml --numerics fast");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--numerics: expected full or none, got \"fast\""), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace neuronsim::sweep
