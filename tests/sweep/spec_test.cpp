@@ -5,6 +5,7 @@
 #include "model/common/error.h"
 #include "sweep/runner.h"
 #include "sweep/spec.h"
+#include "sweep/study_plots.h"
 #include "tests/support/profile_builder.h"
 
 namespace neuronsim::sweep {
@@ -181,6 +182,28 @@ TEST_F(SpecTest, PointsAlreadyDoneOrNamedTwiceRunOnce) {
     ASSERT_EQ(ps.size(), 4u);
     EXPECT_EQ(points_to_run(ps, {}).size(), 2u);
     EXPECT_EQ(points_to_run(ps, {ps[0].key()}).size(), 1u);
+}
+
+TEST_F(SpecTest, DefaultPlotsOnePerTraceAndAxisOthersAtTheirFirstValue) {
+    const Spec s = parse("traces: [a.trace, b.trace]\naxes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n"
+                         "  - zip:\n      - {key: dma.bytes_per_ns_per_engine, values: [8, 16]}\n      - {key: dma.fixed_overhead_ns, values: [0, 5]}\n");
+    const auto plots = study_plots(s, "out/study.db");
+    ASSERT_EQ(plots.size(), 4u);
+    EXPECT_EQ(plots[0].out, "out/study-a-act_clock_ghz.svg");
+    EXPECT_EQ(plots[0].x, "param:act.clock_ghz");
+    EXPECT_EQ(plots[0].y, "stat:core.simulated_ps");
+    EXPECT_EQ(plots[0].series, "generation");
+    EXPECT_EQ(plots[0].where, (std::vector<std::string>{"trace=a.trace", "param:dma.bytes_per_ns_per_engine=8", "param:dma.fixed_overhead_ns=0"}));
+    EXPECT_EQ(plots[1].out, "out/study-a-dma_bytes_per_ns_per_engine.svg");
+    EXPECT_EQ(plots[1].where, (std::vector<std::string>{"trace=a.trace", "param:act.clock_ghz=1.0"}));
+    EXPECT_EQ(plots[3].out, "out/study-b-dma_bytes_per_ns_per_engine.svg");
+    // The spec's own plots instead, out beside the database.
+    const Spec t = parse("traces: [a.trace]\nplots:\n  - {x: act.clock_ghz, y: core.act.busy_ps, out: c.png, bar: true, where: {generation: sunda}}\n");
+    const auto own = study_plots(t, "out/study.db");
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_EQ(own[0].out, "out/c.png");
+    EXPECT_TRUE(own[0].bar);
+    EXPECT_EQ(own[0].where, std::vector<std::string>{"generation=sunda"});
 }
 
 }  // namespace

@@ -89,9 +89,11 @@ TEST(SweepCli, ResumeRunsOnlyThePointsNotInTheDatabase) {
     test::TempDir dir;
     const std::string traces = "traces: [" + kSrc + "/traces/softmax.trace]\n";
     dir.write("spec.yaml", traces + "axes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n");
-    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o r.db");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o r.db --keep-runs runs");
     ASSERT_EQ(r.status, 0) << r.err;
     const auto first = rows(dir.file("r.db"));
+    for (const auto& [key, rec] : first)  // --keep-runs keeps each point's run output
+        EXPECT_TRUE(std::filesystem::exists(dir.file("runs/" + key + "/out/stats.json"))) << key;
     dir.write("spec.yaml", traces + "axes:\n  - {key: act.clock_ghz, values: [1.0, 1.2, 1.4]}\n");
     r = test::run_cli_in(dir.path(), "sweep spec.yaml -o r.db");
     ASSERT_EQ(r.status, 0) << r.err;
@@ -252,12 +254,6 @@ TEST(SweepCli, MergeRefusesConflictsByName) {
     r = test::run_cli_in(dir.path(), "sweep merge m.db");
     EXPECT_EQ(r.status, 2);
 }
-
-}  // namespace
-}  // namespace neuronsim::sweep
-
-namespace neuronsim::sweep {
-namespace {
 
 const FlatValue* stat(const PointRecord& r, const std::string& key) {
     for (const FlatStat& s : r.stats)
