@@ -17,6 +17,7 @@
 #include "sweep/runner.h"
 #include "sweep/spec.h"
 #include "sweep/study_plots.h"
+#include "sweep/work_dir.h"
 
 namespace neuronsim::apps {
 
@@ -91,27 +92,6 @@ int draw_study_plots(const Spec& spec, const std::string& db) {
     }
     return 0;
 }
-
-// A work directory for the points' outputs: --keep-runs DIR, or a temporary one removed at the end.
-struct WorkDir {
-    std::string path;
-    bool temporary = false;
-    explicit WorkDir(const std::string& keep) {
-        if (!keep.empty()) {
-            path = keep;
-            return;
-        }
-        const char* tmp = std::getenv("TMPDIR");
-        std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/neuronsim-sweep-XXXXXX";
-        if (!::mkdtemp(templ.data())) throw Error("cannot create a work directory " + templ);
-        path = templ;
-        temporary = true;
-    }
-    ~WorkDir() {
-        std::error_code ec;
-        if (temporary) fs::remove_all(path, ec);
-    }
-};
 
 int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
@@ -209,7 +189,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         try {
             // Each rank has its own work directory (ranks may share a machine and a --keep-runs DIR).
             WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() + "/rank-" + std::to_string(mpi->rank()) : "");
-            o.exec.work_dir = work.path;
+            o.exec.work_dir = work.path();
             if (!coordinator) {
                 run_mpi_worker(*mpi, points, o);
                 return 0;
@@ -227,7 +207,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     }
 
     WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() : "");
-    o.exec.work_dir = work.path;
+    o.exec.work_dir = work.path();
     SweepOutcome out;
     {
         ResultsDb db(db_path, true);
