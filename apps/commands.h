@@ -11,6 +11,8 @@ Command asm_command();
 Command disasm_command();
 Command cptc_command();
 Command config_command();
+Command kernel_command();
+Command advise_command();
 Command sweep_command();
 Command plot_command();
 

@@ -25,4 +25,20 @@ Config config_from(const po::variables_map& vm, const std::vector<std::string>& 
     return compose_config(vm.count("gen") ? vm["gen"].as<std::string>() : "", config_overlays(vm), overrides);
 }
 
+model::workloads::GenLimits gen_limits(const Config& c) {
+    model::workloads::GenLimits g;
+    g.name = c.generation.name;
+    g.nc_version = c.generation.nc_version;
+    g.partitions = c.memory.partitions;
+    g.sbuf_bytes = c.memory.sbuf_bytes_per_partition;
+    g.dma_engines = c.dma.engines;
+    g.table_load_dma_engine = c.act.table_load_dma_engine;
+    g.semaphores = c.semaphores;
+    g.dram_bytes = c.memory.dram_bytes;
+    // CPTC dtypes exist in the ISA from NC-v4 (hardware-facts §F.4); the library must ship and
+    // be stageable (docs/cptc-format.md, "Dispatch and staging").
+    g.cptc_decode = c.generation.nc_version >= 4 && c.gpsimd.cptc_library && c.gpsimd.coretype_perf;
+    return g;
+}
+
 }  // namespace neuronsim::apps

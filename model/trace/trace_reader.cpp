@@ -196,24 +196,26 @@ TraceReader::TraceReader(const std::string& path)
     if (dir_.empty()) dir_ = ".";
 }
 
-std::optional<Record> TraceReader::next() {
+std::optional<std::string> TraceReader::next_line() {
     std::string text;
-    for (;;) {
-        text.clear();
-        int c;
-        // One line, bounded: a trace is read one short line at a time.
-        while ((c = in_.get()) >= 0 && c != '\n') {
-            if (text.size() >= kMaxTraceLineBytes)
-                throw Error(path_ + ":" + std::to_string(line_ + 1) + ": line longer than " + std::to_string(kMaxTraceLineBytes) +
-                            " bytes (is this a trace?)");
-            text.push_back(static_cast<char>(c));
-        }
-        if (c < 0 && text.empty()) return std::nullopt;
-        ++line_;
-        if (text.find('\0') != std::string::npos) throw Error(path_ + ":" + std::to_string(line_) + ": holds a NUL byte (a trace is text)");
-        if (auto r = parse_trace_line(text, path_, line_, dir_)) return r;
-        if (c < 0) return std::nullopt;
+    int c;
+    // One line, bounded: a trace is read one short line at a time.
+    while ((c = in_.get()) >= 0 && c != '\n') {
+        if (text.size() >= kMaxTraceLineBytes)
+            throw Error(path_ + ":" + std::to_string(line_ + 1) + ": line longer than " + std::to_string(kMaxTraceLineBytes) +
+                        " bytes (is this a trace?)");
+        text.push_back(static_cast<char>(c));
     }
+    if (c < 0 && text.empty()) return std::nullopt;
+    ++line_;
+    if (text.find('\0') != std::string::npos) throw Error(path_ + ":" + std::to_string(line_) + ": holds a NUL byte (a trace is text)");
+    return text;
+}
+
+std::optional<Record> TraceReader::next() {
+    while (auto text = next_line())
+        if (auto r = parse_trace_line(*text, path_, line_, dir_)) return r;
+    return std::nullopt;
 }
 
 }  // namespace neuronsim::model::trace

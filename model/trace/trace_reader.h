@@ -65,7 +65,12 @@ public:
     explicit TraceReader(const std::string& path);
     // The next record, or nullopt at the end. Throws Error("FILE:LINE: ...") on bad input.
     std::optional<Record> next();
+    // The next line as written (without its newline), blank and comment lines included, for
+    // tools that rewrite a trace; nullopt at the end. line() is its number.
+    std::optional<std::string> next_line();
+    size_t line() const { return line_; }
     const std::string& path() const { return path_; }
+    const std::string& dir() const { return dir_; }
 
 private:
     std::string path_, dir_;

@@ -1,0 +1,111 @@
+#include "model/workloads/act_dependencies.h"
+
+#include <cstring>
+
+#include "model/common/error.h"
+#include "model/fp/dtype.h"
+#include "model/isa/access_pattern.h"
+#include "model/isa/address.h"
+
+namespace neuronsim::model::workloads {
+
+namespace {
+
+using namespace isa;
+
+Region region(uint32_t addr4, const int16_t* step, const uint16_t* num, int dims, uint64_t elem_bytes, uint32_t channels, const char* what) {
+    const Location l = decode_addr4(addr4);
+    const AccessPattern ap = make_access_pattern(l.offset, step, num, dims, elem_bytes, what);
+    return {l.space, l.partition, l.partition + channels, ap.lo, ap.hi};
+}
+
+Region pointer(uint32_t addr4, uint64_t bytes, uint32_t channels) {
+    const Location l = decode_addr4(addr4);
+    return {l.space, l.partition, l.partition + channels, static_cast<int64_t>(l.offset), static_cast<int64_t>(l.offset + bytes)};
+}
+
+bool overlap(const Region& a, const Region& b) {
+    return a.space == b.space && a.p0 < b.p1 && b.p0 < a.p1 && a.lo < b.hi && b.lo < a.hi;
+}
+
+bool any_overlap(const std::vector<Region>& a, const std::vector<Region>& b) {
+    for (const Region& x : a)
+        for (const Region& y : b)
+            if (overlap(x, y)) return true;
+    return false;
+}
+
+size_t bytes_of(uint8_t code) { return fp::dtype_bytes(static_cast<fp::Dtype>(code)); }
+
+}  // namespace
+
+ActAccess act_access(const Bundle& b) {
+    ActAccess a;
+    const Events ev = read_events(b);
+    if (ev.wait != WaitMode::None) a.fixed = true, a.why_fixed = "waits on semaphore " + std::to_string(ev.wait_idx);
+    else if (ev.update != UpdateMode::None) a.fixed = true, a.why_fixed = "updates semaphore " + std::to_string(ev.update_idx);
+    switch (b.opcode()) {
+        case kTableLoad:
+            a.kind = ActAccess::Kind::TableLoad;
+            a.set = b.u8(offsetof(TableLoadOp, act_tbl_sel));
+            return a;
+        case kActivate: {
+            ActivateOp op;
+            std::memcpy(&op, b.b.data(), sizeof op);
+            a.kind = ActAccess::Kind::Compute;
+            a.func_id = op.activation_func;
+            const uint32_t ch = op.num_active_channels;
+            a.reads.push_back(region(op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, bytes_of(op.in_bias_dtype & 0x0F), ch, "src"));
+            a.writes.push_back(region(op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, bytes_of(op.out_dtype), ch, "dst"));
+            if (op.scale_src == 1) a.reads.push_back(pointer(op.scale_value, 4, ch));
+            if (op.imm_src == 1) a.reads.push_back(pointer(op.imm, 4, ch));
+            if (op.bias_src_n == 0) a.reads.push_back(pointer(op.bias, bytes_of(op.in_bias_dtype >> 4), ch));
+            if (op.scale_src == 2 || op.imm_src == 2 || op.bias_src_n == 2)
+                if (!a.fixed) a.fixed = true, a.why_fixed = "has a register-sourced operand";
+            a.accumulator = op.accumulator_cmd != 0;
+            return a;
+        }
+        case kActivateQuantize: {
+            ActivateQuantizeOp op;
+            std::memcpy(&op, b.b.data(), sizeof op);
+            a.kind = ActAccess::Kind::Compute;
+            a.func_id = op.activation_func;
+            const uint32_t ch = op.num_active_channels;
+            a.reads.push_back(region(op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, bytes_of(op.in_bias_dtype & 0x0F), ch, "src"));
+            a.writes.push_back(region(op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, bytes_of(op.out_dtype), ch, "dst"));
+            a.reads.push_back(pointer(op.bias_addr, 4, ch));
+            return a;
+        }
+        case kActivate2: {
+            Activate2Op op;
+            std::memcpy(&op, b.b.data(), sizeof op);
+            a.kind = ActAccess::Kind::Compute;
+            a.func_id = op.activation_func;
+            const uint32_t ch = op.num_active_channels;
+            a.reads.push_back(region(op.src.start_addr, op.src.step_elem, op.src.num_elem, 2, bytes_of(op.in_dtype), ch, "src"));
+            a.writes.push_back(region(op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 2, bytes_of(op.out_dtype), ch, "dst"));
+            a.accumulator = op.reduce_cmd != 0;
+            return a;
+        }
+        case kReadAccumulator: {
+            ReadAccumulatorOp op;
+            std::memcpy(&op, b.b.data(), sizeof op);
+            a.kind = ActAccess::Kind::ReadAccumulator;
+            a.writes.push_back(region(op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, bytes_of(op.dtype), op.num_active_channels, "dst"));
+            a.accumulator = true;
+            return a;
+        }
+        default:
+            a.kind = ActAccess::Kind::Other;
+            if (!a.fixed) a.fixed = true, a.why_fixed = "is not a table load or an activation";
+            return a;
+    }
+}
+
+bool conflict(const ActAccess& a, const ActAccess& b) {
+    if (a.fixed || b.fixed) return true;
+    if (a.accumulator && b.accumulator) return true;
+    return any_overlap(a.writes, b.reads) || any_overlap(a.writes, b.writes) || any_overlap(a.reads, b.writes);
+}
+
+}  // namespace neuronsim::model::workloads

@@ -1,0 +1,92 @@
+#pragma once
+// The schedule every generated kernel shares, as a compiler lays it out: rows are tiled by the
+// 128 partitions; each tile's rows are split over K DMA "lanes" (lane e always moves the same
+// partitions), loads on K engines and stores on K others, so loads, compute and stores of
+// different tiles overlap; a ring of SBUF slots double-buffers the tiles (a load waits until
+// the store of the slot's previous tile is done). Semaphores, all counting up by one per tile:
+//   loaded[e]  (1 + e)   DMA lane e has loaded its rows of the tile       -> consumer waits
+//   decoded    (41)      POOL has decoded the tile (cptc-dequant-act)     -> ACT waits
+//   computed   (40)      ACT has written the tile's outputs               -> stores wait
+//   stored[e]  (20 + e)  DMA lane e has stored its rows of the tile       -> the slot's next load waits
+// ACT's table loads are emitted only when the functions of a step are not resident; the set
+// is the roster's first that holds them all (the compiler's first fit).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/workloads/gen_limits.h"
+#include "model/workloads/trace_writer.h"
+
+namespace neuronsim::model::workloads {
+
+// A row-major [rows, row_bytes] tensor in DRAM. At model sizes only `ring_rows` rows are
+// stored (a multiple of the partitions): row r lives at row (r mod ring_rows).
+struct DramTensor {
+    uint64_t addr = 0;
+    uint64_t row_bytes = 0;
+    uint64_t rows = 0;
+    uint64_t ring_rows = 0;
+    uint64_t row_addr(uint64_t r) const { return addr + (r % ring_rows) * row_bytes; }
+    uint64_t stored_bytes() const { return ring_rows * row_bytes; }
+};
+
+// One row of `tensor` per partition, at `slot_offset` in the tile's SBUF slot.
+struct TileIo {
+    const DramTensor* tensor;
+    uint64_t slot_offset;
+};
+
+struct Tile {
+    uint64_t index = 0;   // over the whole trace: semaphores count tiles
+    uint64_t row0 = 0;    // first row of the phase's tensors
+    uint32_t rows = 0;    // active partitions
+    uint64_t slot = 0;    // SBUF offset of its slot
+};
+
+inline constexpr uint32_t kSemLoaded = 1, kSemStored = 20, kSemComputed = 40, kSemDecoded = 41;
+
+class TilePipeline {
+public:
+    // `lanes`: DMA engines for loads (and as many for stores); 0 = as many as the generation
+    // has beside the table-load engine, at most 7 each.
+    TilePipeline(TraceWriter& w, const GenLimits& g, uint32_t lanes = 0);
+
+    uint32_t lanes() const { return lanes_; }
+    // A new phase: `slots` slots of `slot_bytes` per partition from SBUF offset `base`. Its
+    // first loads wait until every earlier tile is stored (the phases' buffers may overlap).
+    void begin_phase(uint64_t base, uint32_t slots, uint64_t slot_bytes);
+    Tile next_tile(uint64_t row0, uint32_t rows);
+    void load(const Tile& t, const std::vector<TileIo>& in);
+    // Zero-time syncs on `engine` until every lane has loaded the tile.
+    void wait_loaded(const std::string& engine, const Tile& t);
+    void store(const Tile& t, const std::vector<TileIo>& out);
+    // ACT: loads the first roster set holding all of `functions` unless the resident set does.
+    void ensure_resident(const std::vector<std::string>& functions);
+    uint64_t table_loads() const { return table_loads_; }
+    uint64_t tiles() const { return next_index_; }
+
+    TraceWriter& writer() { return w_; }
+
+private:
+    std::string load_engine(uint32_t lane) const;
+    std::string store_engine(uint32_t lane) const;
+    std::pair<uint32_t, uint32_t> lane_rows(uint32_t lane, uint32_t rows) const;  // [lo, hi)
+    void copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes,
+              uint64_t src_stride, uint64_t dst_stride, const std::string& wait, const std::string& update);
+
+    TraceWriter& w_;
+    GenLimits g_;
+    uint32_t lanes_;
+    std::vector<uint32_t> engines_;  // DMA engines in use: loads first, then stores
+    uint64_t next_index_ = 0;
+    uint64_t phase_first_ = 0;       // index of the phase's first tile
+    uint64_t base_ = 0, slot_bytes_ = 0;
+    uint32_t slots_ = 2;
+    int resident_ = -1;
+    uint64_t table_loads_ = 0;
+};
+
+// Bytes rounded up to 64 (slot fields start on 64-byte boundaries).
+inline uint64_t align64(uint64_t b) { return (b + 63) & ~uint64_t{63}; }
+
+}  // namespace neuronsim::model::workloads

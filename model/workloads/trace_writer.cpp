@@ -1,0 +1,82 @@
+#include "model/workloads/trace_writer.h"
+
+#include <cstdio>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/isa/opcodes.h"
+#include "model/workloads/act_functions.h"
+
+namespace neuronsim::model::workloads {
+
+void TraceWriter::comment(const std::string& text) {
+    out_ << "# " << text << "\n";
+    ++lines_;
+}
+
+void TraceWriter::blank() {
+    out_ << "\n";
+    ++lines_;
+}
+
+void TraceWriter::instr(const std::string& engine, const std::string& mnemonic, const Fields& fields, const std::string& note) {
+    ++lines_;
+    try {
+        (void)isa::assemble(engine, mnemonic, fields);
+    } catch (const Error& e) {
+        throw Error("generated trace line " + std::to_string(lines_) + " (" + engine + " " + mnemonic + "): " + e.what());
+    }
+    out_ << engine << ' ' << mnemonic;
+    for (const std::string& f : fields) out_ << ' ' << f;
+    if (!note.empty()) out_ << "   # " << note;
+    out_ << '\n';
+    ++per_engine_[engine];
+}
+
+void TraceWriter::data_file(const std::string& location, const std::string& file, uint32_t partitions) {
+    out_ << ".data " << location;
+    if (partitions != 1) out_ << " partitions=" << partitions;
+    out_ << " file=" << file << '\n';
+    ++lines_;
+}
+
+void TraceWriter::dump(const std::string& location, uint64_t bytes, const std::string& file, uint32_t partitions) {
+    out_ << ".dump " << location << " bytes=" << bytes;
+    if (partitions != 1) out_ << " partitions=" << partitions;
+    out_ << " file=" << file << '\n';
+    ++lines_;
+}
+
+std::string sbuf(uint32_t partition, uint64_t offset) { return "sbuf:" + std::to_string(partition) + ":" + fp::hex(offset); }
+std::string dram(uint64_t addr) { return "dram:" + fp::hex(addr); }
+std::string f32_field(const std::string& key, float v) { return key + "=0x" + fp::hex8(fp::bits_of(v)); }
+std::string wait_ge(uint32_t sem, uint64_t value) { return "wait=" + std::to_string(sem) + ">=" + std::to_string(value); }
+std::string inc(uint32_t sem) { return "update=" + std::to_string(sem) + "+1"; }
+
+namespace {
+std::string code(fp::Dtype d) { return std::to_string(static_cast<unsigned>(d)); }
+}  // namespace
+
+Fields activate_fields(const ActivateSpec& a) {
+    // in_bias_dtype: low nibble the input type, high nibble the bias type (a pointer bias is fp32).
+    const unsigned in_bias = static_cast<unsigned>(a.in) | (static_cast<unsigned>(fp::Dtype::Fp32) << 4);
+    const std::string n = std::to_string(a.n);
+    Fields f = {"func=" + std::to_string(func_id(a.function)),
+                "in_bias_dtype=" + fp::hex2(in_bias),
+                "out_dtype=" + code(a.out),
+                "num_active_channels=" + std::to_string(a.channels),
+                "src=" + sbuf(0, a.src), "src.step=1,0,0", "src.num=" + n + ",1,1",
+                "dst=" + sbuf(0, a.dst), "dst.step=1,0,0", "dst.num=" + n + ",1,1"};
+    if (a.scale.pointer) f.insert(f.end(), {"scale_src=1", "scale=" + sbuf(0, a.scale.offset)});
+    else f.push_back(f32_field("scale", a.scale.value));
+    if (a.bias.pointer) f.insert(f.end(), {"bias_src_n=0", "bias=" + sbuf(0, a.bias.offset)});
+    else f.insert(f.end(), {"bias_src_n=1", f32_field("bias", a.bias.value)});
+    if (a.acc != Accumulate::None) f.push_back("accumulator_cmd=" + std::to_string(static_cast<unsigned>(a.acc)));
+    return f;
+}
+
+Fields read_accumulator_fields(uint32_t channels, uint64_t offset) {
+    return {"count=1", "dtype=" + code(fp::Dtype::Fp32), "num_active_channels=" + std::to_string(channels), "dst=" + sbuf(0, offset), "dst.num=1"};
+}
+
+}  // namespace neuronsim::model::workloads

@@ -1,0 +1,19 @@
+#pragma once
+// Simulates a text trace to the end in a fresh SystemC simulation context, so one process can
+// simulate several traces one after another (`neuronsim advise` runs a trace and its rewrite;
+// tests run many platforms). The previous context is left alone: deleting it would tear down
+// the modules of the previous run.
+#include <string>
+
+#include "platform/trace_host.h"
+
+namespace neuronsim::platform {
+
+// Makes a new simulation context current.
+void fresh_simulation_context();
+
+// Assembles `trace` into options.out_dir/streams and runs it on `cfg` in a fresh context;
+// the outputs (dumps, recordings as `options` asks) go to options.out_dir.
+RunReport simulate_trace(const Config& cfg, const std::string& trace, const RunOptions& options);
+
+}  // namespace neuronsim::platform

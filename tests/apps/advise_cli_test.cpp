@@ -1,0 +1,62 @@
+// `neuronsim advise` end to end: on traces/set_thrash.trace it finds the better order, the
+// rewritten trace computes the same outputs with fewer table loads, and the saving printed is
+// the difference of the two simulations.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
+
+namespace neuronsim::test {
+namespace {
+
+const std::string kSrc = NEURONSIM_SOURCE_DIR;
+
+double simulated_ps(const std::string& out) { return nlohmann::json::parse(read_file(out + "/stats.json"))["core"]["simulated_ps"].get<double>(); }
+
+TEST(AdviseCli, SetThrashGetsTheBetterOrderAndItsSaving) {
+    TempDir t;
+    CliResult a = run_cli("advise " + kSrc + "/traces/set_thrash.trace -o " + t.file("better.trace") + " --gen mariana");
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.out.find("5 table loads (1 redundant, 0 unused)"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("REDUNDANT"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("suggestion: 2 table loads instead of 5"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("saves"), std::string::npos) << a.out;
+
+    // The rewritten trace, run from another directory, gives the same outputs, faster.
+    CliResult o = run_cli("run --gen mariana --trace " + kSrc + "/traces/set_thrash.trace --out " + t.file("orig") + " --no-progress");
+    CliResult b = run_cli("run --gen mariana --trace " + t.file("better.trace") + " --out " + t.file("better") + " --no-progress");
+    ASSERT_EQ(o.status, 0) << o.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    for (const char* dump : {"exp.bin", "sigmoid.bin"}) EXPECT_EQ(read_file(t.file("orig/") + dump), read_file(t.file("better/") + dump)) << dump;
+    const auto stats = nlohmann::json::parse(read_file(t.file("better/stats.json")))["core"];
+    EXPECT_EQ(stats["act"]["table_loads"].get<int>(), 2);
+    const double saved_ns = (simulated_ps(t.file("orig")) - simulated_ps(t.file("better"))) / 1000;
+    EXPECT_GT(saved_ns, 0);
+    char expect[64];
+    std::snprintf(expect, sizeof expect, "saves %.1f ns", saved_ns);
+    EXPECT_NE(a.out.find(expect), std::string::npos) << expect << "\n" << a.out;
+}
+
+TEST(AdviseCli, AGeneratedSoftmaxIsAlreadyBest) {
+    TempDir t;
+    ASSERT_EQ(run_cli("kernel softmax --shape 512x64 -o " + t.file("s.trace")).status, 0);
+    CliResult a = run_cli("advise " + t.file("s.trace") + " --no-simulate");
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.out.find("no order or set choice with fewer table loads"), std::string::npos) << a.out;
+}
+
+TEST(AdviseCli, BadInputNamesTheFile) {
+    CliResult a = run_cli("advise /nonexistent/x.trace");
+    EXPECT_EQ(a.status, 1);
+    EXPECT_NE(a.err.find("/nonexistent/x.trace"), std::string::npos) << a.err;
+    TempDir t;
+    const std::string trace = t.write("s.trace", read_file(kSrc + "/traces/set_thrash.trace"));
+    CliResult same = run_cli("advise " + trace + " -o " + trace);
+    EXPECT_EQ(same.status, 2);
+    EXPECT_NE(same.err.find("is the trace itself"), std::string::npos) << same.err;
+    EXPECT_EQ(read_file(trace), read_file(kSrc + "/traces/set_thrash.trace"));
+}
+
+}  // namespace
+}  // namespace neuronsim::test

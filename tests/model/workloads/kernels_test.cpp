@@ -1,0 +1,160 @@
+// The kernel generator without simulating: limits refused with the limit named, the schedule's
+// table loads, the ring of inputs at model sizes, every generation's refusal of CPTC.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "model/common/error.h"
+#include "model/workloads/kernels.h"
+#include "tests/support/profile_builder.h"
+
+namespace neuronsim::test {
+namespace {
+
+namespace wl = model::workloads;
+
+wl::GenLimits sunda() {
+    wl::GenLimits g;
+    g.name = "SUNDA", g.nc_version = 2, g.sbuf_bytes = 196608, g.cptc_decode = false;
+    return g;
+}
+
+std::string error_of(const wl::KernelRequest& r, const wl::GenLimits& g, const std::string& path) {
+    try {
+        wl::write_kernel(r, g, path);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::string text_of(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+TEST(KernelGenerator, RefusesARowOverTheFreeSizeLimit) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "softmax", r.rows = 128, r.cols = 70000;
+    const std::string e = error_of(r, wl::GenLimits{}, t.file("k.trace"));
+    EXPECT_NE(e.find("free-size limit of 65535"), std::string::npos) << e;
+    EXPECT_FALSE(std::filesystem::exists(t.file("k.trace")));
+}
+
+TEST(KernelGenerator, RefusesShapesThatDoNotFitSbufNamingTheGenerationAndField) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "rmsnorm", r.rows = 128, r.cols = 30000;  // fp32: 2 x 120 KiB > SUNDA's 192 KiB
+    const std::string e = error_of(r, sunda(), t.file("k.trace"));
+    EXPECT_NE(e.find("SUNDA's SBUF has 196608 (memory.sbuf_bytes_per_partition)"), std::string::npos) << e;
+    r.dtype = model::fp::Dtype::Bfloat16;  // half the bytes fit
+    EXPECT_EQ(error_of(r, sunda(), t.file("k.trace")), "(no error)");
+}
+
+TEST(KernelGenerator, CptcOnlyWhereTheGenerationStagesItAndOnWholeTiles) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "cptc-dequant-act", r.rows = 256, r.cols = 128;
+    const std::string e = error_of(r, sunda(), t.file("k.trace"));
+    EXPECT_NE(e.find("SUNDA cannot decode CPTC"), std::string::npos) << e;
+    r.rows = 200;
+    const std::string rows = error_of(r, wl::GenLimits{}, t.file("k.trace"));
+    EXPECT_NE(rows.find("rows must be a multiple of 128"), std::string::npos) << rows;
+}
+
+TEST(KernelGenerator, UnknownKernelsAndBadParametersAreNamed) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "softmx";
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("unknown kernel 'softmx'"), std::string::npos);
+    r.kernel = "mlp-act", r.act = "tanh";
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("mlp-act takes gelu or silu"), std::string::npos);
+    r = {};
+    r.model = "llama2-7b", r.layer = 32, r.seq = 128;
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("layers 0..31"), std::string::npos);
+}
+
+TEST(KernelGenerator, RefusesWhatDoesNotFitDramOrOneTrace) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "mlp-act", r.rows = 128, r.cols = 1024;
+    wl::GenLimits small;
+    small.dram_bytes = uint64_t{256} << 20;  // all of it kept for the queues and sets
+    const std::string e = error_of(r, small, t.file("k.trace"));
+    EXPECT_NE(e.find("(memory.dram_bytes)"), std::string::npos) << e;
+    r.rows = (uint64_t{1} << 20) * 128 + 1;  // one tile more than a trace holds
+    const std::string tiles = error_of(r, wl::GenLimits{}, t.file("k.trace"));
+    EXPECT_NE(tiles.find("1048577 tiles"), std::string::npos) << tiles;
+    // A preset whose later phase breaks a limit leaves neither the trace nor the earlier inputs.
+    r = {};
+    r.model = "llama2-7b", r.seq = 70000;  // the softmax row (70000 keys) is over the free size
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("l.trace")).find("free-size limit"), std::string::npos);
+    EXPECT_TRUE(std::filesystem::is_empty(t.path())) << "files left in " << t.path();
+    r = {};
+    r.model = "bert-base", r.seq = 128, r.act = "silu";
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act and --bits do not apply to --model"), std::string::npos);
+}
+
+TEST(KernelGenerator, SoftmaxSwitchesSetsOncePerGroupNotPerTile) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "softmax", r.rows = 128 * 40, r.cols = 256;  // 40 tiles, groups of 16
+    const wl::KernelSummary s = wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace"));
+    EXPECT_EQ(s.tiles, 40u);
+    EXPECT_EQ(s.table_loads, 6u);  // 3 groups x (exp_and_others, reciprocal_and_small)
+    const std::string text = text_of(t.file("k.trace"));
+    EXPECT_EQ(count(text, "load_act_func_set set=0"), 3u);
+    EXPECT_EQ(count(text, "load_act_func_set set=13"), 3u);
+}
+
+TEST(KernelGenerator, NormsNeedOneTableLoad) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "layernorm", r.rows = 1000, r.cols = 768;
+    EXPECT_EQ(wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace")).table_loads, 1u);
+    r.kernel = "rmsnorm";
+    EXPECT_EQ(wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace")).table_loads, 1u);
+}
+
+TEST(KernelGenerator, ModelSizedInputsAreARingOfWholeTiles) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.model = "llama2-7b", r.seq = 2048;
+    r.max_data_bytes = uint64_t{8} << 20;  // every tensor here has tiles of at most 8 MiB
+    const wl::KernelSummary s = wl::write_kernel(r, wl::GenLimits{}, t.file("l.trace"));
+    EXPECT_TRUE(s.ringed);
+    EXPECT_EQ(s.phases.size(), 4u);
+    EXPECT_EQ(s.elements, 2048ull * 4096 * 2 + 32ull * 2048 * 2048 + 2048ull * 11008);
+    for (const auto& f : s.files) {
+        EXPECT_LE(f.bytes, uint64_t{8} << 20) << f.path;
+        EXPECT_EQ(std::filesystem::file_size(f.path), f.bytes) << f.path;
+    }
+    // 512 softmax tiles + 16 per norm + 16 for silu.
+    EXPECT_EQ(s.tiles, 512u + 16 + 16 + 16);
+}
+
+TEST(KernelGenerator, TheSameSeedWritesTheSameBytes) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "mlp-act", r.rows = 256, r.cols = 100, r.seed = 7;
+    const auto a = wl::write_kernel(r, wl::GenLimits{}, t.file("a.trace"));
+    const auto b = wl::write_kernel(r, wl::GenLimits{}, t.file("b.trace"));
+    EXPECT_EQ(text_of(a.files[0].path), text_of(b.files[0].path));
+    r.seed = 8;
+    const auto c = wl::write_kernel(r, wl::GenLimits{}, t.file("c.trace"));
+    EXPECT_NE(text_of(a.files[0].path), text_of(c.files[0].path));
+}
+
+}  // namespace
+}  // namespace neuronsim::test
