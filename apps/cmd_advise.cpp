@@ -54,7 +54,7 @@ struct TempDir {
     }
 };
 
-double simulate_ns(const platform::Config& cfg, const std::string& trace, const std::string& out, uint64_t& loads, double& load_ns) {
+double simulate_ns(const Config& cfg, const std::string& trace, const std::string& out, uint64_t& loads, double& load_ns) {
     platform::RunOptions o;
     o.out_dir = out;
     o.record_csv = o.record_timeline = false;
@@ -122,7 +122,7 @@ int run_advise(const std::string& prog, const std::vector<std::string>& args) {
     if (vm.count("out")) std::printf("wrote %s\n", rewritten_path.c_str());
     if (vm["no-simulate"].as<bool>()) return 0;
 
-    const platform::Config cfg = config_from(vm);
+    const Config cfg = config_from(vm);
     uint64_t loads0 = 0, loads1 = 0;
     double load0 = 0, load1 = 0;
     const double t0 = simulate_ns(cfg, trace, tmp.path + "/original", loads0, load0);

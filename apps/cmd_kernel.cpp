@@ -92,7 +92,7 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     r.max_data_bytes = vm["max-data-mib"].as<uint64_t>() << 20;
     if (vm.count("seq")) r.seq = vm["seq"].as<uint64_t>();
     r.layer = vm["layer"].as<uint32_t>();
-    const platform::Config cfg = config_from(vm);
+    const Config cfg = config_from(vm);
     const std::string out = vm["out"].as<std::string>();
     const wl::KernelSummary s = wl::write_kernel(r, gen_limits(cfg), out);
 
