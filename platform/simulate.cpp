@@ -1,13 +1,21 @@
 #include "platform/simulate.h"
 
 #include <filesystem>
+#include <vector>
 
 #include "model/trace/assembler.h"
 
 namespace neuronsim::platform {
 
 void fresh_simulation_context() {
-    sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
+    // An old context cannot be deleted: its engine threads are suspended coroutines, and
+    // deleting the context hangs tearing them down (tried: ActTest and PlatformTest hang). So
+    // every context stays owned here, reachable until exit: nothing is lost, nothing leaks
+    // unseen (LeakSanitizer reports only unreachable memory).
+    static std::vector<sc_core::sc_simcontext*> contexts;
+    if (contexts.empty() && sc_core::sc_curr_simcontext) contexts.push_back(sc_core::sc_curr_simcontext);
+    contexts.push_back(new sc_core::sc_simcontext());
+    sc_core::sc_curr_simcontext = contexts.back();
     sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 // Simulates a text trace to the end in a fresh SystemC simulation context, so one process can
 // simulate several traces one after another (`neuronsim advise` runs a trace and its rewrite;
-// tests run many platforms). The previous context is left alone: deleting it would tear down
-// the modules of the previous run.
+// tests run many platforms). Earlier contexts are kept (reachable) until the process ends.
 #include <string>
 
 #include "platform/trace_host.h"

@@ -4,8 +4,8 @@
 
 namespace neuronsim::test {
 
-// The old context is left alone (deleting it tears down modules of the previous test); a new
-// one becomes current, as SystemC test benches commonly do.
+// A new context becomes current, as SystemC test benches commonly do (platform/simulate.cpp
+// keeps the old ones reachable: SystemC cannot delete a context with suspended threads).
 void reset_systemc_context() { platform::fresh_simulation_context(); }
 
 }  // namespace neuronsim::test
