@@ -161,6 +161,8 @@ TEST_F(SpecTest, ErrorsNameTheFileAndTheYamlPath) {
         {base + "axes:\n  - zip:\n      - {key: a.b, values: [1, 2]}\n      - {key: c.d, values: [1]}\n", "spec.yaml: axes[0].zip (line 4): zipped axes must have the same number of values"},
         {base + "params: {a.b: 1}\naxes:\n  - {key: a.b, values: [1]}\n", "spec.yaml: axes[0]: key a.b is already set by params or another axis"},
         {base + "repeat: 0\n", "spec.yaml: repeat (line 2): expected an integer in [1, 10000], got \"0\""},
+        {base + "run_args: [\"-\xc3skip\"]\n", "spec.yaml: run_args[0] (line 2): not valid UTF-8"},
+        {base + "params: {act.clock_ghz: \"\xed\xa0\x80\"}\n", "spec.yaml: params.act.clock_ghz (line 2): not valid UTF-8"},
         {base + "numerics: fast\n", "spec.yaml: numerics (line 2): expected full or none, got \"fast\""},
         {base + "run_args: [--out, x]\n", "spec.yaml: run_args[0] (line 2): --out is set by the sweep itself"},
         {base + "traces: [b.trace]\n", "spec.yaml: (root) (line 1): duplicate key 'traces' (line 2)"},
