@@ -10,6 +10,7 @@
 #include "model/io/json_path.h"
 #include "model/io/write_file.h"
 #include "neuronsim/version.h"
+#include "sweep/utf8.h"
 
 namespace neuronsim::sweep {
 
@@ -49,7 +50,7 @@ std::string error_text(const std::string& path) {
         }
     constexpr size_t kMax = 4000;
     if (text.size() > kMax) text = "..." + text.substr(text.size() - kMax);
-    return text;
+    return make_valid_utf8(text);  // a message may quote bytes of a trace
 }
 
 }  // namespace

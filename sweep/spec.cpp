@@ -11,42 +11,11 @@
 
 #include "model/common/error.h"
 #include "model/io/json_path.h"
+#include "sweep/utf8.h"
 
 namespace neuronsim::sweep {
 
 namespace {
-
-// Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF): every
-// text of a spec ends up in JSON (point identities, the database), which holds only UTF-8.
-bool valid_utf8(const std::string& t) {
-    const auto* p = reinterpret_cast<const unsigned char*>(t.data());
-    const auto* end = p + t.size();
-    while (p < end) {
-        const unsigned c = *p;
-        size_t n = 0;
-        unsigned min = 0, cp = 0;
-        if (c < 0x80) {
-            ++p;
-            continue;
-        } else if ((c & 0xe0) == 0xc0) {
-            n = 1, min = 0x80, cp = c & 0x1f;
-        } else if ((c & 0xf0) == 0xe0) {
-            n = 2, min = 0x800, cp = c & 0x0f;
-        } else if ((c & 0xf8) == 0xf0) {
-            n = 3, min = 0x10000, cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (size_t(end - p) <= n) return false;
-        for (size_t i = 1; i <= n; ++i) {
-            if ((p[i] & 0xc0) != 0x80) return false;
-            cp = (cp << 6) | (p[i] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-        p += n + 1;
-    }
-    return true;
-}
 
 // A YAML node with its path ("axes[2].values") and the spec file, for messages.
 class Node {

@@ -11,6 +11,7 @@
 #include "sweep/record_json.h"
 #include "sweep/results_db.h"
 #include "sweep/runner.h"
+#include "sweep/utf8.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 
@@ -183,6 +184,18 @@ TEST(RecordJson, RoundTripsEveryValueKind) {
     EXPECT_EQ(index, 7u);
     EXPECT_EQ(back.params[1].value, r.params[1].value);
     EXPECT_THROW(record_from_json("{\"index\": 1}", interrupted, index), Error);
+}
+
+TEST(Utf8, InvalidBytesAreFoundAndReplaced) {
+    EXPECT_TRUE(valid_utf8("plain, \xC3\xA9" "t\xC3\xA9, \xE2\x82\xAC, \xF0\x9F\x98\x80"));
+    for (const char* bad : {"\xff", "\xC3", "a\x80", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82"}) EXPECT_FALSE(valid_utf8(bad)) << bad;
+    EXPECT_EQ(make_valid_utf8("a\xff" "b\xC3\xA9\xE2\x82"), "a\xEF\xBF\xBD" "b\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
+    const std::string bad = "x\xC3(";
+    PointRecord r = sample("t", "1", 1);
+    r.error = make_valid_utf8(bad);
+    bool interrupted = false;
+    size_t index = 0;
+    EXPECT_EQ(record_from_json(record_to_json(r, false, 0), interrupted, index).error, "x\xEF\xBF\xBD(");
 }
 
 TEST(Progress, LineShowsCountsFailuresAndEta) {

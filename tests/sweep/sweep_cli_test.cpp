@@ -106,33 +106,54 @@ TEST(SweepCli, ResumeRunsOnlyThePointsNotInTheDatabase) {
 TEST(SweepCli, AFailingPointIsRecordedAndTheSweepGoesOn) {
     test::TempDir dir;
     dir.write("bad.trace", "act activate in=sbuf:0:0\nact no_such_instruction\n");
-    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace, bad.trace]\naxes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n");
+    dir.write("bytes.trace", "act \xff\xfe\n");  // the run's message quotes bytes that are not UTF-8
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace, bad.trace, bytes.trace]\naxes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n");
     auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o f.db -j 2");
     EXPECT_EQ(r.status, 3) << r.out << r.err;
-    EXPECT_NE(r.out.find("sweep: 4 points: 4 run now (2 failed)"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("2 point(s) of this spec failed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("sweep: 6 points: 6 run now (4 failed)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("4 point(s) of this spec failed"), std::string::npos) << r.out;
     size_t ok = 0, failed = 0;
-    for (const auto& [key, rec] : rows(dir.file("f.db"))) {
-        if (rec.trace == "bad.trace") {
+    const auto recorded = rows(dir.file("f.db"));
+    for (const auto& [key, rec] : recorded) {
+        if (rec.trace == "bad.trace" || rec.trace == "bytes.trace") {
             ++failed;
             EXPECT_EQ(rec.status, "failed");
             EXPECT_EQ(rec.exit_code, 1);
-            EXPECT_NE(rec.error.find("bad.trace:1"), std::string::npos) << rec.error;
+            EXPECT_NE(rec.error.find(rec.trace + ":1"), std::string::npos) << rec.error;
             EXPECT_TRUE(rec.stats.empty());
+            if (rec.trace == "bytes.trace") {
+                EXPECT_NE(rec.error.find("'\xEF\xBF\xBD\xEF\xBF\xBD'"), std::string::npos) << rec.error;
+            }
         } else {
             ++ok;
             EXPECT_EQ(rec.status, "ok");
         }
     }
     EXPECT_EQ(ok, 2u);
-    EXPECT_EQ(failed, 2u);
+    EXPECT_EQ(failed, 4u);
     // A resumed sweep does not run the failed points again, unless asked to.
     r = test::run_cli_in(dir.path(), "sweep spec.yaml -o f.db");
     EXPECT_EQ(r.status, 3);
-    EXPECT_NE(r.out.find("0 run now (0 failed), 4 already"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("0 run now (0 failed), 6 already"), std::string::npos) << r.out;
     r = test::run_cli_in(dir.path(), "sweep spec.yaml -o f.db --retry-failed");
     EXPECT_EQ(r.status, 3);
-    EXPECT_NE(r.out.find("2 run now (2 failed), 2 already"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("4 run now (4 failed), 2 already"), std::string::npos) << r.out;
+
+    // The same failures travel from MPI workers to rank 0 intact.
+    if (!built_with_mpi() || mpirun().empty()) GTEST_SKIP() << "built without MPI or no mpirun";
+    const std::string cmd = "cd '" + dir.path() + "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + mpirun() +
+                            " -n 2 --oversubscribe " + NEURONSIM_EXE + " sweep spec.yaml -o mpi.db >mpi.out 2>mpi.err </dev/null";
+    const int rc = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 3) << test::read_file(dir.file("mpi.out")) << test::read_file(dir.file("mpi.err"));
+    const auto mpi = rows(dir.file("mpi.db"));
+    ASSERT_EQ(mpi.size(), 6u) << test::read_file(dir.file("mpi.err"));
+    for (const auto& [key, rec] : rows(dir.file("f.db"))) {
+        std::string why;
+        EXPECT_TRUE(same_results(rec, mpi.at(key), &why)) << why;
+        if (rec.trace == "bytes.trace") {
+            EXPECT_EQ(rec.error.substr(rec.error.rfind(':')), mpi.at(key).error.substr(mpi.at(key).error.rfind(':')));
+        }
+    }
 }
 
 TEST(SweepCli, InterruptStopsLaunchingKeepsWhatWasRecordedAndResumes) {
