@@ -94,6 +94,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     reserved_ = at;
     for (auto& s : streams_) s->ring = at, at += ring_bytes;
     if (!setup.empty()) {
+        uint64_t dump_bytes = 0;
         model::trace::TraceReader reader(setup);
         while (auto r = reader.next()) {
             if (r->kind == model::trace::Record::Kind::Data) apply(r->data, r->where());
@@ -101,6 +102,10 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
             else if (r->kind == model::trace::Record::Kind::Dump) {
                 map_.check_rows(r->dump.at, r->dump.partitions, r->dump.bytes, r->where());
                 check_not_reserved(r->dump.at, r->dump.bytes * r->dump.partitions, r->where());
+                dump_bytes += r->dump.bytes * r->dump.partitions;
+                if (dump_bytes > cfg_.run.max_dump_bytes)
+                    throw Error(r->where() + ": the trace's dumps reach " + std::to_string(dump_bytes) + " bytes, more than run.max_dump_bytes (" +
+                                std::to_string(cfg_.run.max_dump_bytes) + ")");
                 dumps_.push_back(r->dump);
             } else {
                 throw Error(r->where() + ": instructions belong in the engine streams, not in setup.trace");

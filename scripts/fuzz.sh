@@ -2,9 +2,9 @@
 # A longer fuzzing campaign on one target: scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
 # TARGET is trace_reader, profile_loader, set_check, bundle or pool_firmware. The checked-in
 # seeds (tests/fuzz/corpus/TARGET) are read, never written: new inputs go to
-# build-fuzz/corpus/TARGET (kept between campaigns), crashes to build-fuzz/artifacts/.
+# build-asan/corpus/TARGET (kept between campaigns), crashes to build-asan/artifacts/.
 # A crashing input, once fixed, belongs in tests/fuzz/corpus/TARGET/ as crash-<what>.
-# Reproduce one with: build-fuzz/fuzz/fuzz_TARGET FILE
+# Reproduce one with: build-asan/fuzz/fuzz_TARGET FILE
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets="trace_reader profile_loader set_check bundle pool_firmware"
@@ -15,9 +15,9 @@ fi
 target=$1 seconds=$2
 shift 2
 bash scripts/fuzz_build.sh
-mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
+mkdir -p "build-asan/corpus/$target" build-asan/artifacts
 dict=()
 [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
-exec "build-fuzz/fuzz/fuzz_$target" "build-fuzz/corpus/$target" "tests/fuzz/corpus/$target" \
+exec "build-asan/fuzz/fuzz_$target" "build-asan/corpus/$target" "tests/fuzz/corpus/$target" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="build-fuzz/artifacts/$target-" "${dict[@]}" "$@"
+  -artifact_prefix="build-asan/artifacts/$target-" "${dict[@]}" "$@"

@@ -84,6 +84,7 @@ struct RunConfig {
     // Work bounds (platform/work_budget.h): far above any real kernel, far below "forever".
     uint64_t max_elements_per_instruction{}, max_elements_per_run{};
     uint64_t max_dma_bytes_per_instruction{}, max_dma_bytes_per_run{};
+    uint64_t max_dump_bytes{};  // all of a trace's .dump files together
 };
 
 struct DeviceConfig {

@@ -223,6 +223,12 @@ TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {
     r = run_cli("run --trace " + t.file("d.trace") + " --no-progress --out " + t.file("d"));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("(run.max_dma_bytes_per_instruction)"), std::string::npos) << r.err;
+    // A 4 GiB dump of DRAM: refused before the run, naming the line.
+    t.write("u.trace", "act sync\n.dump dram:0x0 bytes=4294967295 file=x.bin\n");
+    r = run_cli("run --trace " + t.file("u.trace") + " --no-progress --out " + t.file("u"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("u.trace:2: the trace's dumps reach 4294967295 bytes, more than run.max_dump_bytes (1073741824)"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(t.file("u/x.bin")));
 }
 
 }  // namespace
