@@ -21,6 +21,8 @@
 #include "model/pwp/catalog.h"
 #include "model/pwp/catalog_writer.h"
 #include "model/pwp/evaluate.h"
+#include "model/pwp/fast_eval.h"
+#include "model/pwp/flat_table.h"
 #include "model/pwp/generator.h"
 #include "model/pwp/profile_loader.h"
 #include "model/pwp/roster.h"
@@ -309,7 +311,9 @@ int run_verify(const std::string& prog, const std::vector<std::string>& args) {
         ("target", po::value<std::string>()->default_value("trainium"), "the built-in catalog's target when --set is a name")
         ("func", po::value<std::string>()->required(), "function (bare name, stem or func_id)")
         ("profile", po::value<std::string>(), "source profile (default: DIR/../pwp_jsons/<stem>.json)")
-        ("threads", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())), "worker threads");
+        ("threads", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())), "worker threads")
+        ("fast", po::bool_switch(), "compare evaluate_generic with the fast path's batch pass instead (SIMD, on the decoded profile "
+                                    "and on the decoded set), counting the elements it hands to the reference path");
     po::variables_map vm;
     if (parse_options(prog, "Sweeps all 2^32 inputs through both paths, evaluate_generic on the source profile\n"
                             "and the table-memory evaluator on the packed set, and compares the bits.",
@@ -325,11 +329,62 @@ int run_verify(const std::string& prog, const std::vector<std::string>& args) {
     const unsigned nt = std::max(1u, vm["threads"].as<unsigned>());
     std::atomic<uint64_t> equal{0}, both_unhandled{0}, mismatched{0}, done{0};
     std::atomic<uint64_t> first_bad{UINT64_MAX};
+    const bool fast = vm["fast"].as<bool>();
+    const FlatTable profile_flat = flatten_profile(p);
+    FlatTable scratch;
+    const FlatTable& set_flat = te.flat(f, scratch);
+    std::atomic<uint64_t> fallbacks_profile{0}, fallbacks_set{0};
+    // --fast: 4096 inputs at a time through evaluate_generic, and through the batch pass on
+    // the decoded profile and on the decoded set (flagged elements by their reference paths).
+    auto fast_worker = [&](uint64_t lo, uint64_t hi, uint64_t& eq, uint64_t& bu, uint64_t& mm) {
+        constexpr size_t kChunk = 4096;
+        std::vector<float> in(kChunk), ref(kChunk), a(kChunk), b(kChunk);
+        std::vector<uint32_t> flagged(kChunk);
+        std::vector<char> ref_err(kChunk), a_err(kChunk), b_err(kChunk);
+        uint64_t fp = 0, fs = 0;
+        for (uint64_t u0 = lo; u0 < hi; u0 += kChunk) {
+            const size_t m = static_cast<size_t>(std::min<uint64_t>(kChunk, hi - u0));
+            for (size_t i = 0; i < m; ++i) {
+                in[i] = fp::float_of(static_cast<uint32_t>(u0 + i));
+                ref_err[i] = a_err[i] = b_err[i] = 0;
+                try { ref[i] = evaluate_generic(p, in[i]); } catch (const Error&) { ref_err[i] = 1; }
+            }
+            size_t k = fast_pass(profile_flat, in.data(), a.data(), m, flagged.data());
+            fp += k;
+            for (size_t j = 0; j < k; ++j)
+                try { a[flagged[j]] = evaluate_generic(p, in[flagged[j]]); } catch (const Error&) { a_err[flagged[j]] = 1; }
+            k = fast_pass(set_flat, in.data(), b.data(), m, flagged.data());
+            fs += k;
+            for (size_t j = 0; j < k; ++j)
+                try { b[flagged[j]] = te.evaluate_reference(f, in[flagged[j]]); } catch (const Error&) { b_err[flagged[j]] = 1; }
+            for (size_t i = 0; i < m; ++i) {
+                const bool same = ref_err[i] == a_err[i] && ref_err[i] == b_err[i] &&
+                                  (ref_err[i] || (fp::bits_of(ref[i]) == fp::bits_of(a[i]) && fp::bits_of(ref[i]) == fp::bits_of(b[i])));
+                if (same && ref_err[i]) ++bu;
+                else if (same) ++eq;
+                else {
+                    ++mm;
+                    uint64_t cur = first_bad.load();
+                    while (u0 + i < cur && !first_bad.compare_exchange_weak(cur, u0 + i)) {}
+                }
+            }
+            if (((u0 + kChunk) & 0xFFFFFF) == 0) done += 0x1000000;
+        }
+        fallbacks_profile += fp;
+        fallbacks_set += fs;
+    };
     auto t0 = std::chrono::steady_clock::now();
     auto worker = [&](unsigned k) {
         uint64_t eq = 0, bu = 0, mm = 0;
         const uint64_t chunk = (uint64_t{1} << 32) / nt;
         const uint64_t lo = chunk * k, hi = k + 1 == nt ? (uint64_t{1} << 32) : lo + chunk;
+        if (fast) {
+            fast_worker(lo, hi, eq, bu, mm);
+            equal += eq;
+            both_unhandled += bu;
+            mismatched += mm;
+            return;
+        }
         for (uint64_t u = lo; u < hi; ++u) {
             const float v = fp::float_of(static_cast<uint32_t>(u));
             float a = 0, b = 0;
@@ -366,6 +421,10 @@ int run_verify(const std::string& prog, const std::vector<std::string>& args) {
                 "%.1f s on %u thread(s)\n", f.func_name.c_str(), set.name.c_str(), manifest.c_str(), set.stride, prof_path.c_str(),
                 static_cast<unsigned long long>(equal.load()), static_cast<unsigned long long>(both_unhandled.load()),
                 static_cast<unsigned long long>(mismatched.load()), el, nt);
+    if (fast)
+        std::printf("fast path (%s): elements handed to the reference path: %llu of the profile's pass, %llu of the set's\n",
+                    simd_name(active_simd_level()), static_cast<unsigned long long>(fallbacks_profile.load()),
+                    static_cast<unsigned long long>(fallbacks_set.load()));
     if (mismatched.load()) {
         uint32_t u = static_cast<uint32_t>(first_bad.load());
         std::printf("first mismatch: input %08x\n", u);

@@ -137,6 +137,12 @@ std::string streams_sha256(const std::string& dir) {
 
 int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out, RunInputs inputs);
 
+// --threads N is run.host_threads=N, before -p (which may say otherwise).
+std::vector<std::string> threads_override(const po::variables_map& vm) {
+    if (!vm.count("threads")) return {};
+    return {"run.host_threads=" + std::to_string(vm["threads"].as<unsigned>())};
+}
+
 int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     add_config_options(opts);
@@ -150,6 +156,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
          "full: every element is computed; none: timing only, for fast what-if sweeps: the same instruction times, stats and timeline, "
          "but no element values are read, computed, moved or dumped (value-dependent errors are not detected)")
         ("act-numerics", po::value<std::string>()->default_value("pwp"), "pwp: Activate evaluates the resident tables; exact: the closed forms (the reference's no-profile mode)")
+        ("threads", po::value<unsigned>(), "host threads for Activate's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")
         ("skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")
         ("no-progress", po::bool_switch(), "no progress bar even on a terminal")
         ("cost-model", po::bool_switch(), "add the public/compiler formula's estimate to every instruction in instructions.csv and compare the totals in the summary")
@@ -174,7 +181,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         const std::string a = vm["act-numerics"].as<std::string>();
         if (a != "pwp" && a != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + a + "\"");
     }
-    Config cfg = config_from(vm);
+    Config cfg = config_from(vm, threads_override(vm));
     RunInputs inputs;
     inputs.config = {{"preset", lower_name(cfg.generation.name)}, {"overlays", nlohmann::ordered_json::array()}, {"overrides", config_overrides(vm)}};
     for (const std::string& o : config_overlays(vm)) inputs.config["overlays"].push_back({{"path", o}, {"sha256", model::io::sha256_file(o, "config overlay")}});
@@ -208,7 +215,9 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
             // into the CPTC library (before any -p, which may say otherwise).
             const bool cptc = cfg.generation.nc_version >= 4 && cfg.gpsimd.cptc_library;
             if (cptc) {
-                cfg = config_from(vm, {"gpsimd.cptc_flag=true"});
+                std::vector<std::string> extra = threads_override(vm);
+                extra.insert(extra.begin(), "gpsimd.cptc_flag=true");
+                cfg = config_from(vm, extra);
                 inputs.config["overrides"] = nlohmann::ordered_json::array({"gpsimd.cptc_flag=true"});
                 for (const auto& p : config_overrides(vm)) inputs.config["overrides"].push_back(p);
             }

@@ -1,6 +1,8 @@
 // Host speed of the GPSIMD CPTC decode model: one decode instruction over 128 partitions x
 // 8192 elements through the firmware model (dispatch, validators, unpack, de-interleave,
-// scales, saturating store), per kernel leg. Items are decoded elements.
+// scales, saturating store), per kernel leg. Items are decoded elements. The third argument
+// picks the decoder, side by side in one process: 0 the element-by-element decoder of before
+// issue 13 (FirmwareConfig::reference_decode, the baseline), 1 the fast decode (model/cptc/decode.h).
 #include <cstring>
 #include <random>
 
@@ -35,6 +37,7 @@ void BM_CptcDecode(benchmark::State& state) {
     firmware_model::FirmwareConfig cfg;
     cfg.cptc_flag = true;
     cfg.routing = {{1, 1}, {2, 2}, {3, 5}, {4, 3}, {5, 4}, {6, 6}, {7, 6}};
+    cfg.reference_decode = state.range(2) == 0;
     firmware_model::PoolFirmware fw(cfg);
     ConvLutOp op{};
     op.header = {kConvLutLoad, kInstWordLen, 0, 0};
@@ -58,8 +61,18 @@ void BM_CptcDecode(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * int64_t{kParts} * kElements);
     state.SetLabel(fw.execute(b, 0, access).kernel);
 }
-// CPTC4 -> fp16 (impl<3>), CPTC6 -> fp32 (impl<6>), CPTC2 -> fp16 (impl<2>).
-BENCHMARK(BM_CptcDecode)->Args({4, 0x07})->Args({6, 0x0A})->Args({2, 0x07})->Unit(benchmark::kMillisecond);
+// Every K and every output leg of its kernel (default routing): CPTC1 -> fp32 (impl<1>),
+// CPTC2 -> fp16 (impl<2>), CPTC3 -> uint8 (impl<5>, integer), CPTC4 -> fp16 (impl<3>), CPTC5 ->
+// fp16 / fp32 (impl<4>), CPTC6 and CPTC7 -> fp32 / fp16 / int8 / uint8 (impl<6>).
+BENCHMARK(BM_CptcDecode)
+    ->ArgsProduct({{1}, {0x0A}, {0, 1}})
+    ->ArgsProduct({{2}, {0x07}, {0, 1}})
+    ->ArgsProduct({{3}, {0x03}, {0, 1}})
+    ->ArgsProduct({{4}, {0x07}, {0, 1}})
+    ->ArgsProduct({{5}, {0x07, 0x0A}, {0, 1}})
+    ->ArgsProduct({{6}, {0x0A, 0x07, 0x02, 0x03}, {0, 1}})
+    ->ArgsProduct({{7}, {0x0A, 0x07, 0x02, 0x03}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

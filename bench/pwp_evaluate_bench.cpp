@@ -1,12 +1,15 @@
 // evaluate_generic throughput in ns/element over an exp-shaped profile (both regions, 26
 // octaves per side with 16 buckets each, four clamps) and a realistic input mix: mostly
-// |x| < 8 activations, some near-zero values, some saturating ones.
+// |x| < 8 activations, some near-zero values, some saturating ones; next to it the fast path
+// (fast_eval.h) over the same profile and inputs, at the CPU's SIMD level (NEURONSIM_SIMD
+// lowers it), so the ratio comes from one process.
 #include <cmath>
 #include <random>
 
 #include <benchmark/benchmark.h>
 
 #include "model/pwp/evaluate.h"
+#include "model/pwp/fast_eval.h"
 #include "tests/support/profile_builder.h"
 
 namespace {
@@ -65,6 +68,24 @@ void BM_EvaluateGeneric(benchmark::State& state) {
         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_EvaluateGeneric)->Arg(1 << 16);
+
+void BM_EvaluateFast(benchmark::State& state) {
+    Profile p = exp_shaped();
+    const auto t = neuronsim::model::pwp::flatten_profile(p);
+    const size_t n = static_cast<size_t>(state.range(0));
+    std::vector<float> in = input_mix(n), out(n);
+    for (auto _ : state) {
+        neuronsim::model::pwp::evaluate_profile_fast_n(p, t, in.data(), out.data(), n);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+    state.counters["ns_per_element"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * static_cast<double>(n),
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.SetLabel(neuronsim::model::pwp::simd_name(neuronsim::model::pwp::active_simd_level()));
+}
+BENCHMARK(BM_EvaluateFast)->Arg(1 << 16);
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "model/common/error.h"
 #include "model/isa/access_pattern.h"
 #include "model/cptc/cptc.h"
+#include "model/cptc/decode.h"
 #include "model/fp/dtype.h"
 #include "model/isa/address.h"
 #include "model/isa/layouts.h"
@@ -45,13 +46,6 @@ const Leg& leg(unsigned impl) {
         {true, {0x07, 0x0A, 0x02, 0x03}, false},  // <6> MIXED / WIDEST (UINT8 output decodes unsigned)
     };
     return legs[impl];
-}
-
-// Saturating store (stage F): floats clamp to the type's largest finite value.
-void store(Dtype d, float v, uint8_t* p) {
-    if (d == Dtype::Fp16) v = std::fmax(std::fmin(v, 65504.0f), -65504.0f);
-    if (d == Dtype::Fp32) v = std::fmax(std::fmin(v, std::numeric_limits<float>::max()), -std::numeric_limits<float>::max());
-    model::fp::from_f32(d, v, p);
 }
 
 using model::isa::AccessPattern;
@@ -234,28 +228,33 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
     const uint32_t end = c.end(op.num_active_rows);
     check_work("cptc_decode_impl<" + std::to_string(impl) + ">", c, elements, end);
     const size_t ob = model::fp::dtype_bytes(out);
-    const float scale0 = model::fp::fp16_to_f32(s0);
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, ob, "cptc_decode destination");
     const uint64_t blocks = (elements + op.block_size - 1) / op.block_size;
-    std::vector<float> scales(blocks);
+    model::cptc::DecodeParams dpar;
+    dpar.bits = bits;
+    dpar.is_signed = is_signed;
+    dpar.integer = lg.integer;
+    dpar.out = out;
+    dpar.s0 = s0;
+    dpar.s1 = s1;
+    dpar.block_size = op.block_size;
+    dpar.elements = elements;
+    // Element order is the destination's byte order when the pattern is the plain row: the
+    // decode writes SBUF directly; otherwise through a buffer and the pattern.
+    const bool contiguous = dp.start == dp.lo && dp.span() == elements * ob && dp.step[0] == static_cast<int64_t>(ob) &&
+                            (dp.num[1] <= 1 || dp.step[1] == static_cast<int64_t>(dp.num[0] * ob)) &&
+                            (dp.num[2] <= 1 || dp.step[2] == static_cast<int64_t>(uint64_t{dp.num[0]} * dp.num[1] * ob));
+    std::vector<uint8_t> buffer(contiguous ? 0 : elements * ob);
     for (uint32_t p = c.first; cfg_.values && p < end; ++p) {
         const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
-        const std::vector<int32_t> codes = model::cptc::unpack_codes(stream, elements, bits, is_signed);
-        for (uint64_t b = 0; b < blocks; ++b)
-            scales[b] = model::cptc::block_scale(stream, bits, elements, op.block_size, s1, b * op.block_size);
-        uint8_t* base = elements ? sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span()) : nullptr;
+        if (!elements) continue;
+        uint8_t* base = sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
+        uint8_t* to_bytes = contiguous ? base : buffer.data();
+        if (cfg_.reference_decode) model::cptc::decode_reference(dpar, stream, to_bytes);
+        else model::cptc::decode_fast(dpar, stream, to_bytes);
+        if (contiguous) continue;
         Pattern::Cursor to(dp);
-        for (uint64_t k = 0; k < elements; ++k) {
-            uint8_t* dst = base + to.next();
-            if (lg.integer) {  // impl<5>: code x s0 as integers, clamped to 255
-                const uint64_t v = static_cast<uint64_t>(codes[k]) * s0;
-                dst[0] = static_cast<uint8_t>(v > 255 ? 255 : v);
-                continue;
-            }
-            float v = static_cast<float>(codes[k]) * scale0;  // stage D: scale, then the block scale
-            v = v * scales[k / op.block_size];
-            store(out, v, dst);
-        }
+        for (uint64_t k = 0; k < elements; ++k) std::memcpy(base + to.next(), buffer.data() + k * ob, ob);
     }
     r.kernel = "cptc_decode_impl<" + std::to_string(impl) + ">";
     r.impl = impl;

@@ -44,6 +44,9 @@ struct FirmwareConfig {
     // false: every check runs and the result describes the work, but no element is read or
     // written (a timing-only run).
     bool values = true;
+    // The CPTC decode before issue 13 (model::cptc::decode_reference), element by element:
+    // the oracle of the fast decode's tests and the baseline of neuronsim_bench_pool.
+    bool reference_decode = false;
     bool extisa3_staged() const;
 };
 

@@ -32,6 +32,7 @@ struct EngineOptions {
     // Timing only (`run --numerics none`): instructions are validated and timed as usual but
     // no element value is read, computed or written, and DMA moves no data.
     bool timing_only = false;
+    bool act_reference_kernel = false;  // Activate element by element, one thread (DeviceOptions)
 };
 
 // Where LoadActFuncSet finds the function sets in DRAM (include/neuronsim/act_sets.h).

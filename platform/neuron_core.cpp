@@ -187,6 +187,7 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     engine_options.skip_unknown = o.skip_unknown;
     engine_options.act_exact = o.act_exact;
     engine_options.timing_only = o.timing_only;
+    engine_options.act_reference_kernel = o.act_reference_kernel;
     if (!o.record_dir.empty() || o.progress || o.cost_model) {
         RecorderOptions ro;
         ro.csv = !o.record_dir.empty() && o.record_csv;

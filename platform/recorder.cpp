@@ -38,12 +38,28 @@ std::string json_escape(const std::string& s) {
 
 namespace {
 
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_text(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string o = "\"";
-    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return o + "\"";
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. Appended in
+// place: the per-instruction rows allocate nothing.
+void put_csv(std::string& o, const std::string& s) {
+    bool plain = true;
+    for (char c : s) plain = plain && c != ',' && c != '"' && c != '\r' && c != '\n';
+    if (plain) {
+        o += s;
+        return;
+    }
+    o += '"';
+    for (char c : s) {
+        if (c == '"') o += '"';
+        o += c;
+    }
+    o += '"';
+}
+
+// "0x" and two lowercase hex digits, as printf's 0x%02x of a byte.
+void put_hex2(std::string& o, uint8_t v) {
+    static const char digits[] = "0123456789abcdef";
+    const char b[4] = {'0', 'x', digits[v >> 4], digits[v & 15]};
+    o.append(b, 4);
 }
 
 double ns(const sc_core::sc_time& t) { return t.to_seconds() * 1e9; }
@@ -56,12 +72,20 @@ void put_u(std::string& o, uint64_t v) {
     o.append(b, r.ptr);
 }
 void put_fixed(std::string& o, uint64_t ps, uint64_t unit, int digits) {
-    put_u(o, ps / unit);
-    o += '.';
-    char b[24];
-    auto r = std::to_chars(b, b + sizeof b, ps % unit);
-    o.append(static_cast<size_t>(digits - (r.ptr - b)), '0');
-    o.append(b, r.ptr);
+    // Integer part, '.', then exactly `digits` fraction digits, built right to left in one
+    // buffer and appended once.
+    char b[48];
+    char* end = b + sizeof b;
+    char* p = end;
+    uint64_t frac = ps % unit;
+    for (int d = 0; d < digits; ++d, frac /= 10) *--p = static_cast<char>('0' + frac % 10);
+    *--p = '.';
+    uint64_t whole = ps / unit;
+    do {
+        *--p = static_cast<char>('0' + whole % 10);
+        whole /= 10;
+    } while (whole);
+    o.append(p, end);
 }
 void put_ns(std::string& o, const sc_core::sc_time& t) { put_fixed(o, t.value(), 1000, 3); }
 void put_us(std::string& o, const sc_core::sc_time& t) { put_fixed(o, t.value(), 1000000, 6); }
@@ -72,6 +96,12 @@ void write(std::FILE* f, const std::string& s) { std::fwrite(s.data(), 1, s.size
 
 std::string InstructionRecord::stall_cause() const {
     std::string c;
+    stall_cause_into(c);
+    return c;
+}
+
+void InstructionRecord::stall_cause_into(std::string& c) const {
+    c.clear();
     if (sem_wait) {
         c = "semaphore ";
         put_u(c, wait.wait_idx);
@@ -84,7 +114,6 @@ std::string InstructionRecord::stall_cause() const {
         c += c.empty() ? "busy " : ", then busy ";
         c += *busy_resource;
     }
-    return c;
 }
 
 std::string InstructionRecord::source() const { return source_file && line ? *source_file + ":" + std::to_string(line) : ""; }
@@ -156,7 +185,10 @@ void Recorder::event_on(int id, const std::string& name, const sc_core::sc_time&
     put_us(o, start);  // microseconds with picosecond digits: exact
     o += ", \"dur\": ";
     put_us(o, end - start);
-    if (!args.empty()) o += ", \"args\": " + args;
+    if (!args.empty()) {
+        o += ", \"args\": ";
+        o += args;
+    }
     o += '}';
     write(timeline_, o);
 }
@@ -178,20 +210,22 @@ void Recorder::instruction(InstructionRecord& r) {
     std::string& released = released_buf_;
     released.clear();
     if (r.released_by) {
-        released = *r.released_by + "#";
+        released.assign(*r.released_by);
+        released += '#';
         put_u(released, r.released_index);
     }
     const bool stalled = r.start > r.ready;
-    const std::string cause = r.sem_wait || r.busy_resource ? r.stall_cause() : std::string();
+    std::string& cause = cause_buf_;
+    r.stall_cause_into(cause);
     std::string& o = row_buf_;
     o.clear();
     if (csv_ && shown) {
         o += engine;
         o += ',';
         put_u(o, r.index);
-        char op[8];
-        std::snprintf(op, sizeof op, ",0x%02x,", r.opcode);
-        o += op;
+        o += ',';
+        put_hex2(o, r.opcode);
+        o += ',';
         o += *r.mnemonic;
         o += ',';
         put_ns(o, r.start);
@@ -206,7 +240,7 @@ void Recorder::instruction(InstructionRecord& r) {
         o += ',';
         put_ns(o, r.start - r.ready);
         o += ',';
-        o += csv_text(cause);
+        put_csv(o, cause);
         o += ',';
         o += released;
         o += ',';
@@ -216,11 +250,11 @@ void Recorder::instruction(InstructionRecord& r) {
                 o += ':';
                 put_u(o, r.line);
             } else {
-                o += csv_text(r.source());
+                put_csv(o, r.source());
             }
         }
         o += ',';
-        if (r.function) o += csv_text(*r.function);
+        if (r.function) put_csv(o, *r.function);
         o += ',';
         put_u(o, r.n);
         o += ',';
@@ -232,7 +266,7 @@ void Recorder::instruction(InstructionRecord& r) {
                 char b[64];
                 std::snprintf(b, sizeof b, ",%.3f,", r.model_ns);
                 o += b;
-                o += csv_text(r.model_formula);
+                put_csv(o, r.model_formula);
                 std::snprintf(b, sizeof b, ",%.3f", ns(r.end - r.start) - r.model_ns);
                 o += b;
             } else {
@@ -286,9 +320,9 @@ void Recorder::instruction(InstructionRecord& r) {
         std::string& args = args_buf_;
         args.assign("{\"index\": ");
         put_u(args, r.index);
-        char op[24];
-        std::snprintf(op, sizeof op, ", \"opcode\": \"0x%02x\"", r.opcode);
-        args += op;
+        args += ", \"opcode\": \"";
+        put_hex2(args, r.opcode);
+        args += '"';
         if (r.source_file && r.line) {
             args += ", \"source\": \"";
             json_escape_into(args, *r.source_file);

@@ -53,7 +53,8 @@ struct InstructionRecord {
     double model_ns = -1;                // --cost-model: the estimate, or -1
     std::string model_formula;
 
-    std::string stall_cause() const;     // "semaphore 3 >= 2", "busy dma15", "semaphore 3 >= 2, then busy dma15", or ""
+    std::string stall_cause() const;
+    void stall_cause_into(std::string& out) const;  // the same, into a reused buffer     // "semaphore 3 >= 2", "busy dma15", "semaphore 3 >= 2, then busy dma15", or ""
     std::string source() const;          // "FILE:LINE" or ""
 };
 
@@ -101,7 +102,7 @@ private:
     std::unordered_map<const std::string*, std::unique_ptr<model::trace::SourceLines>> sources_;
     uint64_t total_, completed_ = 0, flows_ = 0;
     std::vector<Divergence> top_;  // largest |simulated - model| first, at most 5
-    std::string row_buf_, event_buf_, name_buf_, args_buf_, released_buf_;  // reused per instruction
+    std::string row_buf_, event_buf_, name_buf_, args_buf_, released_buf_, cause_buf_;  // reused per instruction
     std::chrono::steady_clock::time_point start_wall_, last_draw_;
 };
 

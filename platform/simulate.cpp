@@ -12,10 +12,11 @@ void fresh_simulation_context() {
     // deleting the context hangs tearing them down (tried: ActTest and PlatformTest hang). So
     // every context stays owned here, reachable until exit: nothing is lost, nothing leaks
     // unseen (LeakSanitizer reports only unreachable memory).
-    static std::vector<sc_core::sc_simcontext*> contexts;
-    if (contexts.empty() && sc_core::sc_curr_simcontext) contexts.push_back(sc_core::sc_curr_simcontext);
-    contexts.push_back(new sc_core::sc_simcontext());
-    sc_core::sc_curr_simcontext = contexts.back();
+    // The list itself is never destroyed, so that it still holds them when LSan looks at exit.
+    static auto* contexts = new std::vector<sc_core::sc_simcontext*>;
+    if (contexts->empty() && sc_core::sc_curr_simcontext) contexts->push_back(sc_core::sc_curr_simcontext);
+    contexts->push_back(new sc_core::sc_simcontext());
+    sc_core::sc_curr_simcontext = contexts->back();
     sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
 }
 

@@ -62,6 +62,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     d.skip_unknown = options_.skip_unknown;
     d.act_exact = options_.act_exact;
     d.timing_only = options_.timing_only;
+    d.act_reference_kernel = options_.act_reference_kernel;
     dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
     core_ = std::make_unique<NeuronCore>("core", cfg_, d);
     core_->mem.bind(dram_->socket);

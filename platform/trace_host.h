@@ -27,6 +27,7 @@ struct RunOptions {
     std::string out_dir;          // dumps go here; recordings too unless record_dir says otherwise
     std::string pwp_dir;          // a pwp_bin_* directory; empty: the built-in catalog's pwp_bin_trainium
     bool act_exact = false;       // Activate uses the closed forms instead of the tables
+    bool act_reference_kernel = false;  // Activate element by element, one thread (DeviceOptions)
     bool skip_unknown = false;    // an unmodelled opcode costs run.skip_unknown_cost_ns and is counted
     bool progress = false;
     bool record_csv = true, record_timeline = true, cost_model = false;

@@ -41,6 +41,10 @@ struct DeviceOptions {
     // times are those of the full run when the memories annotate no delay (neuronsim run's
     // host); a memory that annotates delays per transaction is not asked, so its time is absent.
     bool timing_only = false;
+    // Activate evaluates element by element with the table-memory evaluator on one thread (the
+    // kernel before the fast path): the oracle of the fast path's tests and the baseline of
+    // neuronsim_bench_act. Results are identical either way.
+    bool act_reference_kernel = false;
 };
 
 // What a queue's engine is doing (for hosts' reports; the registers give the same).

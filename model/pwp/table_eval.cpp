@@ -2,6 +2,7 @@
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
+#include "model/pwp/fast_eval.h"
 #include "model/pwp/meta_table.h"
 
 namespace neuronsim::model::pwp {
@@ -9,7 +10,17 @@ namespace neuronsim::model::pwp {
 using fp::float_of;
 using fp::hex8;
 
-TableEvaluator::TableEvaluator(const PackedSet& set) : set_(set) {}
+TableEvaluator::TableEvaluator(const PackedSet& set) : set_(set) {
+    flats_.reserve(set.manifest.profile_meta_data.size());
+    for (const FuncMeta& f : set.manifest.profile_meta_data) flats_.push_back(flatten_set(set, f));
+}
+
+const FlatTable& TableEvaluator::flat(const FuncMeta& f, FlatTable& scratch) const {
+    const auto& metas = set_.manifest.profile_meta_data;
+    if (!metas.empty() && &f >= metas.data() && &f < metas.data() + metas.size()) return flats_[static_cast<size_t>(&f - metas.data())];
+    scratch = flatten_set(set_, f);
+    return scratch;
+}
 
 const FuncMeta* TableEvaluator::find(const std::string& key) const {
     for (const FuncMeta& f : set_.manifest.profile_meta_data)
@@ -38,9 +49,21 @@ struct BlobSource {
 
 }  // namespace
 
-float TableEvaluator::evaluate(const FuncMeta& f, float v) const {
+float TableEvaluator::evaluate_reference(const FuncMeta& f, float v) const {
     BlobSource src{set_};
     return evaluate_pipeline(MetaTable<BlobSource>{src, f}, v);
+}
+
+float TableEvaluator::evaluate(const FuncMeta& f, float v) const {
+    FlatTable scratch;
+    float out;
+    if (fast_one(flat(f, scratch), v, out)) return out;
+    return evaluate_reference(f, v);
+}
+
+void TableEvaluator::evaluate_n(const FuncMeta& f, const float* in, float* out, size_t n) const {
+    FlatTable scratch;
+    evaluate_fast_n(flat(f, scratch), in, out, n, [&](float v) { return evaluate_reference(f, v); });
 }
 
 }  // namespace neuronsim::model::pwp

@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
@@ -107,6 +109,7 @@ ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, Instructi
       tables_(std::make_unique<ActTables>("act_tables", ctx.config().act.tables)), acc_(ctx.config().memory.partitions, 0.0f),
       load_dma_name_("dma" + std::to_string(ctx.config().act.table_load_dma_engine)) {
     timing_.cfg = &ctx.config().act;
+    pool_ = std::make_unique<model::WorkerPool>(ctx.config().run.host_threads);
 }
 
 ActEngine::~ActEngine() = default;
@@ -250,10 +253,25 @@ void ActEngine::activate(const Bundle& b) {
     // Parametric ReLU has no table path: its slope alpha is the instruction's imm operand
     // (seed 003 §1: out = ActFn(in*scale + bias; alpha); §5: Prelu has no usePwp branch).
     const bool prelu = fn.meta.bare_name() == "parametric_relu";
-    for (uint32_t p = 0; p < nch; ++p) {
-        const float scale = operand(op.scale_src, op.scale_value, p, "scale", Dtype::Fp32);
-        const float bias = operand(bias_mode, op.bias, p, "bias", bias_dtype);
-        const float alpha = prelu || op.accumulator_cmd == kLoadAccumulate ? operand(op.imm_src, op.imm, p, "imm", Dtype::Fp32) : 0.0f;
+    const bool load_alpha = prelu || op.accumulator_cmd == kLoadAccumulate;
+    const bool batched = !prelu && !fn.exact && fn.flat && elements_batchable(src, dst);
+
+    // The partitions may run on several host threads when none can see another's writes:
+    // every operand read from the memory dst writes (src, pointer operands) lies in the
+    // partitions dst writes, at the same start, so partition p reads only what partition p
+    // itself writes, and only after reading it. Then reading every operand first is the same
+    // as reading it at the start of its partition.
+    bool independent = pool_->threads() > 1 && nch > 1 && !ctx_.options().act_reference_kernel;
+    auto same_rows = [&](MemSpace space, uint32_t partition) { return space != dst.space || partition == dst.partition; };
+    auto pointer_ok = [&](uint8_t mode, uint32_t field) {
+        if (mode == kImmediate || (mode != kPointer && mode != kRegister)) return true;
+        const Location l = decode_addr4(mode == kRegister ? ctx_.reg(field & 0xFF) : field);
+        return same_rows(l.space, l.partition);
+    };
+    independent = independent && same_rows(src.space, src.partition) && pointer_ok(op.scale_src, op.scale_value) &&
+                  pointer_ok(bias_mode, op.bias) && (!load_alpha || pointer_ok(op.imm_src, op.imm));
+
+    auto partition = [&](uint32_t p, float scale, float bias, float alpha) {
         // The accumulator takes each result as it is produced, in element order (seed 003 §1:
         // doEngineAccumReduce folds the outputs into the engine accumulator); Activate2's
         // reduction does the same.
@@ -266,6 +284,7 @@ void ActEngine::activate(const Bundle& b) {
         }
         const bool summing = op.accumulator_cmd >= kAccumulate;
         auto body = [&](auto load, auto store) {
+            if (batched) return activate_batched(src, dst, p, fn, view, scale, bias, acc, summing, load, store);
             // Operands by value: the stores go through uint8_t pointers, which may alias.
             for_each(src, dst, p, [&acc, &view, &fn, scale, bias, alpha, prelu, summing, load, store](const uint8_t* s, uint8_t* d) {
                 float v = scale * load(s);  // multiply, then add: two roundings, no FMA
@@ -275,12 +294,40 @@ void ActEngine::activate(const Bundle& b) {
                 store(y, d);
             });
         };
-        if (ctx_.options().timing_only) continue;  // operands checked, no element touched
+        if (ctx_.options().timing_only) return;  // operands checked, no element touched
         // fp32 in and out, the common case, without the per-element dtype switch.
         if (in == Dtype::Fp32 && out == Dtype::Fp32)
             body([](const uint8_t* s) { float x; std::memcpy(&x, s, 4); return x; }, [](float y, uint8_t* d) { std::memcpy(d, &y, 4); });
         else
             body([in](const uint8_t* s) { return model::fp::to_f32(in, s); }, [out](float y, uint8_t* d) { model::fp::from_f32(out, y, d); });
+    };
+    auto operands = [&](uint32_t p, float& scale, float& bias, float& alpha) {
+        scale = operand(op.scale_src, op.scale_value, p, "scale", Dtype::Fp32);
+        bias = operand(bias_mode, op.bias, p, "bias", bias_dtype);
+        alpha = load_alpha ? operand(op.imm_src, op.imm, p, "imm", Dtype::Fp32) : 0.0f;
+    };
+    if (!independent) {
+        for (uint32_t p = 0; p < nch; ++p) {
+            float scale, bias, alpha;
+            operands(p, scale, bias, alpha);
+            partition(p, scale, bias, alpha);
+        }
+    } else {
+        std::vector<float> scale(nch), bias(nch), alpha(nch);
+        for (uint32_t p = 0; p < nch; ++p) operands(p, scale[p], bias[p], alpha[p]);
+        // Each partition's error is kept; the first partition's is the one a single thread
+        // would have met first. (Partitions after it may have been written: after an error the
+        // instruction's outputs are not defined.)
+        std::vector<std::exception_ptr> failed(nch);
+        pool_->run(nch, [&](size_t p) {
+            try {
+                partition(static_cast<uint32_t>(p), scale[p], bias[p], alpha[p]);
+            } catch (...) {
+                failed[p] = std::current_exception();
+            }
+        });
+        for (const auto& e : failed)
+            if (e) std::rethrow_exception(e);
     }
     detail_.function = fn.meta.bare_name();
     finish_streaming(src, dst, nch, in, out);
@@ -317,6 +364,93 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
     }
 }
 
+// Activate's batched partition loop (see the header): walks src and dst in pattern order,
+// evaluates up to kBatch pre-scaled inputs with the fast pass, then stores in element order,
+// sending the flagged elements through the table-memory evaluator (whose error ends the
+// partition at that element, as for_each does).
+template <typename Load, typename Store>
+void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view,
+                                 float scale, float bias, float& acc, bool summing, Load load, Store store) {
+    constexpr size_t kBatch = 512;
+    float vin[kBatch], vout[kBatch];
+    uint8_t* dptr[kBatch];
+    uint32_t flagged[kBatch];
+    const uint8_t* srow = src.at(p, 0, 0, 0) - src.ap.start + src.ap.lo;  // byte lo of the row
+    uint8_t* drow = dst.at(p, 0, 0, 0) - dst.ap.start + dst.ap.lo;
+    AccessPattern::Cursor sc(src.ap), dc(dst.ap);
+    const uint64_t n = src.elements();
+    // A plain row (elements back to back in order) needs no cursor: the loops below become
+    // straight-line code the compiler vectorises.
+    auto plain = [](const Pattern& t) {
+        const AccessPattern& a = t.ap;
+        const int64_t e = static_cast<int64_t>(a.elem_bytes);
+        return a.start == a.lo && a.step[0] == e && (a.num[1] <= 1 || a.step[1] == e * a.num[0]) &&
+               (a.num[2] <= 1 || a.step[2] == e * a.num[0] * a.num[1]);
+    };
+    const bool plain_src = plain(src), plain_dst = plain(dst);
+    for (uint64_t at = 0; at < n; at += kBatch) {
+        const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
+        if (plain_src) {
+            const uint8_t* s = srow + at * src.bytes;
+            for (size_t j = 0; j < m; ++j) {
+                float v = scale * load(s + j * src.bytes);  // multiply, then add: two roundings, no FMA
+                vin[j] = v + bias;
+            }
+        } else {
+            for (size_t j = 0; j < m; ++j) {
+                float v = scale * load(srow + sc.next());
+                vin[j] = v + bias;
+            }
+        }
+        const size_t k = model::pwp::fast_pass(*fn.flat, vin, vout, m, flagged);
+        if (plain_dst && k == 0 && !summing) {
+            uint8_t* d = drow + at * dst.bytes;
+            for (size_t j = 0; j < m; ++j) store(vout[j], d + j * dst.bytes);
+            continue;
+        }
+        for (size_t j = 0; j < m; ++j) dptr[j] = plain_dst ? drow + (at + j) * dst.bytes : drow + dc.next();
+        size_t f = 0;
+        for (size_t j = 0; j < m; ++j) {
+            float y = vout[j];
+            if (f < k && flagged[f] == j) {
+                ++f;
+                try {
+                    y = model::pwp::evaluate_from_tables(view, fn.meta, vin[j]);
+                } catch (const Error& e) {
+                    throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(at + j) + ": " + e.what());
+                }
+            }
+            if (summing) acc = acc + y;
+            store(y, dptr[j]);
+        }
+    }
+}
+
+// Whether one partition's elements may be read a batch ahead of their stores: src and dst do
+// not share bytes of a partition, or they are the same pattern (same element size) that
+// visits every byte once, so an element's store never changes a later element's input.
+bool ActEngine::elements_batchable(const Pattern& src, const Pattern& dst) {
+    // Partition p reads row src.partition + p and writes row dst.partition + p: other rows
+    // (or another memory) unless the starts are equal.
+    if (src.space != dst.space || src.partition != dst.partition) return true;
+    const AccessPattern &a = src.ap, &b = dst.ap;
+    if (a.hi <= b.lo || b.hi <= a.lo) return true;
+    if (a.start != b.start || a.elem_bytes != b.elem_bytes) return false;
+    for (int d = 0; d < 3; ++d)
+        if (a.num[d] != b.num[d] || a.step[d] != b.step[d]) return false;
+    // Injective: dimensions by stride, each stride at least the extent of the smaller ones.
+    int order[3] = {0, 1, 2};
+    std::sort(order, order + 3, [&](int x, int y) { return std::llabs(a.step[x]) < std::llabs(a.step[y]); });
+    int64_t extent = static_cast<int64_t>(a.elem_bytes);
+    for (int d : order) {
+        if (a.num[d] <= 1) continue;
+        const int64_t st = std::llabs(a.step[d]);
+        if (st < extent) return false;
+        extent = st * (a.num[d] - 1) + extent;
+    }
+    return true;
+}
+
 // Counts the traffic, fills the instruction's record and waits for its time (act_timing.h).
 void ActEngine::finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in, Dtype out) {
     const uint64_t n = src.elements();
@@ -343,6 +477,7 @@ ActEngine::Resolved ActEngine::resolve(uint8_t opcode, uint8_t func_id) const {
     Resolved r;
     r.meta = model::pwp::decode_profile_slot(tables_->profile() + slot * model::pwp::kProfileSlotBytes, func_id);
     r.meta.func_name = tables_->function_name(slot);
+    if (!ctx_.options().act_reference_kernel) r.flat = &tables_->flat(slot, r.meta);
     if (ctx_.options().act_exact) {
         r.exact = model::pwp::find_catalog_fn(r.meta.func_name);
         if (r.exact && r.exact->resident() && !r.exact->act) r.exact = nullptr;  // no closed form: the table is exact

@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "model/common/worker_pool.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
 #include "model/pwp/catalog.h"
+#include "model/pwp/fast_eval.h"
 #include "platform/act/act_tables.h"
 #include "platform/act/act_timing.h"
 #include "platform/engine.h"
@@ -47,18 +49,30 @@ private:
     struct Resolved {
         model::pwp::FuncMeta meta;
         const model::pwp::CatalogFn* exact = nullptr;  // --act-numerics exact: its closed form
+        const model::pwp::FlatTable* flat = nullptr;    // the resident tables, decoded
+        // One element: the fast path, or the table-memory evaluator where it cannot decide.
         float eval(const model::pwp::TableView& view, float v) const {
-            return exact ? model::pwp::closed_form(*exact, v) : model::pwp::evaluate_from_tables(view, meta, v);
+            if (exact) return model::pwp::closed_form(*exact, v);
+            float y;
+            if (flat && model::pwp::fast_one(*flat, v, y)) return y;
+            return model::pwp::evaluate_from_tables(view, meta, v);
         }
     };
     Resolved resolve(uint8_t opcode, uint8_t func_id) const;
     template <typename F>
     void for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f);
+    // Activate's partition p by batches: gather, the fast pass, then results stored in element
+    // order (the reference path for flagged elements). Same results and errors as for_each.
+    template <typename Load, typename Store>
+    void activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view,
+                          float scale, float bias, float& acc, bool summing, Load load, Store store);
+    static bool elements_batchable(const Pattern& src, const Pattern& dst);
     void finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out);
 
     uint8_t* memory(model::isa::MemSpace s);  // the DMI view of SBUF or PSUM
 
     std::unique_ptr<ActTables> tables_;
+    std::unique_ptr<model::WorkerPool> pool_;  // run.host_threads: Activate's partitions
     std::vector<float> acc_;
     ActTiming timing_;
     uint64_t loads_ = 0, redundant_loads_ = 0, load_bytes_ = 0, elements_ = 0;

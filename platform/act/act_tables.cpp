@@ -30,6 +30,22 @@ void ActTables::set_resident(const std::string& name, uint32_t control_words, co
     resident_ = name;
     control_words_ = control_words;
     functions_ = functions;
+    ++version_;
+}
+
+const model::pwp::FlatTable& ActTables::flat(int slot, const model::pwp::FuncMeta& meta) {
+    if (dmi_granted_) {
+        for (unsigned i = 0; i < socket.size(); ++i) socket[static_cast<int>(i)]->invalidate_direct_mem_ptr(0, size() - 1);
+        dmi_granted_ = false;
+        ++version_;
+    }
+    if (decoded_.size() <= static_cast<size_t>(slot)) decoded_.resize(static_cast<size_t>(slot) + 1);
+    Decoded& d = decoded_[static_cast<size_t>(slot)];
+    if (d.version != version_) {
+        d.table = model::pwp::flatten_tables(view(), meta);
+        d.version = version_;
+    }
+    return d.table;
 }
 
 std::string ActTables::function_name(int slot) const {
@@ -64,6 +80,7 @@ unsigned int ActTables::transport_dbg(int, tlm::tlm_generic_payload& t) {
     else if (t.is_write()) {
         std::memcpy(p, t.get_data_ptr(), t.get_data_length());
         bytes_written_ += t.get_data_length();
+        ++version_;
     }
     t.set_response_status(tlm::TLM_OK_RESPONSE);
     return t.get_data_length();
@@ -74,6 +91,8 @@ bool ActTables::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dm
     uint8_t* p = locate(t.get_address(), 1, &start, &len);
     if (!p) return false;
     dmi.allow_read_write();
+    dmi_granted_ = true;
+    ++version_;
     dmi.set_dmi_ptr(p - (t.get_address() - start));
     dmi.set_start_address(start);
     dmi.set_end_address(start + len - 1);

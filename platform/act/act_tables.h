@@ -11,6 +11,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "model/pwp/flat_table.h"
 #include "model/pwp/table_image.h"
 #include "platform/config/config.h"
 #include "platform/stats.h"
@@ -41,6 +42,12 @@ public:
     const std::string& resident() const { return resident_; }
     std::string function_name(int slot) const;  // of the resident set, or "slot N"
 
+    // The tables of the function in PROFILE slot `slot` (whose record decodes to `meta`),
+    // decoded for the fast path (model/pwp/flat_table.h). Decoded once per content of the
+    // table memory: any write, a new resident set or a DMI grant (whose writes are unseen)
+    // makes the next call decode again; a call with DMI granted first revokes it.
+    const model::pwp::FlatTable& flat(int slot, const model::pwp::FuncMeta& meta);
+
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 private:
@@ -55,6 +62,14 @@ private:
     uint32_t control_words_ = 0;
     std::vector<std::string> functions_;
     uint64_t bytes_written_ = 0;
+
+    uint64_t version_ = 1;         // bumped by every change the evaluator could see
+    bool dmi_granted_ = false;     // some initiator may be writing through DMI
+    struct Decoded {
+        uint64_t version = 0;
+        model::pwp::FlatTable table;
+    };
+    std::vector<Decoded> decoded_;  // by PROFILE slot
 };
 
 }  // namespace neuronsim::platform

@@ -16,6 +16,7 @@ protected:
     std::vector<std::string> overrides;  // "dotted.key=value"
     std::string gen = "mariana";
     bool exact = false;                  // --act-numerics exact
+    bool reference_kernel = false;       // RunOptions::act_reference_kernel
 
     platform::RunReport run(const std::string& trace_text);
     platform::RunReport run_file(const std::string& trace_path);  // relative .data files resolve there

@@ -1,0 +1,156 @@
+// Activate's fast path and host threads (issue 13) against the element-by-element kernel on
+// one thread (act_reference_kernel, the oracle): every output byte, the accumulator, stats.json,
+// instructions.csv and timeline.json identical for run.host_threads 1, 2 and 3, over operand
+// layouts that may and may not be batched or split across threads.
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/pwp/table_image.h"
+#include "model/trace/assembler.h"
+#include "neuronsim/registers.h"
+#include "platform/config/config.h"
+#include "tests/support/platform_run.h"
+
+namespace neuronsim::test {
+namespace {
+
+class ActThreadsTest : public PlatformRunTest {
+public:
+    using PlatformRunTest::out;
+    using PlatformRunTest::t;
+};
+
+std::string activate(const std::string& func, const std::string& extra) {
+    return "act activate func=" + func + " in_bias_dtype=10 out_dtype=10 bias_src_n=1 " + extra + "\n";
+}
+
+// Inputs with specials, NaN payloads, denormals, clamp regions and ordinary values.
+std::string inputs(uint32_t partitions, uint32_t n) {
+    std::mt19937 rng(42);
+    std::vector<uint32_t> u(size_t{partitions} * n);
+    for (size_t i = 0; i < u.size(); ++i) {
+        switch (rng() % 8) {
+            case 0: u[i] = static_cast<uint32_t>(rng()); break;  // any pattern, NaNs included
+            case 1: {
+                const uint32_t s[] = {0, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00001u, 0xffa00002u, 1, 0x807fffffu};
+                u[i] = s[rng() % 8];
+                break;
+            }
+            default: {
+                float f = std::normal_distribution<float>(0, 4)(rng);
+                std::memcpy(&u[i], &f, 4);
+            }
+        }
+    }
+    return std::string(reinterpret_cast<const char*>(u.data()), u.size() * 4);
+}
+
+TEST_F(ActThreadsTest, FastPathAndThreadsAreByteIdenticalToTheReferenceKernel) {
+    t.write("in.bin", inputs(128, 1024));
+    const std::string trace =
+        ".data sbuf:0:0x0 partitions=128 file=in.bin\n"
+        ".data sbuf:0:0x8000 partitions=128 f32 1.5\n"
+        "act load_act_func_set set=0\n"
+        // exp, in place, contiguous over 128 partitions with accumulation: batched, threaded.
+        + activate("7", "num_active_channels=128 scale=0.5 bias=-0.25 accumulator_cmd=3 src=sbuf:0:0x0 src.num=256,4,1 src.step=1,256,0 "
+                        "dst=sbuf:0:0x0 dst.num=256,4,1 dst.step=1,256,0") +
+        "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9000 dst.num=1\n"
+        // strided src, scale from a pointer in the same partitions (threads may still split).
+        + activate("7", "num_active_channels=128 scale_src=1 scale=sbuf:0:0x8000 src=sbuf:0:0x0 src.num=128,2,1 src.step=2,512,0 "
+                        "dst=sbuf:0:0x4000 dst.num=256,1,1 dst.step=1,0,0")
+        // dst overlapping src one element on: each store feeds a later load (never batched).
+        + activate("7", "num_active_channels=64 scale=1.0 src=sbuf:0:0x4000 src.num=200,1,1 src.step=1,0,0 "
+                        "dst=sbuf:0:0x4004 dst.num=200,1,1 dst.step=1,0,0")
+        // src partitions 0..63, dst 64..127 in one memory: not split across threads.
+        + activate("7", "num_active_channels=64 scale=2.0 src=sbuf:0:0x4000 src.num=256,1,1 src.step=1,0,0 "
+                        "dst=sbuf:64:0x4000 dst.num=256,1,1 dst.step=1,0,0")
+        // broadcast src (step 0) in place: not batched.
+        + activate("7", "num_active_channels=32 scale=1.0 src=sbuf:0:0x4000 src.num=16,1,1 src.step=0,0,0 "
+                        "dst=sbuf:0:0x4000 dst.num=16,1,1 dst.step=1,0,0") +
+        ".dump sbuf:0:0x0 bytes=40960 partitions=128 file=all.bin\n";
+    struct Mode {
+        bool reference;
+        const char* threads;
+    };
+    std::map<std::string, std::string> want;
+    for (const Mode m : {Mode{true, "1"}, Mode{false, "1"}, Mode{false, "2"}, Mode{false, "3"}}) {
+        reset_systemc_context();
+        reference_kernel = m.reference;
+        overrides = {std::string("run.host_threads=") + m.threads};
+        run(trace);
+        for (const char* f : {"all.bin", "stats.json", "instructions.csv", "timeline.json"}) {
+            const std::string got = out(f);
+            if (m.reference) {
+                want[f] = got;
+                continue;
+            }
+            ASSERT_EQ(got.size(), want[f].size()) << f;
+            EXPECT_TRUE(got == want[f]) << f << " differs with " << m.threads << " thread(s)";
+        }
+    }
+}
+
+// Tables written through the socket (no set loaded, so no CONTROL words): inputs below 1.0
+// take the low clamp (bucket 0, d0 = 5), inputs from 1.0 up reach an octave outside the
+// table, which the reference rejects. The error must name the same partition and element
+// as one thread would meet first, and the table cache must see the socket's writes.
+std::string run_with_hole(ActThreadsTest& self, bool reference, const char* threads, std::string* dump) {
+    std::vector<float> in(128 * 8, 0.5f);
+    if (!dump) {
+        in[5 * 8 + 3] = 1e30f;
+        in[9 * 8 + 1] = 2.0f;
+        in[100 * 8 + 0] = 3.0f;
+    }
+    self.t.write("in.bin", std::string(reinterpret_cast<const char*>(in.data()), in.size() * 4));
+    const std::string trace = self.t.write("x.trace", ".data sbuf:0:0 partitions=128 file=in.bin\n" +
+        activate("99", "num_active_channels=128 scale=1.0 src=sbuf:0:0 src.num=8,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=8,1,1 dst.step=1,0,0") +
+        ".dump sbuf:0:0x40 bytes=32 partitions=128 file=o.bin\n");
+    reset_systemc_context();
+    model::trace::assemble_trace(trace, self.t.file("streams"));
+    platform::RunOptions o;
+    o.out_dir = self.t.file("out");
+    o.act_reference_kernel = reference;
+    platform::Config cfg = platform::parse_config(platform::builtin_config_text("mariana"), "m", {std::string("run.host_threads=") + threads});
+    platform::TraceHost host("host", cfg, model::trace::list_streams(self.t.file("streams")), self.t.file("streams/setup.trace"), o);
+    const platform::ActTablesConfig& g = cfg.act.tables;
+    const uint64_t cam = reg::kActTablesWindow, profile = cam + uint64_t{g.cam_entries} * model::pwp::kCamEntryBytes;
+    const uint64_t control = profile + uint64_t{g.profile_slots} * model::pwp::kProfileSlotBytes;
+    const uint64_t bucket = control + uint64_t{g.control_entries} * g.control_stride_bytes;
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    auto poke = [&](uint64_t addr, const std::vector<uint8_t>& bytes) { host.mmio().debug_write(addr, bytes.data(), bytes.size()); };
+    poke(cam, {0x21, 99, 0, 0, 0x00, 0xFF, 0, 0, 1});
+    std::vector<uint8_t> slot(128, 0);
+    slot[56] = 127;   // small_pos_signal_exp_threshold: below 2^0 the low clamp (bucket 0)
+    slot[64] = 255;   // large_pos_signal_exp_threshold: no high clamp for finite inputs
+    poke(profile, slot);
+    const uint32_t five = model::fp::bits_of(5.0f);
+    poke(bucket, {static_cast<uint8_t>(five), static_cast<uint8_t>(five >> 8), static_cast<uint8_t>(five >> 16), static_cast<uint8_t>(five >> 24)});
+    try {
+        host.run();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    if (dump) *dump = self.out("o.bin");
+    return "(no error)";
+}
+
+TEST_F(ActThreadsTest, AnErrorNamesTheSamePartitionAndElementAsOneThread) {
+    const std::string want = run_with_hole(*this, true, "1", nullptr);
+    EXPECT_NE(want.find("partition 5, element 3"), std::string::npos) << want;
+    for (const char* threads : {"1", "2", "3"}) EXPECT_EQ(run_with_hole(*this, false, threads, nullptr), want) << threads << " thread(s)";
+    // Without the failing inputs every element takes the clamp written through the socket.
+    std::string a, b;
+    EXPECT_EQ(run_with_hole(*this, true, "1", &a), "(no error)");
+    EXPECT_EQ(run_with_hole(*this, false, "2", &b), "(no error)");
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(floats(a)[0], 5.0f);
+}
+
+}  // namespace
+}  // namespace neuronsim::test
