@@ -13,5 +13,7 @@ Command cptc_command();
 Command config_command();
 Command kernel_command();
 Command advise_command();
+Command sweep_command();
+Command plot_command();
 
 }  // namespace neuronsim::apps

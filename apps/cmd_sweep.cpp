@@ -1,0 +1,272 @@
+// `neuronsim sweep`, `sweep export`, `sweep merge`: what-if studies (docs/what-if.md). Thin:
+// the work is in sweep/; this file parses options, checks the spec's keys against the
+// generations' presets and reports.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "apps/commands.h"
+#include "model/common/error.h"
+#include "platform/config/config.h"
+#include "sweep/interrupt.h"
+#include "sweep/mpi_runner.h"
+#include "sweep/plot.h"
+#include "sweep/runner.h"
+#include "sweep/spec.h"
+#include "sweep/study_plots.h"
+#include "sweep/work_dir.h"
+
+namespace neuronsim::apps {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sweep;
+
+// Every generation must exist, the overlays must apply to each, and every fixed or axis value
+// must be accepted on top of them (each value alone), before anything runs; errors name the
+// spec and the YAML path, then the layer (overlay file and line, or -p) at fault.
+void check_spec_against_presets(const Spec& s) {
+    for (size_t i = 0; i < s.generations.size(); ++i) {
+        try {
+            platform::builtin_config_text(s.generations[i]);
+        } catch (const std::exception& e) {
+            throw Error(s.source + ": generations[" + std::to_string(i) + "]: " + e.what());
+        }
+        if (!s.overlay_paths.empty()) {
+            try {
+                platform::compose_config(s.generations[i], s.overlay_paths);
+            } catch (const std::exception& e) {
+                throw Error(s.source + ": overlays: on " + s.generations[i] + ": " + e.what());
+            }
+        }
+    }
+    auto check = [&](const std::string& where, const std::string& key, const std::string& value) {
+        for (const std::string& g : s.generations) {
+            try {
+                platform::compose_config(g, s.overlay_paths, {key + "=" + value});
+            } catch (const std::exception& e) {
+                throw Error(s.source + ": " + where + ": " + key + "=" + value + " on " + g + ": " + e.what());
+            }
+        }
+    };
+    for (const Param& p : s.params) check("params." + p.key, p.key, p.value);
+    for (const Axis& a : s.axes)
+        for (const AxisColumn& c : a.columns)
+            for (size_t i = 0; i < c.values.size(); ++i) check(c.where + ".values[" + std::to_string(i) + "]", c.key, c.values[i]);
+}
+
+std::string default_db(const std::string& spec, int shard_index, int shard_count) {
+    std::string stem = fs::path(spec).stem().string();
+    if (shard_count > 1) stem += ".shard-" + std::to_string(shard_index) + "-of-" + std::to_string(shard_count);
+    return stem + ".db";
+}
+
+int report(const SweepOutcome& o, const std::string& db_path, const std::vector<Point>& points, bool quiet) {
+    ResultsDb db(db_path, false);
+    size_t failed = 0;
+    std::set<std::string> keys;
+    for (const Point& p : points) keys.insert(p.key());
+    {
+        auto st = db.db().prepare("SELECT point_key FROM points WHERE status != 'ok'");
+        while (st.step()) failed += keys.count(st.text(0));
+    }
+    if (!quiet) {
+        std::printf("sweep: %zu points: %zu run now (%zu failed), %zu already in %s", o.points, o.ran, o.failed, o.already, db_path.c_str());
+        if (o.unrecorded) std::printf(", %zu not run (interrupted; run the same command again to resume)", o.unrecorded);
+        std::printf("\n");
+        if (failed) std::printf("sweep: %zu point(s) of this spec failed; their errors are in the error column (neuronsim sweep export %s --csv FILE)\n", failed, db_path.c_str());
+    }
+    if (o.interrupted) return 130;
+    return failed ? 3 : 0;
+}
+
+int draw_study_plots(const Spec& spec, const std::string& db) {
+    for (const PlotRequest& r : study_plots(spec, db)) {
+        const std::string note = draw_plot(r);
+        std::printf("sweep: plot %s\n", r.out.c_str());
+        if (!note.empty()) std::fprintf(stderr, "neuronsim sweep: %s: %s\n", r.out.c_str(), note.c_str());
+    }
+    return 0;
+}
+
+int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
+    po::options_description opts;
+    opts.add_options()
+        ("spec", po::value<std::string>()->required(), "the sweep specification (YAML; docs/what-if.md); also positional")
+        ("db,o", po::value<std::string>(), "results database (SQLite), created or resumed (default: SPEC's name with .db, in the current directory; with --shard I/N: NAME.shard-I-of-N.db)")
+        ("jobs,j", po::value<int>(), "points run at once on this machine (default: the number of cores; under mpirun: per worker rank, default 1)")
+        ("dry-run", po::bool_switch(), "print the points (index, key, description) and exit; nothing runs, no database is written")
+        ("shard", po::value<std::string>(), "I/N: run only the I-th (0-based) of N disjoint slices of the points (point index mod N == I), e.g. a Slurm array task; join the databases with `sweep merge`")
+        ("numerics", po::value<std::string>(), "full or none: passed to every `neuronsim run` as --numerics (overrides the spec's numerics:); none: timing-only runs, the same times and stats, faster")
+        ("retry-failed", po::bool_switch(), "delete the failed points from the database first and run them again (by default a resumed sweep skips every point already recorded, failed or not)")
+        ("keep-runs", po::value<std::string>(), "keep each point's run output in DIR/<point key>/ (default: a temporary directory, removed)")
+        ("plot", po::bool_switch(), "after the sweep, draw the spec's plots: (or one default plot per trace and axis) with gnuplot")
+        ("no-progress", po::bool_switch(), "no progress bar (it is drawn only when stderr is a terminal)");
+    po::positional_options_description pos;
+    pos.add("spec", 1);
+    po::variables_map vm;
+    if (parse_options(prog,
+                      "Runs a what-if study: every point of SPEC (traces x generations x axes over config keys) as\n"
+                      "its own `neuronsim run` process, N at a time, into one SQLite database (one transaction per\n"
+                      "point). Points already in the database are not run again, so an interrupted sweep resumes\n"
+                      "with the same command. A failing point records its error and the sweep goes on.\n"
+                      "Under `mpirun -n K` rank 0 hands points to K-1 worker ranks and alone writes the database.\n\n"
+                      "Also: `neuronsim sweep export DB --csv FILE`, `neuronsim sweep merge OUT.db IN.db...`.\n"
+                      "Exit status: 0 every point ok, 3 some point failed (recorded), 130 interrupted, 1 error, 2 usage.",
+                      opts, args, vm, &pos, "SPEC.yaml [-o DB] [-j N] [--dry-run] [--shard I/N] [--numerics MODE] [--plot]"))
+        return 0;
+    int shard_index = 0, shard_count = 1;
+    if (vm.count("shard")) {
+        try {
+            parse_shard(vm["shard"].as<std::string>(), shard_index, shard_count);
+        } catch (const Error& e) {
+            throw UsageError(prog + ": " + e.what());
+        }
+    }
+    if (vm.count("numerics") && vm["numerics"].as<std::string>() != "full" && vm["numerics"].as<std::string>() != "none")
+        throw UsageError(prog + ": --numerics: expected full or none, got \"" + vm["numerics"].as<std::string>() + "\"");
+    const int world = launcher_world_size();
+    std::unique_ptr<MpiSession> mpi;
+    if (world > 1 && !vm["dry-run"].as<bool>()) {
+        if (!built_with_mpi())
+            throw Error("launched under mpirun with " + std::to_string(world) +
+                        " ranks, but this neuronsim was built without MPI; run the sweep without mpirun (-j N), or one "
+                        "--shard I/N per job and `sweep merge`");
+        mpi = std::make_unique<MpiSession>();
+    }
+    const bool coordinator = !mpi || mpi->rank() == 0;
+    const std::string spec_path = vm["spec"].as<std::string>();
+    Spec spec;
+    std::vector<Point> points;
+    try {
+        spec = load_spec(spec_path);
+        check_spec_against_presets(spec);
+        if (vm.count("numerics")) spec.numerics = vm["numerics"].as<std::string>();
+        points = shard_points(expand(spec), shard_index, shard_count);
+    } catch (const std::exception&) {
+        if (!coordinator) return 1;  // every rank reads the same spec; rank 0 reports
+        throw;
+    }
+    if (vm["dry-run"].as<bool>()) {
+        for (const Point& p : points) std::printf("%zu %s %s\n", p.index, p.key().c_str(), p.describe().c_str());
+        std::printf("%zu points%s\n", points.size(), shard_count > 1 ? (" (shard " + vm["shard"].as<std::string>() + ")").c_str() : "");
+        return 0;
+    }
+    SweepOptions o;
+    int jobs = vm.count("jobs") ? vm["jobs"].as<int>() : mpi ? 1 : int(std::max(1u, std::thread::hardware_concurrency()));
+    if (jobs < 1 || jobs > 4096) throw UsageError(prog + ": --jobs: expected 1..4096, got " + std::to_string(jobs));
+    o.jobs = jobs;
+    o.progress = coordinator && !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
+    o.retry_failed = vm["retry-failed"].as<bool>();
+    o.exec.exe = self_executable();
+    o.exec.numerics = spec.numerics;
+    o.exec.keep_outputs = vm.count("keep-runs") > 0;
+    const std::string db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db(spec_path, shard_index, shard_count);
+    install_interrupt_handlers();
+
+    if (mpi && mpi->size() > 1) {
+        std::unique_ptr<ResultsDb> db;
+        std::string error;
+        if (coordinator) {
+            try {
+                db = std::make_unique<ResultsDb>(db_path, true);
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+        }
+        if (!mpi->broadcast(error.empty() ? 1 : 0)) {
+            if (coordinator) throw Error(error);
+            return 1;
+        }
+        // From here on the ranks wait for each other: a rank that fails alone (a work directory it
+        // cannot create, a database write that fails) aborts the job rather than leave the others
+        // waiting for it. Every point recorded so far is committed.
+        SweepOutcome out;
+        try {
+            // Each rank has its own work directory (ranks may share a machine and a --keep-runs DIR).
+            WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() + "/rank-" + std::to_string(mpi->rank()) : "");
+            o.exec.work_dir = work.path();
+            if (!coordinator) {
+                run_mpi_worker(*mpi, points, o);
+                return 0;
+            }
+            out = run_mpi_coordinator(*mpi, points, *db, o);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "neuronsim: error: MPI rank %d: %s\n", mpi->rank(), e.what());
+            std::fflush(stderr);
+            MpiSession::abort(1);
+        }
+        db.reset();
+        const int rc = report(out, db_path, points, false);
+        if (vm["plot"].as<bool>() && !out.interrupted) draw_study_plots(spec, db_path);
+        return rc;
+    }
+
+    WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() : "");
+    o.exec.work_dir = work.path();
+    SweepOutcome out;
+    {
+        ResultsDb db(db_path, true);
+        out = run_local(points, db, o);
+    }
+    const int rc = report(out, db_path, points, false);
+    if (vm["plot"].as<bool>() && !out.interrupted) draw_study_plots(spec, db_path);
+    return rc;
+}
+
+int run_export(const std::string& prog, const std::vector<std::string>& args) {
+    po::options_description opts;
+    opts.add_options()
+        ("db", po::value<std::string>()->required(), "the sweep database (also positional)")
+        ("csv", po::value<std::string>()->required(), "the CSV file to write (atomically: complete or not at all)");
+    po::positional_options_description pos;
+    pos.add("db", 1);
+    po::variables_map vm;
+    if (parse_options(prog,
+                      "Writes a sweep database as one CSV table, a row per point: point_key, point_index, trace,\n"
+                      "generation, overlays, repeat, status, exit_code, error, wall_seconds, cpu_seconds,\nneuronsim_version, "
+                      "numerics, host, then param:KEY for every parameter and stat:KEY for every stat.",
+                      opts, args, vm, &pos, "DB --csv FILE"))
+        return 0;
+    const size_t rows = export_csv(vm["db"].as<std::string>(), vm["csv"].as<std::string>());
+    std::printf("%s: %zu points\n", vm["csv"].as<std::string>().c_str(), rows);
+    return 0;
+}
+
+int run_merge(const std::string& prog, const std::vector<std::string>& args) {
+    po::options_description opts;
+    opts.add_options()("files", po::value<std::vector<std::string>>()->multitoken(), "OUT.db then the input databases (positional)");
+    po::positional_options_description pos;
+    pos.add("files", -1);
+    po::variables_map vm;
+    if (parse_options(prog,
+                      "Joins sweep databases (e.g. the shards of `sweep --shard I/N`) into a new database OUT.db.\n"
+                      "A point in several inputs with the same results is kept once; with different results the\n"
+                      "merge is refused, naming the points and files, and nothing is written.",
+                      opts, args, vm, &pos, "OUT.db IN1.db IN2.db ..."))
+        return 0;
+    std::vector<std::string> files = vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (files.size() < 2) throw UsageError(prog + ": expected OUT.db and at least one input database");
+    const std::string out = files.front();
+    files.erase(files.begin());
+    const size_t n = merge_databases(out, files);
+    std::printf("%s: %zu points from %zu databases\n", out.c_str(), n, files.size());
+    return 0;
+}
+
+}  // namespace
+
+Command sweep_command() {
+    return {"sweep", "run a what-if study (SPEC.yaml) into an SQLite database; `sweep export`, `sweep merge`",
+            [](const std::string& prog, const std::vector<std::string>& args) {
+                if (!args.empty() && args[0] == "export") return run_export(prog + " export", {args.begin() + 1, args.end()});
+                if (!args.empty() && args[0] == "merge") return run_merge(prog + " merge", {args.begin() + 1, args.end()});
+                return run_sweep(prog, args);
+            }};
+}
+
+}  // namespace neuronsim::apps

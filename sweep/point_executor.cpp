@@ -1,0 +1,137 @@
+#include "sweep/point_executor.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "model/io/json_path.h"
+#include "model/io/write_file.h"
+#include "neuronsim/version.h"
+#include "sweep/utf8.h"
+
+namespace neuronsim::sweep {
+
+namespace fs = std::filesystem;
+
+std::string host_name() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+    return buf;
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+namespace {
+
+// The end of a child's stderr: the error message of `neuronsim run` is its last line(s).
+std::string error_text(const std::string& path) {
+    std::string text;
+    try {
+        text = model::io::read_text_file(path, model::io::kMaxJsonFileBytes, "stderr of a point");
+    } catch (const std::exception& e) {
+        return std::string("(stderr not readable: ") + e.what() + ")";
+    }
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    // The run's own prefix says nothing here: the point's row is the context.
+    for (const char* prefix : {"neuronsim: error: ", "neuronsim: "})
+        if (text.rfind(prefix, 0) == 0 && text.find('\n') == std::string::npos) {
+            text = text.substr(std::strlen(prefix));
+            break;
+        }
+    constexpr size_t kMax = 4000;
+    if (text.size() > kMax) text = "..." + text.substr(text.size() - kMax);
+    return make_valid_utf8(text);  // a message may quote bytes of a trace
+}
+
+}  // namespace
+
+PointExecutor::PointExecutor(ExecutorOptions o) : o_(std::move(o)) { model::io::make_directories(o_.work_dir); }
+
+void PointExecutor::start(const Point& p) {
+    const std::string dir = o_.work_dir + "/" + p.key();
+    std::error_code ec;
+    fs::remove_all(dir, ec);  // a point's earlier, unrecorded attempt
+    model::io::make_directories(dir);
+    const pid_t pid = pool_.start(o_.exe, run_arguments(p, dir + "/out", o_.numerics), dir + "/stderr.txt");
+    running_[pid] = p;
+}
+
+std::vector<PointDone> PointExecutor::poll(int timeout_ms) {
+    std::vector<PointDone> out;
+    for (const ChildExit& e : pool_.wait(timeout_ms)) out.push_back(finish(e));
+    return out;
+}
+
+PointDone PointExecutor::finish(const ChildExit& e) {
+    const Point p = running_.at(e.pid);
+    running_.erase(e.pid);
+    PointDone d;
+    d.index = p.index;
+    d.record = record_for(p);
+    PointRecord& r = d.record;
+    r.wall_seconds = e.wall_seconds;
+    r.cpu_seconds = e.cpu_seconds;
+    r.neuronsim_version = NEURONSIM_VERSION;
+    r.numerics = o_.numerics;
+    r.host = host_name();
+    r.finished_at = utc_now();
+    const std::string dir = o_.work_dir + "/" + p.key();
+    // Stopped rather than failed: by Ctrl-C or a termination signal (a terminal's, mpirun's, a
+    // batch system's; the run exits 130 or dies of it), or killed while the sweep stops points.
+    const bool by_interrupt = e.signal == SIGINT || e.signal == SIGTERM || e.signal == SIGHUP || e.exit_code == 130 ||
+                              e.exit_code == 143 || (stopping_ && e.signal == SIGKILL);
+    if (by_interrupt) {
+        d.interrupted = true;
+    } else if (e.signal != 0) {
+        r.status = "failed";
+        r.exit_code = 128 + e.signal;
+        r.error = std::string("killed by signal ") + std::to_string(e.signal) + " (" + strsignal(e.signal) + ")";
+        const std::string err = error_text(dir + "/stderr.txt");
+        if (!err.empty()) r.error += ": " + err;
+    } else if (e.exit_code != 0) {
+        r.status = "failed";
+        r.exit_code = e.exit_code;
+        r.error = error_text(dir + "/stderr.txt");
+        if (r.error.empty()) r.error = "exit status " + std::to_string(e.exit_code) + " and no message";
+    } else {
+        try {
+            const std::string stats_path = dir + "/out/stats.json";
+            r.stats = flatten(model::io::parse_json_text(model::io::read_text_file(stats_path, model::io::kMaxJsonFileBytes, "stats.json"), stats_path));
+            r.status = "ok";
+        } catch (const std::exception& ex) {
+            r.status = "failed";
+            r.exit_code = 0;
+            r.error = std::string("the run succeeded but its stats cannot be read: ") + ex.what();
+        }
+    }
+    if (!o_.keep_outputs || d.interrupted) {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    return d;
+}
+
+std::vector<PointDone> PointExecutor::stop_all(double grace_seconds) {
+    stopping_ = true;
+    std::vector<PointDone> out;
+    pool_.signal_all(SIGINT);
+    const double deadline = now_seconds() + grace_seconds;
+    while (pool_.running() > 0 && now_seconds() < deadline)
+        for (const ChildExit& e : pool_.wait(50)) out.push_back(finish(e));
+    pool_.signal_all(SIGKILL);
+    while (pool_.running() > 0)
+        for (const ChildExit& e : pool_.wait(50)) out.push_back(finish(e));
+    return out;
+}
+
+}  // namespace neuronsim::sweep

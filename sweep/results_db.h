@@ -1,0 +1,86 @@
+#pragma once
+// The results database of a sweep (SQLite; schema in docs/what-if.md "The database"):
+//   meta(key, value)                      schema_version, created_by
+//   points(id, point_key UNIQUE, point_index, trace, generation, overlays, params, run_args,
+//          repeat, status, exit_code, error, wall_seconds, cpu_seconds, neuronsim_version, numerics, host,
+//          finished_at)
+//   params(point_id, key, value, num)     every -p of the point, num when it is a number
+//   stats(point_id, key, value, ord)      stats.json flattened to dotted keys, ord: their order
+//   results (view)                        points joined with their stats, one row per value
+// Each point is written in its own transaction (WAL journal), so a sweep that is interrupted
+// or crashes loses no point already recorded.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sweep/flatten.h"
+#include "sweep/point.h"
+#include "sweep/sqlite.h"
+
+namespace neuronsim::sweep {
+
+inline constexpr int kDbSchemaVersion = 1;
+
+// One row of points with its params and stats.
+struct PointRecord {
+    std::string point_key;
+    int64_t point_index = 0;
+    std::string trace, generation;
+    std::vector<std::string> overlays;
+    std::vector<Param> params;
+    std::vector<std::string> run_args;
+    int64_t repeat = 0;
+    std::string status;  // ok | failed
+    int64_t exit_code = 0;
+    std::string error;
+    double wall_seconds = 0;  // of the `neuronsim run` process, start to exit
+    double cpu_seconds = 0;   // its user + system time
+    std::string neuronsim_version, numerics, host, finished_at;
+    std::vector<FlatStat> stats;
+};
+
+// A record for `p` with its identity filled in (the outcome is the caller's).
+PointRecord record_for(const Point& p);
+
+class ResultsDb {
+public:
+    // Opens `path`, creating it and its schema when `create`; an existing file must be a
+    // neuronsim sweep database of this schema version.
+    ResultsDb(const std::string& path, bool create);
+
+    std::set<std::string> point_keys();
+    size_t failed_count();
+    void delete_failed();           // for --retry-failed
+    void record(const PointRecord& r);  // one transaction
+    bool has(const std::string& point_key);
+
+    // Every point in point_index, then point_key order, stats and params included.
+    void for_each(const std::function<void(const PointRecord&)>& fn);
+    std::vector<std::string> stat_keys();   // distinct, sorted
+    std::vector<std::string> param_keys();  // distinct, sorted
+    std::unique_ptr<PointRecord> find(const std::string& point_key);
+    Db& db() { return db_; }
+
+private:
+    Db db_;
+    Stmt insert_point_, insert_param_, insert_stat_;
+};
+
+// `neuronsim sweep merge`: joins `inputs` into a new database `out` (which must not exist,
+// written under a temporary name and renamed when complete). A point key in several inputs
+// with the same outcome and stats is kept once; with a different one it is a conflict: an
+// Error naming the keys and files. Returns the number of points written.
+size_t merge_databases(const std::string& out, const std::vector<std::string>& inputs);
+
+// `neuronsim sweep export DB --csv FILE`: one row per point; columns: the point's fields,
+// then param:KEY for every parameter and stat:KEY for every stat. Written atomically.
+size_t export_csv(const std::string& db, const std::string& csv);
+
+// True when two records have the same identity, outcome and stats (wall time, host and
+// finish time are not compared).
+bool same_results(const PointRecord& a, const PointRecord& b, std::string* difference = nullptr);
+
+}  // namespace neuronsim::sweep

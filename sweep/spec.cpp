@@ -1,0 +1,400 @@
+#include "sweep/spec.h"
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "model/common/error.h"
+#include "model/io/json_path.h"
+#include "sweep/utf8.h"
+
+namespace neuronsim::sweep {
+
+namespace {
+
+// A YAML node with its path ("axes[2].values") and the spec file, for messages.
+class Node {
+public:
+    Node(YAML::Node n, std::string path, const std::string& source) : n_(n), path_(std::move(path)), source_(&source) {}
+
+    [[noreturn]] void fail(const std::string& what) const {
+        std::string where = path_.empty() ? "(root)" : path_;
+        try {
+            if (n_.IsDefined() && n_.Mark().line >= 0) where += " (line " + std::to_string(n_.Mark().line + 1) + ")";
+        } catch (const YAML::Exception&) {
+        }
+        throw Error(*source_ + ": " + where + ": " + what);
+    }
+    const std::string& path() const { return path_; }
+    const YAML::Node& raw() const { return n_; }
+    bool is_list() const { return n_.IsSequence(); }
+    bool is_map() const { return n_.IsMap(); }
+    bool is_scalar() const { return n_.IsScalar(); }
+
+    void expect_map() const {
+        if (!n_.IsMap()) fail("expected a mapping, got " + flow());
+        std::set<std::string> keys;
+        for (auto it = n_.begin(); it != n_.end(); ++it)
+            if (!keys.insert(it->first.Scalar()).second)
+                fail("duplicate key '" + it->first.Scalar() + "' (line " + std::to_string(it->first.Mark().line + 1) + ")");
+    }
+    // Rejects keys other than `allowed`.
+    void only(std::initializer_list<const char*> allowed) const {
+        for (auto it = n_.begin(); it != n_.end(); ++it) {
+            const std::string k = it->first.Scalar();
+            bool ok = false;
+            std::string list;
+            for (const char* a : allowed) {
+                ok = ok || k == a;
+                list += (list.empty() ? "" : ", ") + std::string(a);
+            }
+            if (!ok) child(k).fail("unknown key (expected one of: " + list + ")");
+        }
+    }
+    bool has(const char* k) const { return n_.IsMap() && n_[k]; }
+    Node child(const std::string& k) const { return Node(n_[k], path_.empty() ? k : path_ + "." + k, *source_); }
+    Node item(size_t i) const { return Node(n_[i], path_ + "[" + std::to_string(i) + "]", *source_); }
+    std::vector<Node> list() const {
+        if (!n_.IsSequence()) fail("expected a list, got " + flow());
+        if (n_.size() == 0) fail("expected a non-empty list");
+        std::vector<Node> out;
+        for (size_t i = 0; i < n_.size(); ++i) out.push_back(item(i));
+        return out;
+    }
+    std::string text() const {
+        if (!n_.IsScalar() || n_.Scalar().empty()) fail("expected a non-empty string, got " + flow());
+        if (!valid_utf8(n_.Scalar())) fail("not valid UTF-8");
+        return n_.Scalar();
+    }
+    double number() const {
+        double v = 0;
+        try {
+            if (!n_.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+            v = n_.as<double>();
+        } catch (const YAML::Exception&) {
+            fail("expected a number, got " + flow());
+        }
+        if (!std::isfinite(v)) fail("expected a finite number, got " + flow());
+        return v;
+    }
+    long integer(long lo, long hi) const {
+        long v = 0;
+        try {
+            if (!n_.IsScalar()) throw YAML::Exception(YAML::Mark::null_mark(), "");
+            v = n_.as<long>();
+        } catch (const YAML::Exception&) {
+            fail("expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + flow());
+        }
+        if (v < lo || v > hi) fail("expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + flow());
+        return v;
+    }
+    bool flag() const {
+        try {
+            if (n_.IsScalar()) return n_.as<bool>();
+        } catch (const YAML::Exception&) {
+        }
+        fail("expected true or false, got " + flow());
+    }
+    // The value as -p takes it: a scalar's text, or a list/mapping in YAML flow form.
+    std::string value_text() const {
+        if (!n_ || n_.IsNull()) fail("expected a value, got nothing");
+        const std::string v = n_.IsScalar() ? n_.Scalar() : flow();
+        if (!valid_utf8(v)) fail("not valid UTF-8");
+        return v;
+    }
+    std::string flow() const {
+        if (!n_ || !n_.IsDefined()) return "nothing";
+        YAML::Emitter e;
+        e << YAML::Flow << n_;
+        return std::string("\"") + e.c_str() + "\"";
+    }
+
+private:
+    YAML::Node n_;
+    std::string path_;
+    const std::string* source_;
+};
+
+std::string config_key(const Node& n) {
+    const std::string k = n.text();
+    size_t start = 0;
+    while (true) {
+        const size_t dot = k.find('.', start);
+        const std::string part = k.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (part.empty()) n.fail("\"" + k + "\" is not a dotted config key (e.g. act.clock_ghz): empty component");
+        for (char c : part)
+            if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+                n.fail("\"" + k + "\" is not a dotted config key (e.g. act.clock_ghz): '" + std::string(1, c) + "'");
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    return k;
+}
+
+std::vector<std::string> range_values(const Node& r) {
+    r.expect_map();
+    r.only({"from", "to", "steps", "step", "factor", "scale", "integer"});
+    if (!r.has("from")) r.fail("missing key 'from'");
+    if (!r.has("to")) r.fail("missing key 'to'");
+    const double from = r.child("from").number(), to = r.child("to").number();
+    std::string scale = r.has("scale") ? r.child("scale").text() : (r.has("factor") ? "geometric" : "linear");
+    if (scale != "linear" && scale != "geometric") r.child("scale").fail("expected linear or geometric, got \"" + scale + "\"");
+    const bool integer = r.has("integer") && r.child("integer").flag();
+    const int given = r.has("steps") + r.has("step") + r.has("factor");
+    if (given != 1) r.fail("give exactly one of steps, step (linear) or factor (geometric)");
+    std::vector<double> v;
+    constexpr long kMaxValues = 100000;
+    if (r.has("steps")) {
+        const long n = r.child("steps").integer(1, kMaxValues);
+        if (n == 1 && from != to) r.child("steps").fail("1 step needs from == to");
+        if (scale == "geometric" && (from <= 0 || to <= 0)) r.fail("a geometric range needs from > 0 and to > 0");
+        for (long i = 0; i < n; ++i) {
+            const double t = n == 1 ? 0.0 : double(i) / double(n - 1);
+            v.push_back(i == n - 1 ? to : scale == "linear" ? from + (to - from) * t : from * std::pow(to / from, t));
+        }
+    } else if (r.has("step")) {
+        if (scale != "linear") r.child("step").fail("step is for a linear range; a geometric one takes factor or steps");
+        const double step = r.child("step").number();
+        if (step == 0 || (to - from) / step < 0) r.child("step").fail("step must be non-zero and go from 'from' towards 'to'");
+        const double n = std::floor((to - from) / step + 1e-9) + 1;
+        if (n > kMaxValues) r.child("step").fail("more than " + std::to_string(kMaxValues) + " values");
+        for (long i = 0; i < long(n); ++i) v.push_back(from + step * double(i));
+    } else {
+        if (scale != "geometric") r.child("factor").fail("factor is for a geometric range");
+        const double f = r.child("factor").number();
+        if (from <= 0 || to <= 0) r.fail("a geometric range needs from > 0 and to > 0");
+        if (f <= 0 || f == 1 || (to > from) != (f > 1)) {
+            if (from != to) r.child("factor").fail("factor must be > 0, not 1, and go from 'from' towards 'to'");
+        }
+        const double n = from == to ? 1 : std::floor(std::log(to / from) / std::log(f) + 1e-9) + 1;
+        if (n > kMaxValues) r.child("factor").fail("more than " + std::to_string(kMaxValues) + " values");
+        for (long i = 0; i < long(n); ++i) v.push_back(from * std::pow(f, double(i)));
+    }
+    std::vector<std::string> out;
+    for (double x : v) out.push_back(format_number(integer ? std::round(x) : x));
+    return out;
+}
+
+// {key: K, values: [...]} or {key: K, range: {...}}
+AxisColumn column(const Node& n) {
+    n.expect_map();
+    n.only({"key", "values", "range"});
+    if (!n.has("key")) n.fail("missing key 'key' (the config key this axis varies)");
+    AxisColumn c;
+    c.key = config_key(n.child("key"));
+    c.where = n.path();
+    if (n.has("values") == n.has("range")) n.fail("give exactly one of 'values' (a list) or 'range'");
+    if (n.has("values"))
+        for (const Node& v : n.child("values").list()) c.values.push_back(v.value_text());
+    else
+        c.values = range_values(n.child("range"));
+    return c;
+}
+
+Axis axis(const Node& n) {
+    n.expect_map();
+    Axis a;
+    if (n.has("zip")) {
+        n.only({"zip"});
+        for (const Node& c : n.child("zip").list()) a.columns.push_back(column(c));
+        for (const AxisColumn& c : a.columns)
+            if (c.values.size() != a.size())
+                n.child("zip").fail("zipped axes must have the same number of values: " + a.columns.front().key + " has " +
+                                    std::to_string(a.size()) + ", " + c.key + " has " + std::to_string(c.values.size()));
+    } else {
+        a.columns.push_back(column(n));
+    }
+    return a;
+}
+
+std::string resolve(const std::string& base, const std::string& p) {
+    namespace fs = std::filesystem;
+    return fs::path(p).is_absolute() || base.empty() ? p : (fs::path(base) / p).lexically_normal().string();
+}
+
+void require_file(const Node& n, const std::string& path, const char* what) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) n.fail(std::string("no such ") + what + " file: " + path);
+    if (!S_ISREG(st.st_mode)) n.fail(path + " is not a regular file");
+}
+
+}  // namespace
+
+const std::vector<std::string>& all_generations() {
+    static const std::vector<std::string> g = {"sunda", "cayman", "mariana", "mariana_plus", "maverick"};
+    return g;
+}
+
+std::string format_number(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.12g", v);
+    return buf;
+}
+
+Spec parse_spec(const std::string& yaml_text, const std::string& source, const std::string& base_dir) {
+    YAML::Node root_node;
+    try {
+        root_node = YAML::Load(yaml_text);
+    } catch (const YAML::Exception& e) {
+        throw Error(source + ": line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1) +
+                    ": not valid YAML: " + e.msg);
+    }
+    Spec s;
+    s.source = source;
+    s.base_dir = base_dir;
+    Node root(root_node, "", source);
+    root.expect_map();
+    root.only({"name", "traces", "generations", "overlays", "params", "axes", "combine", "repeat", "numerics", "run_args", "plots"});
+    if (root.has("name")) s.name = root.child("name").text();
+    if (!root.has("traces")) root.fail("missing key 'traces' (a list of trace files)");
+    for (const Node& t : root.child("traces").list()) {
+        s.traces.push_back(t.text());
+        s.trace_paths.push_back(resolve(base_dir, s.traces.back()));
+        require_file(t, s.trace_paths.back(), "trace");
+    }
+    if (root.has("generations")) {
+        const Node g = root.child("generations");
+        if (g.is_scalar() && g.raw().Scalar() == "all") {
+            s.generations = all_generations();
+        } else {
+            for (const Node& n : g.list()) {
+                std::string name = n.text();
+                for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+                s.generations.push_back(name);
+            }
+        }
+    } else {
+        s.generations = {"mariana"};
+    }
+    if (root.has("overlays"))
+        for (const Node& o : root.child("overlays").list()) {
+            s.overlays.push_back(o.text());
+            s.overlay_paths.push_back(resolve(base_dir, s.overlays.back()));
+            require_file(o, s.overlay_paths.back(), "overlay");
+        }
+    if (root.has("params")) {
+        const Node p = root.child("params");
+        p.expect_map();
+        for (auto it = p.raw().begin(); it != p.raw().end(); ++it) {
+            const Node k(it->first, p.path(), source);
+            const Node v = p.child(it->first.Scalar());
+            s.params.push_back({config_key(k), v.value_text()});
+        }
+    }
+    if (root.has("axes"))
+        for (const Node& a : root.child("axes").list()) s.axes.push_back(axis(a));
+    std::set<std::string> keys;
+    for (const Param& p : s.params) keys.insert(p.key);
+    for (const Axis& a : s.axes)
+        for (const AxisColumn& c : a.columns)
+            if (!keys.insert(c.key).second) throw Error(source + ": " + c.where + ": key " + c.key + " is already set by params or another axis");
+    if (root.has("combine")) {
+        s.combine = root.child("combine").text();
+        if (s.combine != "grid" && s.combine != "zip") root.child("combine").fail("expected grid or zip, got \"" + s.combine + "\"");
+        if (s.combine == "zip")
+            for (const Axis& a : s.axes)
+                if (a.size() != s.axes.front().size())
+                    root.child("combine").fail("combine: zip needs axes of the same length: " + s.axes.front().columns.front().key + " has " +
+                                               std::to_string(s.axes.front().size()) + " values, " + a.columns.front().key + " has " +
+                                               std::to_string(a.size()));
+    }
+    if (root.has("repeat")) s.repeat = int(root.child("repeat").integer(1, 10000));
+    if (root.has("numerics")) {
+        s.numerics = root.child("numerics").text();
+        if (s.numerics != "full" && s.numerics != "none") root.child("numerics").fail("expected full or none, got \"" + s.numerics + "\"");
+    }
+    if (root.has("run_args"))
+        for (const Node& a : root.child("run_args").list()) {
+            const std::string arg = a.text();
+            for (const char* reserved : {"--trace", "-t", "--gen", "-g", "--config", "-c", "--out", "-o", "--streams", "-p", "--param", "--numerics"})
+                if (arg == reserved || arg.rfind(std::string(reserved) + "=", 0) == 0)
+                    a.fail(arg + " is set by the sweep itself (use traces, generations, overlays, params, axes or numerics)");
+            s.run_args.push_back(arg);
+        }
+    if (root.has("plots"))
+        for (const Node& p : root.child("plots").list()) {
+            p.expect_map();
+            p.only({"x", "y", "series", "out", "bar", "where"});
+            PlotSpec ps;
+            if (!p.has("x") || !p.has("y") || !p.has("out")) p.fail("a plot needs x, y and out");
+            ps.x = p.child("x").text();
+            ps.y = p.child("y").text();
+            ps.out = p.child("out").text();
+            if (p.has("series")) ps.series = p.child("series").text();
+            if (p.has("bar")) ps.bar = p.child("bar").flag();
+            if (p.has("where")) {
+                const Node w = p.child("where");
+                w.expect_map();
+                for (auto it = w.raw().begin(); it != w.raw().end(); ++it)
+                    ps.where.push_back(it->first.Scalar() + "=" + w.child(it->first.Scalar()).value_text());
+            }
+            s.plots.push_back(ps);
+        }
+    // Grid sizes multiply; refuse a spec whose expansion would not fit in memory.
+    double n = double(s.traces.size()) * double(s.generations.size()) * s.repeat;
+    if (s.combine == "zip" && !s.axes.empty())
+        n *= double(s.axes.front().size());
+    else
+        for (const Axis& a : s.axes) n *= double(a.size());
+    if (n > 10e6) throw Error(source + ": the spec expands to " + format_number(n) + " points (at most 10,000,000)");
+    return s;
+}
+
+Spec load_spec(const std::string& path) {
+    const std::string text = model::io::read_text_file(path, model::io::kMaxJsonFileBytes, "sweep spec");
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    return parse_spec(text, path, dir.empty() ? "." : dir);
+}
+
+std::vector<Point> expand(const Spec& s) {
+    // Each combination of the axes: the (axis, value index) choices as a list of Params.
+    std::vector<std::vector<Param>> combos;
+    if (s.axes.empty()) {
+        combos.push_back({});
+    } else if (s.combine == "zip") {
+        for (size_t i = 0; i < s.axes.front().size(); ++i) {
+            std::vector<Param> c;
+            for (const Axis& a : s.axes)
+                for (const AxisColumn& col : a.columns) c.push_back({col.key, col.values[i]});
+            combos.push_back(c);
+        }
+    } else {
+        combos.push_back({});
+        for (const Axis& a : s.axes) {
+            std::vector<std::vector<Param>> next;
+            for (const auto& c : combos)
+                for (size_t i = 0; i < a.size(); ++i) {
+                    auto n = c;
+                    for (const AxisColumn& col : a.columns) n.push_back({col.key, col.values[i]});
+                    next.push_back(std::move(n));
+                }
+            combos.swap(next);
+        }
+    }
+    std::vector<Point> out;
+    for (size_t t = 0; t < s.traces.size(); ++t)
+        for (const std::string& g : s.generations)
+            for (const auto& c : combos)
+                for (int r = 0; r < s.repeat; ++r) {
+                    Point p;
+                    p.index = out.size();
+                    p.trace = s.traces[t];
+                    p.trace_path = s.trace_paths[t];
+                    p.generation = g;
+                    p.overlays = s.overlays;
+                    p.overlay_paths = s.overlay_paths;
+                    p.params = s.params;
+                    p.params.insert(p.params.end(), c.begin(), c.end());
+                    p.run_args = s.run_args;
+                    p.repeat = r;
+                    out.push_back(std::move(p));
+                }
+    return out;
+}
+
+}  // namespace neuronsim::sweep

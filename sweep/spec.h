@@ -1,0 +1,64 @@
+#pragma once
+// A sweep specification (SPEC.yaml, docs/what-if.md "The SPEC format"): traces, generations,
+// overlays, fixed parameters and axes over config keys, combined as a grid (cartesian
+// product) or zipped, and repeated. Parsing is strict: an unknown key, a wrong type or an
+// empty list is an Error naming the spec file and the YAML path ("spec.yaml: axes[2].values:
+// expected a list").
+#include <string>
+#include <vector>
+
+#include "sweep/point.h"
+
+namespace neuronsim::sweep {
+
+// One column of values for one config key.
+struct AxisColumn {
+    std::string key;
+    std::vector<std::string> values;  // -p value texts
+    std::string where;                // YAML path of the axis, for messages ("axes[1]")
+};
+
+// An axis: one column, or several zipped columns of equal length that vary together.
+struct Axis {
+    std::vector<AxisColumn> columns;
+    size_t size() const { return columns.empty() ? 0 : columns.front().values.size(); }
+};
+
+struct PlotSpec {
+    std::string x, y, series, out;
+    std::vector<std::string> where;  // KEY=VALUE
+    bool bar = false;
+};
+
+struct Spec {
+    std::string source;    // the spec file as named on the command line
+    std::string base_dir;  // relative trace and overlay paths are resolved against it
+    std::string name;
+    std::vector<std::string> traces, trace_paths;
+    std::vector<std::string> generations;
+    std::vector<std::string> overlays, overlay_paths;
+    std::vector<Param> params;  // fixed, for every point
+    std::vector<Axis> axes;
+    std::string combine = "grid";  // grid | zip
+    int repeat = 1;
+    std::string numerics;          // passed as --numerics when not empty
+    std::vector<std::string> run_args;
+    std::vector<PlotSpec> plots;
+};
+
+// The generations `generations: all` stands for, in order.
+const std::vector<std::string>& all_generations();
+
+// Parses spec text; `source` names it in errors, `base_dir` resolves relative paths.
+// Trace and overlay files must exist (regular files).
+Spec parse_spec(const std::string& yaml_text, const std::string& source, const std::string& base_dir);
+Spec load_spec(const std::string& path);
+
+// Every point, in order: traces (outermost), generations, the axes (the last varies fastest),
+// then the run index.
+std::vector<Point> expand(const Spec& spec);
+
+// Formats a number for -p: shortest of %.12g (1.2, 64, 0.001).
+std::string format_number(double v);
+
+}  // namespace neuronsim::sweep

@@ -1,0 +1,22 @@
+#pragma once
+// Where a sweep's points write their run outputs: a directory the user keeps (--keep-runs DIR),
+// or a fresh temporary one (mkdtemp under $TMPDIR or /tmp) removed with everything in it
+// when the sweep ends.
+#include <string>
+
+namespace neuronsim::sweep {
+
+class WorkDir {
+public:
+    explicit WorkDir(const std::string& keep);  // "" for a temporary directory
+    ~WorkDir();
+    WorkDir(const WorkDir&) = delete;
+    WorkDir& operator=(const WorkDir&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    bool temporary_ = false;
+};
+
+}  // namespace neuronsim::sweep

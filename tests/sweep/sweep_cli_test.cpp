@@ -1,0 +1,335 @@
+// `neuronsim sweep`, `sweep export`, `sweep merge` and `plot` end to end, with the real
+// executable and the example traces: a local -j 2 sweep, two shards merged and an MPI sweep
+// (mpirun -n 3: a coordinator and two workers) give the same rows; resume, failing points,
+// interrupts, spec errors, export and plots.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "sweep/mpi_runner.h"
+#include "sweep/results_db.h"
+#include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
+
+namespace neuronsim::sweep {
+namespace {
+
+const std::string kSrc = NEURONSIM_SOURCE_DIR;
+
+// Two example traces, two generations, two DMA bandwidths: 8 points.
+std::string small_spec() {
+    return "name: small\ntraces: [" + kSrc + "/traces/softmax.trace, " + kSrc + "/traces/demo_dma.trace]\n"
+           "generations: [cayman, mariana]\n"
+           "axes:\n  - {key: dma.bytes_per_ns_per_engine, values: [12, 33]}\n";
+}
+
+std::map<std::string, PointRecord> rows(const std::string& db_path) {
+    std::map<std::string, PointRecord> out;
+    ResultsDb db(db_path, false);
+    db.for_each([&](const PointRecord& r) { out[r.point_key] = r; });
+    return out;
+}
+
+void expect_same_rows(const std::string& a, const std::string& b) {
+    const auto ra = rows(a), rb = rows(b);
+    ASSERT_EQ(ra.size(), rb.size()) << a << " vs " << b;
+    for (const auto& [key, r] : ra) {
+        auto it = rb.find(key);
+        ASSERT_NE(it, rb.end()) << key << " only in " << a;
+        std::string why;
+        EXPECT_TRUE(same_results(r, it->second, &why)) << key << ": " << why;
+        EXPECT_EQ(r.status, "ok") << r.error;
+        EXPECT_FALSE(r.stats.empty());
+    }
+}
+
+std::string mpirun() {
+    for (const char* p : {"/usr/bin/mpirun", "/usr/local/bin/mpirun"})
+        if (::access(p, X_OK) == 0) return p;
+    return "";
+}
+
+// The environment of an mpirun command line: CI runs as root, which Open MPI refuses unless
+// told twice; under AddressSanitizer (scripts/sanitize.sh) Open MPI's own allocations, never
+// freed by MPI_Finalize, would read as leaks of every rank, so leak detection is off there.
+std::string mpi_env() {
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS='" + std::string(asan && *asan ? std::string(asan) + ":" : "") +
+           "detect_leaks=0' ";
+}
+
+TEST(SweepCli, LocalShardsAndMpiGiveTheSameRows) {
+    test::TempDir dir;
+    dir.write("spec.yaml", small_spec());
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o local.db -j 2");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("sweep: 8 points: 8 run now (0 failed), 0 already in local.db"), std::string::npos) << r.out;
+    ASSERT_EQ(rows(dir.file("local.db")).size(), 8u);
+
+    for (const char* shard : {"0/2", "1/2"}) {
+        r = test::run_cli_in(dir.path(), std::string("sweep spec.yaml --shard ") + shard + " -j 1");
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find("sweep: 4 points: 4 run now"), std::string::npos) << r.out;
+    }
+    r = test::run_cli_in(dir.path(), "sweep merge merged.db spec.shard-0-of-2.db spec.shard-1-of-2.db");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "merged.db: 8 points from 2 databases\n");
+    expect_same_rows(dir.file("local.db"), dir.file("merged.db"));
+
+    if (!built_with_mpi() || mpirun().empty()) GTEST_SKIP() << "built without MPI or no mpirun: the MPI part is not tested";
+    const std::string cmd = "cd '" + dir.path() + "' && " + mpi_env() + mpirun() +
+                            " -n 3 --oversubscribe " + NEURONSIM_EXE + " sweep spec.yaml -o mpi.db >mpi.out 2>mpi.err </dev/null";
+    const int rc = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << test::read_file(dir.file("mpi.err"));
+    const std::string out = test::read_file(dir.file("mpi.out"));
+    EXPECT_NE(out.find("sweep: 8 points: 8 run now (0 failed), 0 already in mpi.db"), std::string::npos) << out;
+    EXPECT_EQ(out.find("sweep: 8 points", out.find("sweep: 8 points") + 1), std::string::npos) << "only rank 0 reports:\n" << out;
+    expect_same_rows(dir.file("local.db"), dir.file("mpi.db"));
+}
+
+TEST(SweepCli, ResumeRunsOnlyThePointsNotInTheDatabase) {
+    test::TempDir dir;
+    const std::string traces = "traces: [" + kSrc + "/traces/softmax.trace]\n";
+    dir.write("spec.yaml", traces + "axes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o r.db --keep-runs runs");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto first = rows(dir.file("r.db"));
+    for (const auto& [key, rec] : first)  // --keep-runs keeps each point's run output
+        EXPECT_TRUE(std::filesystem::exists(dir.file("runs/" + key + "/out/stats.json"))) << key;
+    dir.write("spec.yaml", traces + "axes:\n  - {key: act.clock_ghz, values: [1.0, 1.2, 1.4]}\n");
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o r.db");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("sweep: 3 points: 1 run now (0 failed), 2 already in r.db"), std::string::npos) << r.out;
+    const auto second = rows(dir.file("r.db"));
+    ASSERT_EQ(second.size(), 3u);
+    for (const auto& [key, rec] : first) EXPECT_EQ(second.at(key).finished_at, rec.finished_at) << "a recorded point ran again";
+}
+
+TEST(SweepCli, AFailingPointIsRecordedAndTheSweepGoesOn) {
+    test::TempDir dir;
+    dir.write("bad.trace", "act activate in=sbuf:0:0\nact no_such_instruction\n");
+    dir.write("bytes.trace", "act \xff\xfe\n");  // the run's message quotes bytes that are not UTF-8
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace, bad.trace, bytes.trace]\naxes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o f.db -j 2");
+    EXPECT_EQ(r.status, 3) << r.out << r.err;
+    EXPECT_NE(r.out.find("sweep: 6 points: 6 run now (4 failed)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("4 point(s) of this spec failed"), std::string::npos) << r.out;
+    size_t ok = 0, failed = 0;
+    const auto recorded = rows(dir.file("f.db"));
+    for (const auto& [key, rec] : recorded) {
+        if (rec.trace == "bad.trace" || rec.trace == "bytes.trace") {
+            ++failed;
+            EXPECT_EQ(rec.status, "failed");
+            EXPECT_EQ(rec.exit_code, 1);
+            EXPECT_NE(rec.error.find(rec.trace + ":1"), std::string::npos) << rec.error;
+            EXPECT_TRUE(rec.stats.empty());
+            if (rec.trace == "bytes.trace") {
+                EXPECT_NE(rec.error.find("'\xEF\xBF\xBD\xEF\xBF\xBD'"), std::string::npos) << rec.error;
+            }
+        } else {
+            ++ok;
+            EXPECT_EQ(rec.status, "ok");
+        }
+    }
+    EXPECT_EQ(ok, 2u);
+    EXPECT_EQ(failed, 4u);
+    // A resumed sweep does not run the failed points again, unless asked to.
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o f.db");
+    EXPECT_EQ(r.status, 3);
+    EXPECT_NE(r.out.find("0 run now (0 failed), 6 already"), std::string::npos) << r.out;
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o f.db --retry-failed");
+    EXPECT_EQ(r.status, 3);
+    EXPECT_NE(r.out.find("4 run now (4 failed), 2 already"), std::string::npos) << r.out;
+
+    // The same failures travel from MPI workers to rank 0 intact.
+    if (!built_with_mpi() || mpirun().empty()) GTEST_SKIP() << "built without MPI or no mpirun";
+    const std::string cmd = "cd '" + dir.path() + "' && " + mpi_env() + mpirun() +
+                            " -n 2 --oversubscribe " + NEURONSIM_EXE + " sweep spec.yaml -o mpi.db >mpi.out 2>mpi.err </dev/null";
+    const int rc = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 3) << test::read_file(dir.file("mpi.out")) << test::read_file(dir.file("mpi.err"));
+    const auto mpi = rows(dir.file("mpi.db"));
+    ASSERT_EQ(mpi.size(), 6u) << test::read_file(dir.file("mpi.err"));
+    for (const auto& [key, rec] : rows(dir.file("f.db"))) {
+        std::string why;
+        EXPECT_TRUE(same_results(rec, mpi.at(key), &why)) << why;
+        if (rec.trace == "bytes.trace") {
+            EXPECT_EQ(rec.error.substr(rec.error.rfind(':')), mpi.at(key).error.substr(mpi.at(key).error.rfind(':')));
+        }
+    }
+}
+
+TEST(SweepCli, InterruptStopsLaunchingKeepsWhatWasRecordedAndResumes) {
+    test::TempDir dir;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
+    // Start the sweep, wait until it has recorded a point, then Ctrl-C it.
+    const std::string db = dir.file("i.db");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
+        ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", db.c_str(), "-j", "1", static_cast<char*>(nullptr));
+        _exit(98);
+    }
+    size_t recorded = 0;
+    for (int i = 0; i < 6000 && recorded == 0; ++i) {
+        ::usleep(10000);
+        try {
+            recorded = ResultsDb(db, false).point_keys().size();
+        } catch (const std::exception&) {  // not created yet
+        }
+    }
+    ::kill(pid, SIGINT);
+    int st = 0;
+    ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+    ASSERT_GT(recorded, 0u) << test::read_file(dir.file("err"));
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 130) << st << test::read_file(dir.file("out")) << test::read_file(dir.file("err"));
+    EXPECT_NE(test::read_file(dir.file("out")).find("not run (interrupted; run the same command again to resume)"), std::string::npos)
+        << test::read_file(dir.file("out"));
+    const auto partial = rows(db);
+    EXPECT_GT(partial.size(), 0u);
+    EXPECT_LT(partial.size(), 60u);
+    for (const auto& [key, rec] : partial) EXPECT_EQ(rec.status, "ok") << rec.error;  // an interrupted point is not recorded
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o i.db");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("60 points: " + std::to_string(60 - partial.size()) + " run now (0 failed), " + std::to_string(partial.size()) + " already in i.db"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(rows(db).size(), 60u);
+}
+
+TEST(SweepCli, SpecErrorsNameTheFileAndPlaceAndNothingRuns) {
+    test::TempDir dir;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\ngenerations: [sunda, mariana]\naxes:\n  - {key: act.clock_ghz, values: [1.0, -3]}\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o e.db");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("neuronsim: error: spec.yaml: axes[0].values[1]: act.clock_ghz=-3 on sunda: "), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("e.db")));
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\ngenerations: [mariana, trainium9]\n");
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml");
+    EXPECT_NE(r.err.find("spec.yaml: generations[1]: --gen trainium9: unknown generation"), std::string::npos) << r.err;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\nparams: {act.no_such_key: 1}\n");
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml");
+    EXPECT_NE(r.err.find("spec.yaml: params.act.no_such_key: act.no_such_key=1 on mariana: "), std::string::npos) << r.err;
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml --shard 2/2");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--shard 2/2: expected I/N with 0 <= I < N"), std::string::npos) << r.err;
+    r = test::run_cli_in(dir.path(), "sweep missing.yaml");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("missing.yaml"), std::string::npos) << r.err;
+}
+
+TEST(SweepCli, DryRunPrintsThePointsAndWritesNothing) {
+    test::TempDir dir;
+    dir.write("spec.yaml", small_spec() + "repeat: 2\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml --dry-run --shard 1/4");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("1 "), std::string::npos);
+    EXPECT_NE(r.out.find("/traces/softmax.trace cayman dma.bytes_per_ns_per_engine=12 #1\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("4 points (shard 1/4)\n"), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("spec.shard-1-of-4.db")));
+}
+
+TEST(SweepCli, ExportAndPlot) {
+    test::TempDir dir;
+    dir.write("spec.yaml", small_spec() + "plots:\n  - {x: dma.bytes_per_ns_per_engine, y: core.simulated_ps, series: 'trace,generation', out: p.svg}\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o s.db --plot");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("sweep: plot p.svg"), std::string::npos) << r.out;
+    EXPECT_NE(test::read_file(dir.file("p.svg")).find("<svg"), std::string::npos);
+
+    r = test::run_cli_in(dir.path(), "sweep export s.db --csv s.csv");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string csv = test::read_file(dir.file("s.csv"));
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
+    EXPECT_NE(csv.find(",param:dma.bytes_per_ns_per_engine,"), std::string::npos);
+    EXPECT_NE(csv.find(",stat:core.simulated_ps"), std::string::npos);
+
+    r = test::run_cli_in(dir.path(), "plot s.db --x generation --y core.simulated_ps --series trace --where dma.bytes_per_ns_per_engine=33 --out bars.png");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(test::read_file(dir.file("bars.png")).substr(1, 3), "PNG");
+    r = test::run_cli_in(dir.path(), "plot s.db --x generation --y core.no_such_stat");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--y core.no_such_stat: no point has this key"), std::string::npos) << r.err;
+    r = test::run_cli_in(dir.path(), "plot s.db --x generation --y core.simulated_ps --out x.jpg");
+    EXPECT_NE(r.err.find("--out x.jpg: expected a .png or .svg file name"), std::string::npos) << r.err;
+    const std::string cmd = "cd '" + dir.path() + "' && NEURONSIM_GNUPLOT=/nonexistent/gnuplot " + NEURONSIM_EXE +
+                            " plot s.db --x generation --y core.simulated_ps --out n.svg 2>err; echo $? >rc";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    EXPECT_EQ(test::read_file(dir.file("rc")), "1\n");
+    EXPECT_NE(test::read_file(dir.file("err")).find("gnuplot not found"), std::string::npos) << test::read_file(dir.file("err"));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("n.svg")));
+}
+
+TEST(SweepCli, MergeRefusesConflictsByName) {
+    test::TempDir dir;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\n");
+    ASSERT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml -o a.db").status, 0);
+    ASSERT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml -o b.db").status, 0);
+    {  // the same point with another result
+        Db b(dir.file("b.db"), false);
+        b.exec("UPDATE stats SET value = value + 1 WHERE key = 'core.simulated_ps'");
+    }
+    auto r = test::run_cli_in(dir.path(), "sweep merge m.db a.db b.db");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("1 point(s) have different results in different inputs; nothing written"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("in a.db and b.db: core.simulated_ps = "), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("m.db")));
+    r = test::run_cli_in(dir.path(), "sweep merge m.db");
+    EXPECT_EQ(r.status, 2);
+}
+
+const FlatValue* stat(const PointRecord& r, const std::string& key) {
+    for (const FlatStat& s : r.stats)
+        if (s.key == key) return &s.value;
+    return nullptr;
+}
+
+TEST(SweepCli, OverlaysAndNumericsReachEveryRun) {
+    test::TempDir dir;
+    dir.write("slow_act.yaml", "act:\n  clock_ghz: 0.7\n");
+    const std::string spec = "traces: [" + kSrc + "/traces/softmax.trace]\ngenerations: [cayman, mariana]\noverlays: [slow_act.yaml]\n"
+                             "axes:\n  - {key: dma.bytes_per_ns_per_engine, values: [12, 33]}\n";
+    dir.write("spec.yaml", spec + "numerics: none\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o none.db");
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o full.db --numerics full");
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const auto none = rows(dir.file("none.db")), full = rows(dir.file("full.db"));
+    ASSERT_EQ(none.size(), 4u);
+    for (const auto& [key, rec] : none) {
+        ASSERT_EQ(rec.status, "ok") << rec.error;
+        EXPECT_EQ(rec.numerics, "none");
+        ASSERT_TRUE(stat(rec, "run.numerics"));
+        EXPECT_EQ(stat(rec, "run.numerics")->s, "none");
+        ASSERT_TRUE(stat(rec, "config.overlays.0.path"));
+        EXPECT_EQ(stat(rec, "config.overlays.0.path")->s, "slow_act.yaml");  // resolved against the spec's directory, "."
+        ASSERT_TRUE(stat(rec, "core.act.clock_ghz"));
+        EXPECT_EQ(stat(rec, "core.act.clock_ghz")->d, 0.7);
+        // Timing-only runs take the same time as full ones: the same point keys, the same times.
+        const PointRecord& f = full.at(key);
+        EXPECT_EQ(stat(f, "run.numerics")->s, "full");
+        ASSERT_TRUE(stat(rec, "core.simulated_ps") && stat(f, "core.simulated_ps"));
+        EXPECT_EQ(stat(rec, "core.simulated_ps")->i, stat(f, "core.simulated_ps")->i);
+    }
+
+    dir.write("bad.yaml", "act:\n  clock_ghz: -1\n");
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\noverlays: [bad.yaml]\n");
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o bad.db");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("spec.yaml: overlays: on mariana: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("bad.yaml"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("bad.db")));
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml --numerics fast");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--numerics: expected full or none, got \"fast\""), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace neuronsim::sweep
