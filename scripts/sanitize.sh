@@ -8,7 +8,7 @@
 # system compiler, which cannot link against ASan's runtime.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/clang_build.sh neuronsim neuronsim_tests neuronsim_sweep_tests
+bash scripts/clang_build.sh all  # every test binary (and the fuzzers, which fuzz_smoke.sh then runs)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:check_initialization_order=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build-asan -j "${SANITIZE_JOBS:-$(nproc)}" --output-on-failure -E '^Package\.' "$@"
