@@ -57,6 +57,6 @@ int run_demo(const std::string& prog, const std::vector<std::string>& args) {
 
 }  // namespace
 
-Command demo_command() { return {"demo", "print a small table of activation results (the default main job)", run_demo}; }
+Command demo_command() { return {"demo", "print a small table of activation results: the closed forms beside the tables", run_demo}; }
 
 }  // namespace neuronsim::apps
