@@ -13,6 +13,7 @@
 
 #include "tests/support/profile_builder.h"
 #include "tests/support/platform_run.h"
+#include "tests/support/golden_examples.h"
 #include "tests/support/run_cli.h"
 
 namespace neuronsim::test {
@@ -20,26 +21,7 @@ namespace {
 
 const std::string kSrc = NEURONSIM_SOURCE_DIR;
 
-struct Example {
-    std::string trace, gen, extra;
-};
-
-// tests/golden/examples.txt: "trace gen,gen,... [extra run arguments]" per line.
-std::vector<Example> examples() {
-    std::vector<Example> out;
-    std::ifstream f(kSrc + "/tests/golden/examples.txt");
-    std::string line;
-    while (std::getline(f, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream in(line);
-        std::string trace, gens, extra, w;
-        in >> trace >> gens;
-        while (in >> w) extra += " " + w;
-        std::istringstream g(gens);
-        for (std::string gen; std::getline(g, gen, ',');) out.push_back({trace, gen, extra});
-    }
-    return out;
-}
+std::vector<Example> examples() { return golden_examples(); }
 
 class Golden : public ::testing::TestWithParam<Example> {};
 

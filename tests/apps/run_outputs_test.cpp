@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/profile_builder.h"
+#include "tests/support/golden_examples.h"
 #include "tests/support/run_cli.h"
 
 extern char** environ;
@@ -26,24 +27,7 @@ namespace {
 
 const std::string kSrc = NEURONSIM_SOURCE_DIR;
 
-struct Example {
-    std::string trace, gen, extra;
-};
-
-std::vector<Example> examples() {
-    std::vector<Example> out;
-    std::istringstream in(read_file(kSrc + "/tests/golden/examples.txt"));
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream l(line);
-        std::string trace, gens, extra, word;
-        l >> trace >> gens;
-        while (l >> word) extra += " " + word;
-        std::stringstream g(gens);
-        for (std::string gen; std::getline(g, gen, ',');) out.push_back({trace, gen, extra});
-    }
-    return out;
-}
+std::vector<Example> examples() { return golden_examples(); }
 
 // The stats without the two things a timing-only run legitimately changes: the record of the
 // mode itself, and the memory-port counters (data DMA does not touch memory at all).
