@@ -17,6 +17,7 @@
 
 #include <systemc>
 
+#include "model/io/text_writer.h"
 #include "model/isa/bundle.h"
 #include "model/trace/assembler.h"
 
@@ -53,8 +54,8 @@ struct InstructionRecord {
     double model_ns = -1;                // --cost-model: the estimate, or -1
     std::string model_formula;
 
+    // "semaphore 3 >= 2", "busy dma15", "semaphore 3 >= 2, then busy dma15", or "".
     std::string stall_cause() const;
-    void stall_cause_into(std::string& out) const;  // the same, into a reused buffer     // "semaphore 3 >= 2", "busy dma15", "semaphore 3 >= 2, then busy dma15", or ""
     std::string source() const;          // "FILE:LINE" or ""
 };
 
@@ -88,21 +89,22 @@ private:
     int track_id(const std::string& track);
     int engine_track(const std::string* engine);  // by the engine's long-lived label: no string compare
     void event_on(int track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end, const std::string& args_json);
+    void event_head(int track, const sc_core::sc_time& start, const sc_core::sc_time& end);  // after the name: ph, pid, tid, ts, dur
+    void csv_row(const InstructionRecord& r);
+    void timeline_events(const InstructionRecord& r, int track);
     bool in_window(const sc_core::sc_time& start, const sc_core::sc_time& end) const;
     void event(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
                const std::string& args_json);
     void progress();
 
-    std::string csv_path_, timeline_path_;
-    std::FILE* csv_ = nullptr;
-    std::FILE* timeline_ = nullptr;
+    std::unique_ptr<model::io::TextWriter> csv_, timeline_;  // null when not recorded (or finished)
     RecorderOptions opt_;
     std::map<std::string, int> tracks_;
     std::unordered_map<const std::string*, int> engine_tracks_;
     std::unordered_map<const std::string*, std::unique_ptr<model::trace::SourceLines>> sources_;
     uint64_t total_, completed_ = 0, flows_ = 0;
     std::vector<Divergence> top_;  // largest |simulated - model| first, at most 5
-    std::string row_buf_, event_buf_, name_buf_, args_buf_, released_buf_, cause_buf_;  // reused per instruction
+    std::string cause_buf_;  // reused: the rare stall causes that need quoting
     std::chrono::steady_clock::time_point start_wall_, last_draw_;
 };
 

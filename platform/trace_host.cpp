@@ -272,8 +272,8 @@ RunReport TraceHost::run() {
             sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
         }
     }
+    core_->finish_recording();  // the host's wall time includes writing the records out
     rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    core_->finish_recording();
     if (!error_.empty()) throw Error(error_);
     if (rep.interrupted) {  // what completed so far; no dumps (their data may be half made)
         rep.stats = nlohmann::ordered_json::parse(core_->stats_json());

@@ -40,21 +40,28 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(const void* data, size_t size) {
     if (fd_ < 0) throw Error(path_ + ": written after it was committed");
+    constexpr size_t kChunk = size_t{1} << 20;
+    if (buf_.empty() && size >= kChunk) return write_all(data, size);  // large writes skip the copy
     buf_.append(static_cast<const char*>(data), size);
-    if (buf_.size() >= (size_t{1} << 20)) flush();
+    if (buf_.size() >= kChunk) flush();
 }
 
 void AtomicFile::flush() {
+    write_all(buf_.data(), buf_.size());
+    buf_.clear();
+}
+
+void AtomicFile::write_all(const void* data, size_t size) {
+    const char* p = static_cast<const char*>(data);
     size_t done = 0;
-    while (done < buf_.size()) {
-        const ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
+    while (done < size) {
+        const ssize_t n = ::write(fd_, p + done, size - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0)
             throw Error(path_ + ": write error at byte offset " + std::to_string(written_ + done) + ": " + std::strerror(n < 0 ? errno : EIO));
         done += static_cast<size_t>(n);
     }
     written_ += done;
-    buf_.clear();
 }
 
 void AtomicFile::commit() {

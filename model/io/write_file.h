@@ -26,6 +26,7 @@ public:
 
 private:
     void flush();
+    void write_all(const void* data, size_t size);
 
     std::string path_, tmp_;
     int fd_ = -1;

@@ -137,9 +137,16 @@ SourceLines::~SourceLines() {
 
 uint64_t SourceLines::next() {
     if (!f_) return 0;
-    char buf[32];
-    if (!std::fgets(buf, sizeof buf, f_)) return 0;  // fewer lines than bundles: unknown from here on
-    return std::strtoull(buf, nullptr, 10);
+    // Once per recorded instruction: digits by hand, without per-call locking. A line that is
+    // not a line number gives 0 (unknown); so does the end (fewer lines than bundles).
+    uint64_t v = 0;
+    int c, digits = 0;
+    bool ok = true;
+    while ((c = getc_unlocked(f_)) != EOF && c != '\n') {
+        if (c >= '0' && c <= '9' && digits < 19) v = v * 10 + static_cast<uint64_t>(c - '0'), ++digits;
+        else if (c != '\r') ok = false;
+    }
+    return ok ? v : 0;
 }
 
 std::map<std::string, std::string> list_streams(const std::string& dir) {

@@ -160,7 +160,13 @@ TEST(RunOutputs, SigintStopsTheRunWritesWhatCompletedAndExits130) {
     ASSERT_EQ(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&fa);
     // Wait until the simulation has started (the recording exists), then interrupt.
-    for (int i = 0; i < 600 && !std::filesystem::exists(out + "/instructions.csv.tmp"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto recording = [&] {  // the temporary instructions.csv.tmp-PID-K exists
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(out, ec))
+            if (e.path().filename().string().rfind("instructions.csv.tmp", 0) == 0) return true;
+        return false;
+    };
+    for (int i = 0; i < 600 && !recording(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_EQ(kill(pid, SIGINT), 0);
     int status = 0;
