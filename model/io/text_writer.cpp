@@ -5,8 +5,8 @@
 namespace neuronsim::model::io {
 
 TextWriter::TextWriter(const std::string& path) : file_(path) {
-    bufs_[0] = std::make_unique<char[]>(kBuffer);
-    bufs_[1] = std::make_unique<char[]>(kBuffer);
+    bufs_[0].reset(new char[kBuffer]);  // not zeroed: only what is written is read
+    bufs_[1].reset(new char[kBuffer]);
     p_ = bufs_[0].get();
     end_ = p_ + kBuffer;
     writer_ = std::thread([this] { writer_loop(); });

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/common/error.h"
+#include "model/common/words.h"
 #include "model/fp/bits.h"
 #include "model/isa/address.h"
 #include "model/isa/layouts.h"
@@ -459,13 +460,6 @@ std::string events_text(const Bundle& b) {
     return s;
 }
 
-std::vector<std::string> words_of(const std::string& s) {
-    std::vector<std::string> w;
-    std::istringstream ss(s);
-    for (std::string x; ss >> x;) w.push_back(x);
-    return w;
-}
-
 }  // namespace
 
 std::string disassemble(const std::string& engine, const Bundle& b) {
@@ -501,7 +495,7 @@ std::string disassemble(const std::string& engine, const Bundle& b) {
     s += events_text(b);
     // The promise is exact bytes: should any form above not read back, the bundle goes raw.
     try {
-        const std::vector<std::string> w = words_of(s);
+        const std::vector<std::string> w = split_words(s);
         if (assemble(w[0], w[1], std::vector<std::string>(w.begin() + 2, w.end())).b == b.b) return s;
     } catch (const Error&) {
     }

@@ -13,6 +13,7 @@
 #include "model/isa/address.h"
 #include "model/isa/opcodes.h"
 #include "model/io/read_file.h"
+#include "model/io/text_writer.h"
 #include "model/io/write_file.h"
 #include "model/trace/trace_reader.h"
 
@@ -54,8 +55,10 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
                 put(*lines[engine], text);
             }
             o->write(r->instruction.bundle.b.data(), isa::kBundleBytes);
-            text << r->line << "\n";
-            put(*lines[engine], text);
+            char line[24];
+            char* end = io::TextWriter::format_u64(line, r->line);
+            *end++ = '\n';
+            lines[engine]->write(line, static_cast<size_t>(end - line));
             ++res.instructions[engine];
             continue;
         }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/common/error.h"
+#include "model/common/words.h"
 #include "model/fp/bits.h"
 #include "model/io/read_file.h"
 #include "model/isa/opcodes.h"
@@ -16,13 +17,6 @@ namespace neuronsim::model::trace {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> words(const std::string& s) {
-    std::vector<std::string> out;
-    std::istringstream ss(s);
-    for (std::string w; ss >> w;) out.push_back(w);
-    return out;
-}
 
 uint64_t number(const std::string& what, const std::string& s, uint64_t max) {
     char* end = nullptr;
@@ -90,7 +84,7 @@ std::string strip_comment(const std::string& s) {
 std::optional<Record> parse_trace_line(const std::string& raw, const std::string& file, size_t line, const std::string& base_dir) {
     std::string text = raw;
     if (!text.empty() && text.back() == '\r') text.pop_back();
-    std::vector<std::string> w = words(strip_comment(text));
+    std::vector<std::string> w = split_words(strip_comment(text));
     if (w.empty()) return std::nullopt;
     Record r;
     r.file = file;
