@@ -1,4 +1,5 @@
 // `neuronsim run`, `asm`, `disasm`: the trace-driven platform.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,12 @@
 namespace neuronsim::apps {
 
 namespace {
+
+// The process's peak resident memory so far (Linux reports kilobytes).
+uint64_t peak_rss_bytes() {
+    rusage u{};
+    return getrusage(RUSAGE_SELF, &u) == 0 ? static_cast<uint64_t>(u.ru_maxrss) * 1024 : 0;
+}
 
 namespace fs = std::filesystem;
 using namespace platform;
@@ -268,7 +275,8 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     const double sim_ns = rep.simulated.to_seconds() * 1e9;
     nlohmann::ordered_json host_json = {{"wall_seconds", rep.wall_seconds},
                                    {"simulated_ns_per_wall_second", rep.wall_seconds > 0 ? sim_ns / rep.wall_seconds : 0.0},
-                                   {"instructions_per_second", rep.wall_seconds > 0 ? rep.instructions / rep.wall_seconds : 0.0}};
+                                   {"instructions_per_second", rep.wall_seconds > 0 ? rep.instructions / rep.wall_seconds : 0.0},
+                                   {"peak_rss_bytes", peak_rss_bytes()}};
     write_file(out + "/host.json", host_json.dump(2) + "\n");
 
     if (rep.interrupted) {
