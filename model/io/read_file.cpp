@@ -139,6 +139,29 @@ int ByteStream::refill() {
     return static_cast<unsigned char>(buf_[pos_++]);
 }
 
+ByteStream::Line ByteStream::read_line(std::string& out, size_t max, char delim) {
+    out.clear();
+    for (;;) {
+        if (pos_ == len_) {
+            if (refill() < 0) return Line::End;
+            --pos_;  // refill() consumed the first byte; scan it below
+        }
+        const char* from = buf_.data() + pos_;
+        const size_t avail = len_ - pos_, room = max - out.size();
+        const size_t scan = std::min(avail, room + 1);  // one past `max`: a delimiter there still ends the line
+        const char* at = static_cast<const char*>(std::memchr(from, delim, scan));
+        if (at) {
+            out.append(from, static_cast<size_t>(at - from));
+            pos_ += static_cast<size_t>(at - from) + 1;
+            return Line::Delim;
+        }
+        const size_t take = std::min(avail, room);
+        out.append(from, take);
+        pos_ += take;
+        if (take < avail) return Line::TooLong;  // the scan saw the byte after `max`: not the delimiter
+    }
+}
+
 size_t ByteStream::read(uint8_t* out, size_t n) {
     size_t done = 0;
     while (done < n) {

@@ -44,6 +44,11 @@ public:
 
     int get() { return pos_ < len_ ? static_cast<unsigned char>(buf_[pos_++]) : refill(); }  // -1 at the end
     size_t read(uint8_t* out, size_t n);      // up to n bytes; fewer only at the end
+    // The bytes before the next `delim` into `out` (replacing it), the delimiter consumed.
+    // End: the file ended (out holds what came after the last delimiter, maybe nothing).
+    // TooLong: `max` bytes came without a delimiter; out holds them, the rest is unread.
+    enum class Line { Delim, End, TooLong };
+    Line read_line(std::string& out, size_t max, char delim = '\n');
     uint64_t offset() const { return consumed_ - (len_ - pos_); }  // of the next byte
     uint64_t size() const { return size_; }   // at open
     const std::string& path() const { return path_; }

@@ -192,15 +192,11 @@ TraceReader::TraceReader(const std::string& path)
 
 std::optional<std::string> TraceReader::next_line() {
     std::string text;
-    int c;
     // One line, bounded: a trace is read one short line at a time.
-    while ((c = in_.get()) >= 0 && c != '\n') {
-        if (text.size() >= kMaxTraceLineBytes)
-            throw Error(path_ + ":" + std::to_string(line_ + 1) + ": line longer than " + std::to_string(kMaxTraceLineBytes) +
-                        " bytes (is this a trace?)");
-        text.push_back(static_cast<char>(c));
-    }
-    if (c < 0 && text.empty()) return std::nullopt;
+    const io::ByteStream::Line end = in_.read_line(text, kMaxTraceLineBytes);
+    if (end == io::ByteStream::Line::TooLong)
+        throw Error(path_ + ":" + std::to_string(line_ + 1) + ": line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes (is this a trace?)");
+    if (end == io::ByteStream::Line::End && text.empty()) return std::nullopt;
     ++line_;
     if (text.find('\0') != std::string::npos) throw Error(path_ + ":" + std::to_string(line_) + ": holds a NUL byte (a trace is text)");
     return text;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -133,6 +134,47 @@ TEST(ReadFile, AnAllocationFailureNamesTheFile) {
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(ByteStream, ReadLineAgreesWithByteByByteSplittingAtEveryBufferSize) {
+    // Lines of 0..12 bytes (some exactly at the limit, some over it), a last line with and
+    // without a newline, read through buffers of 1..9 bytes: the delimiter at, before and after
+    // every buffer boundary. The oracle reads byte by byte with get().
+    TempDir t;
+    std::mt19937 rng(3);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::string text;
+        const int lines = static_cast<int>(rng() % 6);
+        for (int l = 0; l < lines; ++l) {
+            text += std::string(rng() % 13, static_cast<char>('a' + l));
+            if (l + 1 < lines || rng() % 2) text += '\n';
+        }
+        const std::string path = t.write("f.txt", text);
+        const size_t max = 1 + rng() % 10, buffer = 1 + rng() % 9;
+        ByteStream oracle(path, 1 << 20, "f", buffer), fast(path, 1 << 20, "f", buffer);
+        for (;;) {
+            std::string want;
+            int c;
+            bool too_long = false;
+            while ((c = oracle.get()) >= 0 && c != '\n') {
+                if (want.size() >= max) {
+                    too_long = true;
+                    break;
+                }
+                want.push_back(static_cast<char>(c));
+            }
+            std::string got = "stale";
+            const ByteStream::Line end = fast.read_line(got, max);
+            if (too_long) {
+                EXPECT_EQ(end, ByteStream::Line::TooLong) << "trial " << trial;
+                EXPECT_EQ(got, want);
+                break;  // the reader stops at an over-long line
+            }
+            EXPECT_EQ(got, want) << "trial " << trial;
+            EXPECT_EQ(end, c < 0 ? ByteStream::Line::End : ByteStream::Line::Delim) << "trial " << trial;
+            if (c < 0) break;
+        }
+    }
 }
 
 }  // namespace
