@@ -3,7 +3,9 @@
 # ping-pong trace, recording instructions.csv and timeline.json (the default). Prints each run's
 # host figures (host.json: simulation wall time including writing the records, instructions/s,
 # peak RSS) and the whole command's wall time (including the trace's assembly), then one run of
-# a trace ten times longer for memory flatness.
+# a trace ten times longer for memory flatness. The records are ~260 bytes per instruction
+# (100 MB for the default trace), so the disk's write-back matters: the script syncs before it
+# measures. TMPDIR chooses where the outputs go (e.g. TMPDIR=/dev/shm for memory).
 #   scripts/bench_trace_rate.sh [NEURONSIM] [PAIRS] [RUNS]     (defaults: build/neuronsim 200000 5)
 set -euo pipefail
 bin=${1:-build/neuronsim}
@@ -28,5 +30,7 @@ one() {  # trace label
                  label, n, wall, ips / 1e6, rss / 1e6, t1 - t0, n / (t1 - t0) / 1e6 }'
     rm -rf "$dir/out"
 }
+sync
 for i in $(seq 1 "$runs"); do one "$dir/t.trace" "run $i"; done
 one "$dir/t10.trace" "10x"
+sync
