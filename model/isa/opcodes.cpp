@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "model/common/error.h"
 #include "model/common/words.h"
@@ -208,9 +209,14 @@ const OpcodeInfo* find_opcode(uint8_t opcode) {
 }
 
 const OpcodeInfo* find_mnemonic(const std::string& m) {
-    for (const auto& o : opcode_table())
-        if (o.mnemonic == m) return &o;
-    return nullptr;
+    // Once per assembled instruction: a hash lookup, built on first use.
+    static const std::unordered_map<std::string, const OpcodeInfo*> by_name = [] {
+        std::unordered_map<std::string, const OpcodeInfo*> t;
+        for (const auto& o : opcode_table()) t.emplace(o.mnemonic, &o);  // the first of a name, as the scan found
+        return t;
+    }();
+    auto it = by_name.find(m);
+    return it == by_name.end() ? nullptr : it->second;
 }
 
 StreamName parse_stream_name(const std::string& e) {
@@ -247,14 +253,16 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
         if (!(info->engines & cls)) throw Error("'" + mnemonic + "' does not run on engine " + engine);
         b = make_bundle(info->opcode);
     }
-    std::set<std::string> seen;
     uint8_t raw_events[8] = {};
     bool have_raw_events = false;
-    for (const std::string& kv : fields) {
+    for (size_t fi = 0; fi < fields.size(); ++fi) {
+        const std::string& kv = fields[fi];
         auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0) throw Error("expected key=value, got '" + kv + "'");
         const std::string key = kv.substr(0, eq), val = kv.substr(eq + 1);
-        if (!seen.insert(key).second) throw Error("field '" + key + "' given twice");
+        // Given twice: an earlier field with the same key (a handful of fields: no set needed).
+        for (size_t pi = 0; pi < fi; ++pi)
+            if (fields[pi].size() > eq && fields[pi][eq] == '=' && fields[pi].compare(0, eq, key) == 0) throw Error("field '" + key + "' given twice");
         if (key == "raw") {
             if (mnemonic != "raw") throw Error("raw= goes with the mnemonic 'raw'");
             if (val.size() != 128) throw Error("raw=: expected 128 hex digits (64 bytes), got " + std::to_string(val.size()));

@@ -175,8 +175,10 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
         if (w[0][0] == '.') throw Error("unknown directive \"" + w[0] + "\" (expected .data, .dump or .reg)");
         if (w.size() < 2) throw Error("expected ENGINE MNEMONIC [field=value]...");
         r.kind = Record::Kind::Instruction;
-        r.instruction.engine = w[0];
-        r.instruction.bundle = isa::assemble(w[0], w[1], std::vector<std::string>(w.begin() + 2, w.end()));
+        r.instruction.engine = std::move(w[0]);
+        const std::string mnemonic = std::move(w[1]);
+        w.erase(w.begin(), w.begin() + 2);  // the fields, without copying them
+        r.instruction.bundle = isa::assemble(r.instruction.engine, mnemonic, w);
         return r;
     } catch (const Error& e) {
         throw Error(r.where() + ": " + e.what());
