@@ -1,11 +1,6 @@
 // The recording's text output: what is appended is what the file holds, across buffer hand-offs
 // to the writer thread; numbers format as the library does; write errors surface at commit(),
 // naming the file and byte offset, and leave no file.
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -15,6 +10,7 @@
 
 #include "model/common/error.h"
 #include "model/io/text_writer.h"
+#include "tests/support/file_size_limit.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 
@@ -115,26 +111,17 @@ TEST(TextWriter, AFullDiskIsAnErrorAtCommitNamingTheFile) {
 
 TEST(TextWriter, AFileSizeLimitIsAnErrorAndLeavesNothing) {
     TempDir t;
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG
-        rlimit lim{4096, 4096};
-        setrlimit(RLIMIT_FSIZE, &lim);
+    const int status = exit_status_under_file_size_limit(4096, [&] {
         try {
             TextWriter w(t.file("big.csv"));
             w.put(std::string(3 << 20, 'x'));
             w.commit();
         } catch (const Error& e) {
-            const std::string m = e.what();
-            _exit(m.find("big.csv: write error at byte offset 4096: File too large") != std::string::npos ? 0 : 3);
+            return std::string(e.what()).find("big.csv: write error at byte offset 4096: File too large") != std::string::npos ? 0 : 3;
         }
-        _exit(4);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0);
+        return 4;
+    });
+    EXPECT_EQ(status, 0);
     EXPECT_TRUE(fs::is_empty(t.path()));
 }
 

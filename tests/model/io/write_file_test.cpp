@@ -12,6 +12,7 @@
 #include "model/common/error.h"
 #include "model/io/write_file.h"
 #include "model/pwp/packer.h"
+#include "tests/support/file_size_limit.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 
@@ -59,24 +60,15 @@ TEST(WriteFile, AFullDiskIsAnErrorNamingTheFile) {
 
 TEST(WriteFile, AFileSizeLimitIsAnErrorAndLeavesNothing) {
     TempDir t;
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG
-        rlimit lim{4096, 4096};
-        setrlimit(RLIMIT_FSIZE, &lim);
+    const int status = exit_status_under_file_size_limit(4096, [&] {
         try {
             write_file_atomic(t.file("big.bin"), std::string(3 << 20, 'x'));
         } catch (const Error& e) {
-            const std::string m = e.what();
-            _exit(m.find("big.bin: write error at byte offset 4096: File too large") != std::string::npos ? 0 : 3);
+            return std::string(e.what()).find("big.bin: write error at byte offset 4096: File too large") != std::string::npos ? 0 : 3;
         }
-        _exit(4);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0);
+        return 4;
+    });
+    EXPECT_EQ(status, 0);
     EXPECT_FALSE(fs::exists(t.file("big.bin")));
     EXPECT_EQ(entries(t.path()), 0u);
 }
