@@ -11,7 +11,10 @@ namespace neuronsim::platform {
 
 Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions)
     : sc_core::sc_module(name), socket("socket"), size_(bytes), partitions_(partitions) {
-    if (partitions_) dense_.assign(size_, 0);
+    if (partitions_) {
+        dense_.reset(static_cast<uint8_t*>(std::calloc(size_, 1)));
+        if (!dense_) throw Error(std::string(this->name()) + ": cannot allocate its " + std::to_string(size_) + " bytes");
+    }
     socket.register_b_transport(this, &Memory::b_transport);
     socket.register_transport_dbg(this, &Memory::transport_dbg);
     socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
@@ -37,7 +40,7 @@ uint8_t* Memory::page(uint64_t index, bool create) const {
 void Memory::write(uint64_t addr, const uint8_t* data, uint64_t len) {
     check(addr, len);
     if (partitions_) {
-        std::memcpy(dense_.data() + addr, data, len);
+        std::memcpy(dense_.get() + addr, data, len);
         return;
     }
     while (len) {
@@ -51,7 +54,7 @@ void Memory::write(uint64_t addr, const uint8_t* data, uint64_t len) {
 void Memory::read(uint64_t addr, uint8_t* data, uint64_t len) const {
     check(addr, len);
     if (partitions_) {
-        std::memcpy(data, dense_.data() + addr, len);
+        std::memcpy(data, dense_.get() + addr, len);
         return;
     }
     while (len) {
@@ -97,7 +100,7 @@ bool Memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& 
     dmi.set_read_latency(sc_core::SC_ZERO_TIME);
     dmi.set_write_latency(sc_core::SC_ZERO_TIME);
     if (partitions_) {
-        dmi.set_dmi_ptr(dense_.data());
+        dmi.set_dmi_ptr(dense_.get());
         dmi.set_start_address(0);
         dmi.set_end_address(size_ - 1);
     } else {  // one page of the sparse store
