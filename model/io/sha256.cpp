@@ -1,10 +1,13 @@
 #include "model/io/sha256.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "model/common/error.h"
 #include "model/io/read_file.h"
+#include "model/io/sha256_shani.h"
 
 namespace neuronsim::model::io {
 
@@ -20,11 +23,8 @@ constexpr uint32_t kK[64] = {
 
 constexpr uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-}  // namespace
-
-Sha256::Sha256() : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
-
-void Sha256::block(const uint8_t* p) {
+// The portable compression function (the oracle of the SHA-extension one).
+void block_portable(std::array<uint32_t, 8>& h_, const uint8_t* p) {
     uint32_t w[64];
     for (int i = 0; i < 16; ++i) w[i] = uint32_t{p[4 * i]} << 24 | uint32_t{p[4 * i + 1]} << 16 | uint32_t{p[4 * i + 2]} << 8 | p[4 * i + 3];
     for (int i = 16; i < 64; ++i) {
@@ -41,15 +41,54 @@ void Sha256::block(const uint8_t* p) {
     h_[0] += a, h_[1] += b, h_[2] += c, h_[3] += d, h_[4] += e, h_[5] += f, h_[6] += g, h_[7] += h;
 }
 
+}  // namespace
+
+bool sha256_shani_supported() {
+#if defined(__x86_64__) || defined(__i386__)
+    static const bool yes = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
+    }();
+    return yes;
+#else
+    return false;
+#endif
+}
+
+Sha256Impl sha256_active_impl() {
+    static const Sha256Impl impl = [] {
+        const char* e = std::getenv("NEURONSIM_SIMD");
+        if (e && std::strcmp(e, "scalar") == 0) return Sha256Impl::Portable;
+        return sha256_shani_supported() ? Sha256Impl::ShaNi : Sha256Impl::Portable;
+    }();
+    return impl;
+}
+
+Sha256::Sha256(Sha256Impl impl)
+    : impl_(impl), h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {
+    if (impl_ == Sha256Impl::ShaNi && !sha256_shani_supported()) throw Error("SHA-256: this CPU has no SHA extensions");
+}
+
+void Sha256::blocks(const uint8_t* p, size_t n) {
+    if (impl_ == Sha256Impl::ShaNi) return sha256_blocks_shani(h_.data(), p, n);
+    for (; n; --n, p += 64) block_portable(h_, p);
+}
+
 Sha256& Sha256::update(const void* data, size_t bytes) {
     const auto* p = static_cast<const uint8_t*>(data);
     bits_ += uint64_t{bytes} * 8;
     while (bytes) {
+        if (used_ == 0 && bytes >= buf_.size()) {  // whole blocks straight from the input
+            const size_t n = bytes / buf_.size();
+            blocks(p, n);
+            p += n * buf_.size(), bytes -= n * buf_.size();
+            continue;
+        }
         const size_t n = std::min(bytes, buf_.size() - used_);
         std::memcpy(buf_.data() + used_, p, n);
         used_ += n, p += n, bytes -= n;
         if (used_ == buf_.size()) {
-            block(buf_.data());
+            blocks(buf_.data(), 1);
             used_ = 0;
         }
     }
