@@ -32,7 +32,13 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
     AssembleResult res;
     // Every output appears complete or not at all (write_file.h): an error on line 500 leaves
     // no streams of lines 1..499 behind.
-    std::map<std::string, std::unique_ptr<io::AtomicFile>> outs, lines;
+    struct EngineOut {
+        std::unique_ptr<io::AtomicFile> bin, lines;
+        uint64_t* count = nullptr;  // in res.instructions
+    };
+    std::map<std::string, EngineOut> outs;
+    EngineOut* last = nullptr;  // traces run one engine's instructions back to back, or alternate
+    const std::string* last_name = nullptr;
     const std::string source = source_name.empty() ? trace_path : source_name;
     io::AtomicFile setup(out_dir + "/setup.trace");
     std::ostringstream text;
@@ -47,19 +53,26 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
     while (auto r = reader.next()) {
         if (r->kind == Record::Kind::Instruction) {
             const std::string& engine = r->instruction.engine;
-            auto& o = outs[engine];
-            if (!o) {
-                o = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".bin");
-                lines[engine] = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".lines");
-                text << "# source " << source << "\n";
-                put(*lines[engine], text);
+            if (!last || *last_name != engine) {
+                auto it = outs.find(engine);
+                if (it == outs.end()) {
+                    it = outs.emplace(engine, EngineOut{}).first;
+                    EngineOut& o = it->second;
+                    o.bin = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".bin");
+                    o.lines = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".lines");
+                    o.count = &res.instructions[engine];
+                    text << "# source " << source << "\n";
+                    put(*o.lines, text);
+                }
+                last = &it->second;
+                last_name = &it->first;
             }
-            o->write(r->instruction.bundle.b.data(), isa::kBundleBytes);
+            last->bin->write(r->instruction.bundle.b.data(), isa::kBundleBytes);
             char line[24];
             char* end = io::TextWriter::format_u64(line, r->line);
             *end++ = '\n';
-            lines[engine]->write(line, static_cast<size_t>(end - line));
-            ++res.instructions[engine];
+            last->lines->write(line, static_cast<size_t>(end - line));
+            ++*last->count;
             continue;
         }
         if (r->kind == Record::Kind::Data) {
@@ -80,8 +93,8 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
         put(setup, text);
         ++res.directives;
     }
-    for (auto& [e, o] : outs) o->commit();
-    for (auto& [e, o] : lines) o->commit();
+    for (auto& [e, o] : outs) o.bin->commit();
+    for (auto& [e, o] : outs) o.lines->commit();
     setup.commit();
     return res;
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
 
 #include "model/common/error.h"
 #include "model/common/words.h"
@@ -74,23 +75,25 @@ uint64_t data_limit(const isa::Location& at, uint32_t partitions) {
     return window_bytes(at) * partitions;
 }
 
-std::string strip_comment(const std::string& s) {
-    auto h = s.find('#');
-    return h == std::string::npos ? s : s.substr(0, h);
+// The line without its comment (from '#') and a trailing '\r'.
+std::string_view strip_comment(std::string_view s) {
+    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+    return s.substr(0, s.find('#'));
 }
 
 }  // namespace
 
 std::optional<Record> parse_trace_line(const std::string& raw, const std::string& file, size_t line, const std::string& base_dir) {
-    std::string text = raw;
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    std::vector<std::string> w = split_words(strip_comment(text));
+    std::vector<std::string> w = split_words(strip_comment(raw));
     if (w.empty()) return std::nullopt;
     Record r;
     r.file = file;
     r.line = line;
     // The assembler marks each directive with "# from FILE:LINE" of the trace it came from.
-    if (auto h = text.find("# from "); h != std::string::npos) r.origin = text.substr(h + 7);
+    if (auto h = raw.find("# from "); h != std::string::npos) {
+        r.origin = raw.substr(h + 7);
+        if (!r.origin.empty() && r.origin.back() == '\r') r.origin.pop_back();
+    }
     try {
         if (w[0] == ".data") {
             r.kind = Record::Kind::Data;

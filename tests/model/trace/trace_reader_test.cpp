@@ -59,6 +59,18 @@ TEST(TraceReader, RecordsAndComments) {
     EXPECT_FALSE(r.next());
 }
 
+// setup.trace's directives carry "# from FILE:LINE" of the trace they came from; a CRLF line
+// keeps its '\r' out of both the words and that origin.
+TEST(TraceReader, DirectiveOriginWithCarriageReturn) {
+    auto r = parse_trace_line(".reg 3 7  # from k.trace:42\r", "setup.trace", 2, ".");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->reg.value, 7u);
+    EXPECT_EQ(r->where(), "k.trace:42");
+    EXPECT_EQ(error_at(".reg 3 x  # from k.trace:42\r"), "k.trace:42: value: expected a number in [0, 4294967295], got \"x\"");
+    EXPECT_EQ(error_at(".reg 3 x\r"), "t.trace:7: value: expected a number in [0, 4294967295], got \"x\"");
+    EXPECT_FALSE(parse_trace_line("  # only a comment\r", "t.trace", 1, "."));
+}
+
 TEST(TraceReader, ErrorsNameFileAndLine) {
     EXPECT_NE(error_at("act activate fnc=2").find("t.trace:7: 'activate' has no field 'fnc'"), std::string::npos);
     EXPECT_NE(error_at("tensor activate").find("t.trace:7: unknown engine 'tensor'"), std::string::npos);
