@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include "model/common/error.h"
@@ -16,6 +17,8 @@
 #include "model/isa/layouts.h"
 
 namespace neuronsim::model::isa {
+
+using namespace std::string_view_literals;  // word == "lit"sv: sizes compared first, no strlen per line
 
 namespace {
 
@@ -151,13 +154,13 @@ uint64_t unsigned_value(const std::string& field, const std::string& v, uint64_t
 Location parse_location(const std::string& field, const std::string& v) {
     auto parts = split(v, ':');
     Location l;
-    if (parts.size() == 2 && parts[0] == "dram") {
+    if (parts.size() == 2 && parts[0] == "dram"sv) {
         l.space = MemSpace::Dram;
         l.offset = unsigned_value(field, parts[1], UINT64_MAX);
         return l;
     }
-    if (parts.size() == 3 && (parts[0] == "sbuf" || parts[0] == "psum")) {
-        l.space = parts[0] == "sbuf" ? MemSpace::Sbuf : MemSpace::Psum;
+    if (parts.size() == 3 && (parts[0] == "sbuf"sv || parts[0] == "psum"sv)) {
+        l.space = parts[0] == "sbuf"sv ? MemSpace::Sbuf : MemSpace::Psum;
         l.partition = static_cast<uint32_t>(unsigned_value(field + " partition", parts[1], 127));
         l.offset = unsigned_value(field + " offset", parts[2], UINT32_MAX);
         return l;
@@ -167,7 +170,7 @@ Location parse_location(const std::string& field, const std::string& v) {
 
 void parse_events(const std::string& key, const std::string& v, Events& e) {
     auto num = [&](const std::string& s, uint64_t max) { return unsigned_value(key, s, max); };
-    if (key == "wait") {
+    if (key == "wait"sv) {
         size_t p;
         if ((p = v.find(">=")) != std::string::npos) e.wait = WaitMode::Ge;
         else if ((p = v.find("==")) != std::string::npos) e.wait = WaitMode::Eq;
@@ -184,8 +187,8 @@ void parse_events(const std::string& key, const std::string& v, Events& e) {
     if (p == std::string::npos || p == 0) throw Error("update=" + v + ": expected SEM+1, SEM-1 or SEM=VALUE");
     e.update_idx = static_cast<uint8_t>(num(v.substr(0, p), 255));
     std::string rest = v.substr(p);
-    if (rest == "+1") e.update = UpdateMode::Inc;
-    else if (rest == "-1") e.update = UpdateMode::Dec;
+    if (rest == "+1"sv) e.update = UpdateMode::Inc;
+    else if (rest == "-1"sv) e.update = UpdateMode::Dec;
     else if (rest[0] == '=') {
         e.update = UpdateMode::Set;
         uint32_t val = static_cast<uint32_t>(num(rest.substr(1), UINT32_MAX));
@@ -221,8 +224,8 @@ const OpcodeInfo* find_mnemonic(const std::string& m) {
 
 StreamName parse_stream_name(const std::string& e) {
     StreamName n;
-    if (e == "act") n.cls = kOnAct;
-    else if (e == "pool") n.cls = kOnPool;
+    if (e == "act"sv) n.cls = kOnAct;
+    else if (e == "pool"sv) n.cls = kOnPool;
     else if (e.rfind("dma", 0) == 0 && e.size() > 3) {
         const auto dot = e.find('.');
         const std::string eng = e.substr(3, dot == std::string::npos ? std::string::npos : dot - 3);
@@ -247,7 +250,7 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
     Events ev;
     bool raw = false;
     const OpcodeInfo* info = nullptr;
-    if (mnemonic != "raw") {
+    if (mnemonic != "raw"sv) {
         info = find_mnemonic(mnemonic);
         if (!info) throw Error("unknown mnemonic '" + mnemonic + "'");
         if (!(info->engines & cls)) throw Error("'" + mnemonic + "' does not run on engine " + engine);
@@ -263,8 +266,8 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
         // Given twice: an earlier field with the same key (a handful of fields: no set needed).
         for (size_t pi = 0; pi < fi; ++pi)
             if (fields[pi].size() > eq && fields[pi][eq] == '=' && fields[pi].compare(0, eq, key) == 0) throw Error("field '" + key + "' given twice");
-        if (key == "raw") {
-            if (mnemonic != "raw") throw Error("raw= goes with the mnemonic 'raw'");
+        if (key == "raw"sv) {
+            if (mnemonic != "raw"sv) throw Error("raw= goes with the mnemonic 'raw'");
             if (val.size() != 128) throw Error("raw=: expected 128 hex digits (64 bytes), got " + std::to_string(val.size()));
             for (size_t i = 0; i < 64; ++i) {
                 uint32_t byte;
@@ -274,11 +277,11 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
             raw = true;
             continue;
         }
-        if (key == "wait" || key == "update") {
+        if (key == "wait"sv || key == "update"sv) {
             parse_events(key, val, ev);
             continue;
         }
-        if (key == "events") {  // the 8 EVENTS bytes as they are, for what wait=/update= cannot say
+        if (key == "events"sv) {  // the 8 EVENTS bytes as they are, for what wait=/update= cannot say
             if (val.size() != 16) throw Error("events=: expected 16 hex digits (bytes 4..11), got " + std::to_string(val.size()));
             for (size_t i = 0; i < 8; ++i) {
                 uint32_t byte;
@@ -360,9 +363,9 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
                     // disasm prints when SPACE:P:OFF cannot say it, e.g. partition >= 128).
                     const std::string sp = val.substr(0, at);
                     uint64_t space;
-                    if (sp == "dram") space = 0;
-                    else if (sp == "sbuf") space = 1;
-                    else if (sp == "psum") space = 2;
+                    if (sp == "dram"sv) space = 0;
+                    else if (sp == "sbuf"sv) space = 1;
+                    else if (sp == "psum"sv) space = 2;
                     else if (!parse_u64(sp, space) || space > 255)
                         throw Error(key + "=" + val + ": expected SPACE@ADDR with SPACE dram, sbuf, psum or a byte value");
                     b.set_u8(f->offset, static_cast<uint8_t>(space));
@@ -387,7 +390,7 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
         throw Error("raw= gives the EVENTS bytes too; wait=/update=/events= cannot be combined with it");
     if (have_raw_events && (ev.wait != WaitMode::None || ev.update != UpdateMode::None))
         throw Error("events= gives the whole EVENTS field; wait=/update= cannot be combined with it");
-    if (mnemonic == "raw" && !raw) throw Error("'raw' needs raw=<128 hex digits>");
+    if (mnemonic == "raw"sv && !raw) throw Error("'raw' needs raw=<128 hex digits>");
     if (have_raw_events) std::copy(raw_events, raw_events + 8, b.b.begin() + kEventsOffset);
     else if (!raw) write_events(b, ev);
     return b;

@@ -15,6 +15,8 @@
 
 namespace neuronsim::model::trace {
 
+using namespace std::string_view_literals;  // word == "lit"sv: sizes compared first, no strlen per line
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -34,15 +36,15 @@ isa::Location location(const std::string& s) {
     if (c1 == std::string::npos) throw Error("expected a location dram:ADDR, sbuf:P:OFF or psum:P:OFF, got \"" + s + "\"");
     std::string space = s.substr(0, c1);
     isa::Location l;
-    if (space == "dram") {
+    if (space == "dram"sv) {
         l.space = isa::MemSpace::Dram;
         l.offset = number("dram address", s.substr(c1 + 1), UINT64_MAX);
         return l;
     }
     auto c2 = s.find(':', c1 + 1);
-    if ((space != "sbuf" && space != "psum") || c2 == std::string::npos)
+    if ((space != "sbuf"sv && space != "psum"sv) || c2 == std::string::npos)
         throw Error("expected a location dram:ADDR, sbuf:P:OFF or psum:P:OFF, got \"" + s + "\"");
-    l.space = space == "sbuf" ? isa::MemSpace::Sbuf : isa::MemSpace::Psum;
+    l.space = space == "sbuf"sv ? isa::MemSpace::Sbuf : isa::MemSpace::Psum;
     l.partition = static_cast<uint32_t>(number("partition", s.substr(c1 + 1, c2 - c1 - 1), 127));
     l.offset = number("offset", s.substr(c2 + 1), UINT32_MAX);
     return l;
@@ -95,7 +97,7 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
         if (!r.origin.empty() && r.origin.back() == '\r') r.origin.pop_back();
     }
     try {
-        if (w[0] == ".data") {
+        if (w[0] == ".data"sv) {
             r.kind = Record::Kind::Data;
             if (w.size() < 3) throw Error(".data: expected LOCATION [partitions=N] (file=PATH | f32|u32|u8 VALUE...)");
             r.data.at = location(w[1]);
@@ -120,15 +122,15 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
                                 std::to_string(r.data.partitions) + " partitions");
             } else {
                 const std::string type = w[i++];
-                if (type != "f32" && type != "u32" && type != "u8") throw Error(".data: expected f32, u32, u8 or file=, got \"" + type + "\"");
+                if (type != "f32"sv && type != "u32"sv && type != "u8"sv) throw Error(".data: expected f32, u32, u8 or file=, got \"" + type + "\"");
                 if (i >= w.size()) throw Error(".data: no values after " + type);
                 for (; i < w.size(); ++i) {
-                    if (type == "f32") {
+                    if (type == "f32"sv) {
                         float f;
                         if (!fp::parse_float_operand(w[i], f)) throw Error(".data: \"" + w[i] + "\" is not a float32");
                         uint32_t u = fp::bits_of(f);
                         for (int b = 0; b < 4; ++b) r.data.bytes.push_back(static_cast<uint8_t>(u >> (8 * b)));
-                    } else if (type == "u32") {
+                    } else if (type == "u32"sv) {
                         uint32_t u = static_cast<uint32_t>(number("u32", w[i], UINT32_MAX));
                         for (int b = 0; b < 4; ++b) r.data.bytes.push_back(static_cast<uint8_t>(u >> (8 * b)));
                     } else {
@@ -143,7 +145,7 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
             check_window(".data", r.data.at, r.data.partitions, r.data.bytes.size() / r.data.partitions);
             return r;
         }
-        if (w[0] == ".dump") {
+        if (w[0] == ".dump"sv) {
             r.kind = Record::Kind::Dump;
             if (w.size() < 3) throw Error(".dump: expected LOCATION bytes=N [partitions=N] file=PATH");
             r.dump.at = location(w[1]);
@@ -168,7 +170,7 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
             check_window(".dump", r.dump.at, r.dump.partitions, r.dump.bytes);
             return r;
         }
-        if (w[0] == ".reg") {
+        if (w[0] == ".reg"sv) {
             r.kind = Record::Kind::Reg;
             if (w.size() != 3) throw Error(".reg: expected INDEX VALUE");
             r.reg.index = static_cast<uint32_t>(number("register", w[1], 255));
@@ -195,21 +197,26 @@ TraceReader::TraceReader(const std::string& path)
     if (dir_.empty()) dir_ = ".";
 }
 
-std::optional<std::string> TraceReader::next_line() {
-    std::string text;
+bool TraceReader::read_line(std::string& text) {
     // One line, bounded: a trace is read one short line at a time.
     const io::ByteStream::Line end = in_.read_line(text, kMaxTraceLineBytes);
     if (end == io::ByteStream::Line::TooLong)
         throw Error(path_ + ":" + std::to_string(line_ + 1) + ": line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes (is this a trace?)");
-    if (end == io::ByteStream::Line::End && text.empty()) return std::nullopt;
+    if (end == io::ByteStream::Line::End && text.empty()) return false;
     ++line_;
-    if (text.find('\0') != std::string::npos) throw Error(path_ + ":" + std::to_string(line_) + ": holds a NUL byte (a trace is text)");
+    if (std::memchr(text.data(), '\0', text.size())) throw Error(path_ + ":" + std::to_string(line_) + ": holds a NUL byte (a trace is text)");
+    return true;
+}
+
+std::optional<std::string> TraceReader::next_line() {
+    std::string text;
+    if (!read_line(text)) return std::nullopt;
     return text;
 }
 
 std::optional<Record> TraceReader::next() {
-    while (auto text = next_line())
-        if (auto r = parse_trace_line(*text, path_, line_, dir_)) return r;
+    while (read_line(text_))  // one buffer for every line: no allocation per line
+        if (auto r = parse_trace_line(text_, path_, line_, dir_)) return r;
     return std::nullopt;
 }
 

@@ -73,9 +73,11 @@ public:
     const std::string& dir() const { return dir_; }
 
 private:
+    bool read_line(std::string& text);  // false at the end
     std::string path_, dir_;
     io::ByteStream in_;
     size_t line_ = 0;
+    std::string text_;  // next()'s line buffer
 };
 
 // Parses one line (without its newline); nullopt for blank and comment lines.
