@@ -11,6 +11,9 @@
 #include "apps/cli.h"
 #include "apps/commands.h"
 #include "model/common/error.h"
+#include "model/cptc/decode.h"
+#include "model/io/sha256.h"
+#include "model/pwp/fast_eval.h"
 #include "platform/systemc_info.h"
 
 using namespace neuronsim;
@@ -22,7 +25,8 @@ const char* kDescription =
     "engines of an AWS NeuronCore.\n\n"
     "Global options (before the command):\n"
     "  --log-level LEVEL  trace, debug, info, warn (default), error, critical or off\n"
-    "  --version          print the version and the SystemC kernel\n"
+    "  --version          print the version, the SystemC kernel and the host fast paths in use\n"
+    "                     (NEURONSIM_SIMD=scalar|avx2|avx512 lowers them)\n"
     "  -h, --help         show this help";
 
 void set_log_level(const std::string& name) {
@@ -48,7 +52,10 @@ extern "C" int sc_main(int argc, char* argv[]) {
         // Global options come before the command name.
         while (!args.empty() && args[0].rfind("--", 0) == 0 && args[0] != "--help") {
             if (args[0] == "--version") {
-                std::cout << "neuronsim " NEURONSIM_VERSION " (SystemC " << platform::systemc_release() << ")\n";
+                std::cout << "neuronsim " NEURONSIM_VERSION " (SystemC " << platform::systemc_release() << ")\n"
+                          << "host fast paths: ACT " << model::pwp::simd_name(model::pwp::active_simd_level()) << ", CPTC decode "
+                          << (model::cptc::decode_fast_simd() ? "avx512" : "scalar") << ", SHA-256 "
+                          << (model::io::sha256_active_impl() == model::io::Sha256Impl::ShaNi ? "sha-extensions" : "portable") << "\n";
                 return 0;
             }
             if (args[0] == "--log-level" || args[0].rfind("--log-level=", 0) == 0) {

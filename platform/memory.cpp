@@ -13,7 +13,7 @@ Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions
     : sc_core::sc_module(name), socket("socket"), size_(bytes), partitions_(partitions) {
     if (partitions_) {
         dense_.reset(static_cast<uint8_t*>(std::calloc(size_, 1)));
-        if (!dense_) throw Error(std::string(this->name()) + ": cannot allocate its " + std::to_string(size_) + " bytes");
+        if (!dense_ && size_) throw Error(std::string(this->name()) + ": cannot allocate its " + std::to_string(size_) + " bytes");
     }
     socket.register_b_transport(this, &Memory::b_transport);
     socket.register_transport_dbg(this, &Memory::transport_dbg);

@@ -5,6 +5,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "model/common/error.h"
 #include "model/io/read_file.h"
 #include "model/io/sha256_shani.h"
@@ -45,9 +49,14 @@ void block_portable(std::array<uint32_t, 8>& h_, const uint8_t* p) {
 
 bool sha256_shani_supported() {
 #if defined(__x86_64__) || defined(__i386__)
+    // CPUID itself: clang 14's __builtin_cpu_supports does not know "sha".
     static const bool yes = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
+        unsigned a, b, c, d;
+        if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+        const bool ssse3 = c & (1u << 9), sse41 = c & (1u << 19);
+        if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+        const bool sha = b & (1u << 29);
+        return ssse3 && sse41 && sha;
     }();
     return yes;
 #else

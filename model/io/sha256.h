@@ -2,8 +2,9 @@
 // SHA-256 (FIPS 180-4), for the hashes a run records (trace, overlays, resolved config) so
 // that results can be matched to their inputs. Incremental: feed bytes, then take the hex.
 // Two compression functions: the portable one (the oracle) and the x86 SHA extensions, which
-// hash a large trace about 6x faster; the best the CPU has is used unless
-// NEURONSIM_SIMD=scalar asks for the portable one.
+// hash a large trace 5.7x faster (bench/README.md, section 6); the SHA extensions are used where
+// the CPU has them unless NEURONSIM_SIMD=scalar asks for the portable one (other values, such
+// as avx2, only lower the vector levels of the fast ACT and CPTC paths).
 #include <array>
 #include <cstdint>
 #include <string>

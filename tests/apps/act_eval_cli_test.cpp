@@ -1,6 +1,10 @@
 // `neuronsim act eval` and the CLI contract, end to end through the real executable.
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
+#include "model/io/sha256.h"
+#include "model/pwp/fast_eval.h"
 #include "model/pwp/profile_writer.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
@@ -136,6 +140,22 @@ TEST(Cli, UsageErrorsExitTwo) {
     EXPECT_EQ(run_cli("act eval --bogus").status, 2);
     EXPECT_EQ(run_cli("--log-level debug demo").status, 0);
     EXPECT_NE(run_cli("--version").out.find("SystemC 2.3."), std::string::npos);
+}
+
+// --version names the host fast paths in use; NEURONSIM_SIMD=scalar turns every one of them
+// off, the SHA-256 extensions included (the choice is cached per process: a child process).
+TEST(Cli, VersionNamesTheHostFastPathsAndScalarTurnsThemOff) {
+    const char* had = std::getenv("NEURONSIM_SIMD");
+    const std::string saved = had ? had : "";
+    unsetenv("NEURONSIM_SIMD");
+    const std::string best = run_cli("--version").out;
+    setenv("NEURONSIM_SIMD", "scalar", 1);
+    const std::string scalar = run_cli("--version").out;
+    if (had) setenv("NEURONSIM_SIMD", saved.c_str(), 1);
+    else unsetenv("NEURONSIM_SIMD");
+    EXPECT_NE(best.find(model::io::sha256_shani_supported() ? "SHA-256 sha-extensions" : "SHA-256 portable"), std::string::npos) << best;
+    EXPECT_NE(best.find(std::string("host fast paths: ACT ") + model::pwp::simd_name(model::pwp::best_simd_level())), std::string::npos) << best;
+    EXPECT_NE(scalar.find("host fast paths: ACT scalar, CPTC decode scalar, SHA-256 portable"), std::string::npos) << scalar;
 }
 
 TEST(Cli, DemoPrintsATable) {

@@ -66,7 +66,7 @@ TEST(Sha256, FilesMatchCoreutils) {
     for (size_t len : {size_t{0}, size_t{55}, size_t{64}, size_t{(1u << 20) + 17}, size_t{3u << 20}}) {
         const std::string path = t.file("f" + std::to_string(len));
         model::io::write_file_atomic(path, random_bytes(rng, len));
-        FILE* p = popen(("sha256sum " + path).c_str(), "r");
+        FILE* p = popen(("sha256sum '" + path + "'").c_str(), "r");  // a temporary directory's path: no quote in it
         ASSERT_NE(p, nullptr);
         char digest[65] = {};
         ASSERT_EQ(std::fscanf(p, "%64s", digest), 1);
