@@ -6,10 +6,14 @@
 namespace neuronsim::test {
 
 void reset_systemc_context();
+// In an AddressSanitizer build: records the calling thread's own stack as its stack again (see
+// systemc_fixture.cpp); elsewhere nothing.
+void restore_thread_stack_for_asan();
 
 class SystemCTest : public ::testing::Test {
 protected:
     void SetUp() override { reset_systemc_context(); }
+    void TearDown() override { restore_thread_stack_for_asan(); }
 };
 
 }  // namespace neuronsim::test
