@@ -37,8 +37,6 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
         uint64_t* count = nullptr;  // in res.instructions
     };
     std::map<std::string, EngineOut> outs;
-    EngineOut* last = nullptr;  // traces run one engine's instructions back to back, or alternate
-    const std::string* last_name = nullptr;
     const std::string source = source_name.empty() ? trace_path : source_name;
     io::AtomicFile setup(out_dir + "/setup.trace");
     std::ostringstream text;
@@ -53,26 +51,21 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
     while (auto r = reader.next()) {
         if (r->kind == Record::Kind::Instruction) {
             const std::string& engine = r->instruction.engine;
-            if (!last || *last_name != engine) {
-                auto it = outs.find(engine);
-                if (it == outs.end()) {
-                    it = outs.emplace(engine, EngineOut{}).first;
-                    EngineOut& o = it->second;
-                    o.bin = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".bin");
-                    o.lines = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".lines");
-                    o.count = &res.instructions[engine];
-                    text << "# source " << source << "\n";
-                    put(*o.lines, text);
-                }
-                last = &it->second;
-                last_name = &it->first;
+            auto [it, fresh] = outs.try_emplace(engine);  // one lookup per instruction
+            EngineOut& o = it->second;
+            if (fresh) {
+                o.bin = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".bin");
+                o.lines = std::make_unique<io::AtomicFile>(out_dir + "/" + engine + ".lines");
+                o.count = &res.instructions[engine];
+                text << "# source " << source << "\n";
+                put(*o.lines, text);
             }
-            last->bin->write(r->instruction.bundle.b.data(), isa::kBundleBytes);
+            o.bin->write(r->instruction.bundle.b.data(), isa::kBundleBytes);
             char line[24];
             char* end = io::TextWriter::format_u64(line, r->line);
             *end++ = '\n';
-            last->lines->write(line, static_cast<size_t>(end - line));
-            ++*last->count;
+            o.lines->write(line, static_cast<size_t>(end - line));
+            ++*o.count;
             continue;
         }
         if (r->kind == Record::Kind::Data) {
