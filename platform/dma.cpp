@@ -2,6 +2,7 @@
 
 #include "model/common/error.h"
 #include "model/isa/address.h"
+#include "platform/engine_context.h"
 #include "platform/recorder.h"
 #include "platform/work_budget.h"
 
@@ -9,10 +10,11 @@ namespace neuronsim::platform {
 
 using model::isa::MemSpace;
 
-DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only)
+DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only,
+                       const std::atomic<int>* cancel)
     : sc_core::sc_module(name), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), act_tables("act_tables_socket", "the ACT table memory"),
       cfg_(cfg), map_(cfg.memory.partitions, cfg.memory.sbuf_bytes_per_partition, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes),
-      dram_(dram), recorder_(recorder), budget_(budget), timing_only_(timing_only), next_ticket_(cfg.dma.engines, 0), serving_(cfg.dma.engines, 0),
+      dram_(dram), recorder_(recorder), budget_(budget), timing_only_(timing_only), cancel_(cancel), next_ticket_(cfg.dma.engines, 0), serving_(cfg.dma.engines, 0),
       free_at_(cfg.dma.engines, sc_core::SC_ZERO_TIME), busy_(cfg.dma.engines, sc_core::SC_ZERO_TIME), transfers_(cfg.dma.engines, 0),
       bytes_(cfg.dma.engines, 0) {}
 
@@ -80,6 +82,7 @@ sc_core::sc_time DmaEngines::transfer_group(uint32_t e, const std::vector<DmaTra
             buf.resize(t.bytes);
             TlmPort &from = port(t.src.space), &to = port(t.dst.space);
             for (uint32_t r = 0; r < t.rows; ++r) {
+                if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
                 annotated += from.read(tlm_address(t.src, r, t.bytes), buf.data(), t.bytes);
                 annotated += to.write(tlm_address(t.dst, r, t.bytes), buf.data(), t.bytes);
             }

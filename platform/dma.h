@@ -5,6 +5,7 @@
 // engine's bandwidth (public-figures §4), then the data moves and the time the memories
 // annotate (b_transport delay or DMI latency) is added. Clockless: the calling process waits
 // a few times per transfer, whatever its size.
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -55,7 +56,7 @@ public:
     // `budget` (may be null) is charged every job's bytes; `timing_only`: jobs take their time
     // but move no data (the memories are not asked, so their annotated delays are absent).
     DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget = nullptr,
-               bool timing_only = false);
+               bool timing_only = false, const std::atomic<int>* cancel = nullptr);
 
     sc_core::sc_time duration(uint64_t bytes) const;
     // Called from an engine's thread: waits for engine `e` and the transfer's time, then
@@ -83,6 +84,7 @@ private:
     Recorder* recorder_;
     WorkBudget* budget_;
     bool timing_only_;
+    const std::atomic<int>* cancel_;  // DeviceOptions::cancel: checked between rows
     // Per engine: tickets in request order (next to give, now serving) and the time it was
     // freed, so that transfers run one at a time in the order asked.
     std::vector<uint64_t> next_ticket_, serving_;

@@ -126,6 +126,8 @@ void Engine::run() {
             sem.update(ev, &label_, index_);
             record(r, b);
             ++count_;
+        } catch (const Cancelled&) {
+            return;  // the host stops the simulation: nothing more runs here
         } catch (const Error& e) {
             EngineFailure f;
             f.engine = label_;

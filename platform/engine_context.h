@@ -3,6 +3,7 @@
 // semaphores, the DMA engines, DRAM (through the device's memory port), the engine registers,
 // the recorder (absent when not recording) and where to report a failing instruction. The
 // NeuronCore device implements it; a test bench implements it around one engine.
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -33,7 +34,15 @@ struct EngineOptions {
     // no element value is read, computed or written, and DMA moves no data.
     bool timing_only = false;
     bool act_reference_kernel = false;  // Activate element by element, one thread (DeviceOptions)
+    const std::atomic<int>* cancel = nullptr;  // DeviceOptions::cancel
 };
+
+// Thrown (not an Error: nothing failed) where long host work checks EngineOptions::cancel; the
+// engine abandons its instruction and ends.
+struct Cancelled {};
+inline void check_cancel(const EngineOptions& o) {
+    if (o.cancel && o.cancel->load(std::memory_order_relaxed)) throw Cancelled{};
+}
 
 // Where LoadActFuncSet finds the function sets in DRAM (include/neuronsim/act_sets.h).
 struct ActSetDirectory {

@@ -188,6 +188,7 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     engine_options.act_exact = o.act_exact;
     engine_options.timing_only = o.timing_only;
     engine_options.act_reference_kernel = o.act_reference_kernel;
+    engine_options.cancel = o.cancel;
     if (!o.record_dir.empty() || o.progress || o.cost_model) {
         RecorderOptions ro;
         ro.csv = !o.record_dir.empty() && o.record_csv;
@@ -206,7 +207,7 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     sbuf = std::make_unique<Memory>("sbuf", sbuf_bytes, cfg.memory.partitions);
     psum = std::make_unique<Memory>("psum", psum_bytes, cfg.memory.partitions);
     sem = std::make_unique<Semaphores>("semaphores", cfg.semaphores);
-    dma_ = std::make_unique<DmaEngines>("dma", cfg, mem_port, recorder_.get(), &work, o.timing_only);
+    dma_ = std::make_unique<DmaEngines>("dma", cfg, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
     // One queue and one engine per stream the core can run: ACT, POOL and every DMA queue.

@@ -1,5 +1,6 @@
 #include "platform/trace_host.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -63,6 +64,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     d.act_exact = options_.act_exact;
     d.timing_only = options_.timing_only;
     d.act_reference_kernel = options_.act_reference_kernel;
+    d.cancel = options_.stop;
     dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
     core_ = std::make_unique<NeuronCore>("core", cfg_, d);
     core_->mem.bind(dram_->socket);
@@ -266,11 +268,16 @@ RunReport TraceHost::run() {
     } else {
         // In slices of simulated time, so that a stop request is seen between them; the
         // kernel's state carries over, so the run is the same as in one piece.
+        // Each slice reaches at least the next event: SC_EXIT_ON_STARVATION does not move time
+        // when nothing happens within the duration, so a fixed slice shorter than the gap to the
+        // next event would never get there (events may lie any distance ahead).
         const sc_core::sc_time slice(100, sc_core::SC_US);
         while (sc_core::sc_pending_activity()) {
             if ((rep.interrupted = options_.stop->load())) break;
-            sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+            sc_core::sc_start(std::max(slice, sc_core::sc_time_to_pending_activity()), sc_core::SC_EXIT_ON_STARVATION);
         }
+        // A stop seen inside an instruction (DeviceOptions::cancel) ends the simulation early.
+        if (!rep.interrupted && !done_) rep.interrupted = options_.stop->load();
     }
     core_->finish_recording();  // the host's wall time includes writing the records out
     rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -11,6 +11,7 @@
 // settings: a failing instruction latches the error registers, raises irq and halts the core.
 // Several instances, of any generations, share nothing. Includes only SystemC/TLM and the
 // standard library besides other public headers.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,6 +46,11 @@ struct DeviceOptions {
     // kernel before the fast path): the oracle of the fast path's tests and the baseline of
     // neuronsim_bench_act. Results are identical either way.
     bool act_reference_kernel = false;
+    // When it points at a non-zero value (a host's Ctrl-C handler sets it), the engines abandon
+    // the instruction in progress within a few milliseconds of wall time and run nothing more:
+    // an instruction of many seconds of host work does not delay the host's stop. The host
+    // then ends the simulation; the device is not usable afterwards.
+    const std::atomic<int>* cancel = nullptr;
 };
 
 // What a queue's engine is doing (for hosts' reports; the registers give the same).

@@ -347,6 +347,7 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
         uint8_t* d = dst.at(p, 0, 0, 0);
         for (uint64_t i2 = 0; i2 < sn[2]; ++i2)
             for (uint64_t i1 = 0; i1 < sn[1]; ++i1) {
+                check_cancel(ctx_.options());  // a row is at most 65535 elements
                 const uint8_t* s = src.at(p, 0, i1, i2);
                 for (uint64_t i0 = 0; i0 < sn[0]; ++i0, ++k, s += ss0) {
                     f(s, d);
@@ -389,6 +390,7 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
     };
     const bool plain_src = plain(src), plain_dst = plain(dst);
     for (uint64_t at = 0; at < n; at += kBatch) {
+        if (at % (kBatch << 10) == 0) check_cancel(ctx_.options());  // every half million elements
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
         if (plain_src) {
             const uint8_t* s = srow + at * src.bytes;

@@ -120,6 +120,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     firmware_model::ExecResult r;
     uint32_t partitions = 0;
     for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
+        check_cancel(ctx_.options());
         firmware_model::ExecResult rc = firmware_.execute(b, c, access, c * ppc, ppc);
         for (const auto& line : rc.log) spdlog::debug("{}", line);
         partitions += rc.partitions;

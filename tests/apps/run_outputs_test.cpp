@@ -139,6 +139,41 @@ TEST(RunOutputs, AnEarlierRunIsRefusedUnlessForcedAndForceClearsOnlyItsOwnFiles)
     EXPECT_EQ(run_cli("run --no-progress --out " + e.path()).status, 0);
 }
 
+// `neuronsim run --trace TRACE --no-progress --out OUT [extra]` started in the background
+// (stdout to /dev/null); returns once the simulation has started (its recording exists).
+pid_t start_run(const std::string& trace, const std::string& out, const std::vector<std::string>& extra = {}) {
+    const std::string exe = NEURONSIM_EXE;
+    std::vector<std::string> args = {exe, "run", "--trace", trace, "--no-progress", "--out", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return -1;
+    auto recording = [&] {  // the temporary instructions.csv.tmp-PID-K exists
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(out, ec))
+            if (e.path().filename().string().rfind("instructions.csv.tmp", 0) == 0) return true;
+        return false;
+    };
+    for (int i = 0; i < 600 && !recording(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return pid;
+}
+
+// The exit status of `pid` after SIGINT, and the wall seconds from the signal to its exit.
+std::pair<int, double> interrupt(pid_t pid) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (kill(pid, SIGINT) != 0) return {-1, 0};
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return {-1, 0};  // ended by a signal, not by its handler
+    return {WEXITSTATUS(status), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
 // A run of many large Activates, interrupted: what completed is written, the run is marked
 // interrupted, the exit status is 130.
 TEST(RunOutputs, SigintStopsTheRunWritesWhatCompletedAndExits130) {
@@ -148,31 +183,11 @@ TEST(RunOutputs, SigintStopsTheRunWritesWhatCompletedAndExits130) {
         trace += "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 src.step=1,0,0 "
                  "src.num=16384,1,1 dst=sbuf:0:0x10000 dst.step=1,0,0 dst.num=16384,1,1\n";
     t.write("long.trace", trace);
-    const std::string exe = NEURONSIM_EXE, out = t.file("o");
-    std::vector<std::string> args = {exe, "run", "--trace", t.file("long.trace"), "--no-progress", "--out", out};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    // Wait until the simulation has started (the recording exists), then interrupt.
-    auto recording = [&] {  // the temporary instructions.csv.tmp-PID-K exists
-        std::error_code ec;
-        for (const auto& e : std::filesystem::directory_iterator(out, ec))
-            if (e.path().filename().string().rfind("instructions.csv.tmp", 0) == 0) return true;
-        return false;
-    };
-    for (int i = 0; i < 600 && !recording(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::string out = t.file("o");
+    const pid_t pid = start_run(t.file("long.trace"), out);
+    ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ASSERT_EQ(kill(pid, SIGINT), 0);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "ended by a signal, not by its handler";
-    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_EQ(interrupt(pid).first, 130);
     EXPECT_NE(read_file(out + "/RUN_INCOMPLETE").find("interrupted by SIGINT"), std::string::npos);
     const auto s = nlohmann::json::parse(read_file(out + "/stats.json"));
     EXPECT_EQ(s["run"]["status"], "interrupted");
@@ -183,6 +198,53 @@ TEST(RunOutputs, SigintStopsTheRunWritesWhatCompletedAndExits130) {
     const std::string csv = read_file(out + "/instructions.csv");
     EXPECT_EQ(static_cast<uint64_t>(std::count(csv.begin(), csv.end(), '\n')), done + 1);
     EXPECT_NO_THROW(nlohmann::json::parse(read_file(out + "/timeline.json")));
+}
+
+// Ctrl-C inside one Activate of hours of host work (2^38 elements, the limits raised) stops
+// the run within a second of wall time: the engine abandons the instruction.
+TEST(RunOutputs, SigintStopsARunInsideALongInstructionWithinASecond) {
+    TempDir t;
+    t.write("long.trace", ".data sbuf:0:0x0 partitions=128 f32 0.5\nact load_act_func_set set=10\n"
+                          "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1 bias=0 src=sbuf:0:0x0 "
+                          "src.step=0,0,0 src.num=65535,65535,1 dst=sbuf:0:0x10000 dst.step=0,0,0 dst.num=65535,65535,1\n");
+    const std::string out = t.file("o");
+    const pid_t pid = start_run(t.file("long.trace"), out, {"-p", "run.max_elements_per_instruction=1099511627776", "-p", "run.max_elements_per_run=1125899906842624"});
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto [status, seconds] = interrupt(pid);
+    EXPECT_EQ(status, 130);
+    EXPECT_LT(seconds, 1.0);
+    const auto s = nlohmann::json::parse(read_file(out + "/stats.json"));
+    EXPECT_EQ(s["run"]["status"], "interrupted");
+    EXPECT_EQ(s["core"]["instructions"].get<uint64_t>(), 1u) << "the table load completed, the Activate did not";
+}
+
+// Gaps of more than the run's 100 us slice between two events (public-figures-sized
+// instructions at slow settings) finish, and SystemC never warns of a start without activity.
+TEST(RunOutputs, GapsLongerThanASliceFinish) {
+    TempDir t;
+    auto finishes = [&](const std::string& name, const std::string& args) {
+        const CliResult r = run_cli("run " + args + " --no-progress --force --out " + t.file(name));
+        EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+        EXPECT_EQ(r.out.find("W571"), std::string::npos) << name;
+        EXPECT_EQ(r.err.find("W571"), std::string::npos) << name;
+        EXPECT_NE(r.out.find("simulated time"), std::string::npos) << name;
+    };
+    t.write("rows.trace", "dma0 copy src=dram:0x0 dst=sbuf:0:0x0 partitions=128 bytes=32768 src_stride=32768\n");
+    finishes("rows", "--gen sunda --trace " + t.file("rows.trace"));
+    t.write("one.trace", "dma0 copy src=dram:0x0 dst=dram:0x200000 partitions=1 bytes=100001\n");
+    finishes("one", "--trace " + t.file("one.trace") + " -p dma.bytes_per_ns_per_engine=1 -p dma.fixed_overhead_ns=0");
+    t.write("act.trace", ".data sbuf:0:0x0 f32 0.5\nact load_act_func_set set=10\n"
+                         "act activate func=23 in_bias_dtype=0xa6 out_dtype=6 num_active_channels=128 scale=1 bias=0 src=sbuf:0:0x0 "
+                         "src.step=1,0,0 src.num=32768,2,1 dst=sbuf:0:0x20000 dst.step=1,0,0 dst.num=32768,2,1\n");
+    finishes("act", "--trace " + t.file("act.trace") + " -p act.clock_ghz=0.5");
+    finishes("softmax", "--trace " + kSrc + "/traces/softmax.trace -p dma.fixed_overhead_ns=150000");
+    CliResult k = run_cli("kernel mlp-act --shape 256x16384 --dma-lanes 1 -o " + t.file("mlp.trace"));
+    ASSERT_EQ(k.status, 0) << k.err;
+    finishes("mlp", "--trace " + t.file("mlp.trace"));
+    k = run_cli("kernel --model llama2-7b --layer 0 --seq 128 -o " + t.file("l.trace"));
+    ASSERT_EQ(k.status, 0) << k.err;
+    finishes("llama", "--trace " + t.file("l.trace") + " --numerics none -p dma.bytes_per_ns_per_engine=8");
 }
 
 TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {

@@ -15,6 +15,7 @@ platform::RunReport PlatformRunTest::run_file(const std::string& trace_path) {
     o.out_dir = t.file("out");
     o.act_exact = exact;
     o.act_reference_kernel = reference_kernel;
+    o.stop = stop;
     platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen, overrides);
     platform::TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
     return host.run();

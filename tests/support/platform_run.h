@@ -1,6 +1,7 @@
 #pragma once
 // Runs a text trace on an in-process Platform (fresh SystemC context per test) and reads what
 // it wrote: dumps, instructions.csv fields. Shared by the engine tests.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ protected:
     std::string gen = "mariana";
     bool exact = false;                  // --act-numerics exact
     bool reference_kernel = false;       // RunOptions::act_reference_kernel
+    const std::atomic<int>* stop = nullptr;  // RunOptions::stop: the run is sliced when set
 
     platform::RunReport run(const std::string& trace_text);
     platform::RunReport run_file(const std::string& trace_path);  // relative .data files resolve there
