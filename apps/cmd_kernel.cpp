@@ -45,7 +45,9 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
         ("bits", po::value<unsigned>()->default_value(4), "cptc-dequant-act: CPTC-K, K in 1..7")
         ("eps", po::value<std::string>(), "rmsnorm/layernorm epsilon (default 1e-5)")
         ("seed", po::value<uint64_t>()->default_value(1), "seed of the generated inputs")
-        ("dma-lanes", po::value<uint32_t>()->default_value(0), "DMA engines for loads (and as many for stores); 0: the most the generation allows")
+        ("dma-lanes", po::value<uint32_t>()->default_value(0),
+         "0 (default): each tile's load is one transfer on queue dma.0 (stores dma.1) that the device spreads over its DMA engines; K: the "
+         "per-engine form, a tile's rows split over K engines for loads and K others for stores")
         ("buffers", po::value<uint32_t>()->default_value(0), "SBUF slots a phase cycles through (0: as many as fit, up to 4, or 2 per softmax group; 1: no double buffering)")
         ("max-data-mib", po::value<uint64_t>()->default_value(64), "largest input tensor written whole; larger ones are a ring of tiles the loads cycle through")
         ("model", po::value<std::string>(), "preset: bert-base or llama2-7b (one layer's activation work; with --layer, --seq)")

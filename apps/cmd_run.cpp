@@ -39,7 +39,7 @@ namespace fs = std::filesystem;
 using namespace platform;
 
 // stats.json's layout (docs/stats-schema.md); bump it when a key moves or changes meaning.
-constexpr int kStatsSchemaVersion = 2;
+constexpr int kStatsSchemaVersion = 3;
 
 std::string lower_name(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

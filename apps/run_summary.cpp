@@ -111,15 +111,18 @@ void print_cost_model(const NeuronCore& core) {
         sim += ns_of(it.value()["simulated_ps"]);
         model += it.value()["model_ns"].get<double>();
     }
-    std::printf("  cost model (public/compiler formulas): estimates %.3f ns against %.3f ns simulated busy time\n", model, sim);
+    std::printf("  cost model (public/compiler formulas): estimates %.3f ns against %.3f ns simulated (each instruction's issue to completion, summed)\n",
+                model, sim);
     for (auto it = totals.begin(); it != totals.end(); ++it)
         std::printf("    %-32s %8llu x  simulated %14.3f ns  model %14.3f ns\n", it.key().c_str(), u(it.value()["count"]),
                     ns_of(it.value()["simulated_ps"]), it.value()["model_ns"].get<double>());
     const auto top = core.top_divergences();
     if (!top.empty()) std::printf("  largest divergences (simulated - model):\n");
-    for (const auto& d : top)
+    for (const auto& d : top) {
         std::printf("    %-10s %-20s %+12.3f ns (simulated %.3f, model %.3f: %s)%s\n", d.instruction.c_str(), d.mnemonic.c_str(), d.simulated_ns - d.model_ns,
                     d.simulated_ns, d.model_ns, d.formula.c_str(), d.source.empty() ? "" : ("  " + d.source).c_str());
+        if (!d.why.empty()) std::printf("      why: %s\n", d.why.c_str());
+    }
 }
 
 }  // namespace

@@ -34,7 +34,79 @@ CostEstimate nki_activation(const Config& c, const InstructionShape& s) {
     return {cyc / c.act.clock_ghz, "nki.isa: max(64,N)+160 cycles at " + num(c.act.clock_ghz) + " GHz, N=" + std::to_string(s.n)};
 }
 
+double dma_divisor(const Config& c) { return c.generation.nc_version <= 2 ? 17 : c.generation.nc_version == 3 ? 23 : 33; }
+
+double dge_overhead_ns(const Config& c, InstructionShape::Dge dge) {
+    const bool tonga = c.generation.nc_version <= 2;
+    const double freq = tonga ? 140 : 120;
+    switch (dge) {
+        case InstructionShape::Dge::Software: return std::floor((tonga ? 500 : 700) * 100 / freq);
+        case InstructionShape::Dge::Hardware: return tonga ? 0 : std::floor(500 * 100 / freq);
+        default: return 0;
+    }
+}
+
 }  // namespace
+
+std::string divergence_reason(const Config& c, const InstructionShape& s, double sim, double model) {
+    using namespace model::isa;
+    if (model < 0 || std::fabs(sim - model) <= 0.01 * std::max(model, 1.0)) return "";
+    std::string why;
+    auto add = [&](const std::string& part) { why += (why.empty() ? "" : "; ") + part; };
+    double explained = 0;  // of sim - model
+    switch (s.opcode) {
+        case kDmaCopy: {
+            const uint32_t formula_rows = (s.rows + 15) >> 4;
+            const double per = s.rows ? static_cast<double>(s.bytes) / s.rows : 0, bw = c.dma.bytes_per_ns_per_engine;
+            if (s.busiest_rows != formula_rows) {
+                add(std::to_string(s.busiest_rows) + " rows on its busiest engine" + (s.pinned ? " (pinned to one engine)" : "") +
+                    ", the formula's ((P+15)>>4) = " + std::to_string(formula_rows));
+            }
+            if (bw != dma_divisor(c)) add("engines at " + num(bw) + " B/ns, the formula divides by " + num(dma_divisor(c)));
+            const double engine_ns = s.busiest_rows * per / bw, formula_ns = formula_rows * per / dma_divisor(c);
+            explained += engine_ns - formula_ns;
+            if (c.dma.descriptor_ns > 0) {
+                add(std::to_string(s.busiest_rows) + " descriptors x " + num(c.dma.descriptor_ns) + " ns (dma.descriptor_ns; the formula has no per-row cost)");
+                explained += s.busiest_rows * c.dma.descriptor_ns;
+            }
+            if (c.dma.fixed_overhead_ns != 1300) {
+                add("dma.fixed_overhead_ns " + num(c.dma.fixed_overhead_ns) + ", the formula's readInit 1300");
+                explained += c.dma.fixed_overhead_ns - 1300;
+            }
+            const double dge = dge_overhead_ns(c, s.dge);
+            if (s.dge != InstructionShape::Dge::None) {
+                const double own = s.dge == InstructionShape::Dge::Hardware ? c.act.hwdge_ns : c.gpsimd.swdge_cycles / c.gpsimd.clock_ghz;
+                add("descriptor generation " + num(own) + " ns (act.hwdge_ns / gpsimd.swdge_cycles), the formula's " + num(dge));
+                explained += own - dge;
+            }
+            break;
+        }
+        case kTableLoad:
+            add("the compiler gives LoadActFuncSet no latency; neuronsim moves the table image as a DMA transfer");
+            explained = sim - model;
+            break;
+        case kActivate:
+        case kActivateQuantize:
+        case kActivate2:
+            add(c.generation.nc_version >= 4 ? "neuronsim's stages (static + access + stream + drain, act.*) against CoreV4Hwm's readInit + exec"
+                                             : "the pipeline drain act.pipeline_latency_cycles, which the public formula leaves out");
+            explained = c.generation.nc_version >= 4 ? sim - model : c.act.pipeline_latency_cycles / c.act.clock_ghz;
+            break;
+        case kReadAccumulator:
+            add("the read-out passes the pipeline's static, access and drain stages too (act.*)");
+            explained = sim - model;
+            break;
+        case kConvLutLoad:
+        case kExtended:
+            add("the decode's read/write ports and 64-element groups (docs/cptc-format.md), not 150 + N");
+            explained = sim - model;
+            break;
+        default: break;
+    }
+    const double rest = sim - model - explained;
+    if (rest > 1) add(num(rest) + " ns waiting behind other work once issued (other transfers on its engines, the shared bandwidth, the pipeline)");
+    return why;
+}
 
 CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
     using namespace model::isa;
@@ -49,11 +121,14 @@ CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
             return {0, "compiler: LoadActFuncSet has no latency (treated as free)"};
         case kDmaCopy: {
             // DMA exec ((P+15)>>4) x bytes per partition / DIV, DIV 17 (Tonga) or 23 (Gen3) B/ns;
-            // CoreV4's is not given: the public 33 B/ns per engine. readInit 1300.
-            const double div = c.generation.nc_version <= 2 ? 17 : c.generation.nc_version == 3 ? 23 : 33;
+            // CoreV4's is not given: the public 33 B/ns per engine. readInit 1300; the DGE
+            // overhead floor(base x 100 / freq): SWDGE 500 (Tonga) / 700 (Gen3), HWDGE 500 (Gen3).
+            const double div = dma_divisor(c);
             const uint64_t per = s.rows ? s.bytes / s.rows : 0;
-            const double ns = 1300 + std::floor(((s.rows + 15) >> 4) * static_cast<double>(per) / div);
-            return {ns, "compiler DMA: 1300 + ((P+15)>>4)*bytes/" + num(div) + ", P=" + std::to_string(s.rows) + " bytes=" + std::to_string(per)};
+            const double dge = dge_overhead_ns(c, s.dge);
+            const double ns = 1300 + std::floor(((s.rows + 15) >> 4) * static_cast<double>(per) / div) + dge;
+            return {ns, "compiler DMA: 1300 + ((P+15)>>4)*bytes/" + num(div) + (dge > 0 ? " + DGE " + num(dge) : "") + ", P=" + std::to_string(s.rows) +
+                            " bytes=" + std::to_string(per)};
         }
         case kConvLutLoad:
         case kExtended: {

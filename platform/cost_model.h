@@ -16,6 +16,11 @@ struct InstructionShape {
     uint32_t rows = 0;           // DMA rows
     uint64_t bytes = 0;          // DMA bytes over all rows
     uint8_t in_dtype = 0, out_dtype = 0;
+    // DMA: the rows of the engine that moves most of them (8 for 128 spread partitions, all
+    // when pinned to one engine), and who generated the descriptors.
+    uint32_t busiest_rows = 0;
+    bool pinned = false;
+    enum class Dge : uint8_t { None, Hardware, Software } dge = Dge::None;
 };
 
 struct CostEstimate {
@@ -24,5 +29,10 @@ struct CostEstimate {
 };
 
 CostEstimate cost_estimate(const Config& cfg, const InstructionShape& s);
+
+// Why the simulation's issue-to-completion time differs from the estimate, in words ("" when
+// they agree within 1%): which of neuronsim's rules (docs/timing-model.md) the formula leaves
+// out, and what is left (queueing behind other work).
+std::string divergence_reason(const Config& cfg, const InstructionShape& s, double simulated_ns, double model_ns);
 
 }  // namespace neuronsim::platform

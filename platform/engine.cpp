@@ -1,12 +1,14 @@
 #include "platform/engine.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/isa/layouts.h"
 #include "model/isa/opcodes.h"
-#include "platform/dma.h"
+#include "platform/dma/dma_copy.h"
+#include "platform/dma/dma_engines.h"
 #include "platform/semaphores.h"
 
 namespace neuronsim::platform {
@@ -18,11 +20,22 @@ std::string opcode_text(uint8_t op) {
     const OpcodeInfo* i = find_opcode(op);
     return model::fp::hex2(op) + (i ? " (" + i->mnemonic + ")" : "");
 }
+const std::string kUnknown = "unknown", kSkipped = "skipped";
 }  // namespace
 
-namespace {
-const std::string kUnknown = "unknown", kSkipped = "skipped";
-}
+// An instruction between issue and retirement. The record's strings point into `detail`.
+struct Engine::InFlight {
+    InstructionRecord r;
+    Detail detail;
+    Events ev;
+    uint64_t index = 0;
+    uint8_t opcode = 0;
+    bool halt = false;
+    bool dma = false;     // a transfer completes it ...
+    bool done = false;    // ... or its end is known
+    bool failed = false;  // its transfer failed (latched): it never retires
+    sc_core::sc_time end;
+};
 
 std::string module_name(std::string label) {
     auto dot = label.find('.');
@@ -30,58 +43,108 @@ std::string module_name(std::string label) {
 }
 
 Engine::Engine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, double clock_ghz)
-    : sc_core::sc_module(name), ctx_(ctx), label_(label), source_(source), ghz_(clock_ghz) {
+    : sc_core::sc_module(name), ctx_(ctx), label_(label), source_(source), ghz_(clock_ghz), queue_resource_("queue " + label) {
     SC_THREAD(run);
+    SC_THREAD(retire);
 }
 
-// The instruction's record: its times, stall, source and what execute() reported.
-void Engine::record(InstructionRecord& r, const Bundle& b) {
+// The instruction's record: its times, stall, source and what execute() reported; its
+// exclusive share of the busy time is already in `busy` of its mnemonic.
+void Engine::record(InstructionRecord& r, InFlight& f) {
+    const Detail& d = f.detail;
     r.engine = &label_;
-    r.index = index_;
-    r.opcode = b.opcode();
+    r.index = f.index;
+    r.opcode = f.opcode;
     r.clock_ghz = ghz_;
-    if (!detail_.function.empty()) r.function = &detail_.function;
-    r.n = detail_.shape.n;
-    r.elements = detail_.elements;
-    r.bytes = detail_.shape.bytes;
-    Tally& m = by_mnemonic_[r.mnemonic];
-    ++m.count;
-    m.time += r.end - r.start;
+    if (!d.function.empty()) r.function = &d.function;
+    r.n = d.shape.n;
+    r.elements = d.elements;
+    r.bytes = d.shape.bytes;
     Recorder* rec = ctx_.recorder();
     if (rec && rec->cost_model()) {
-        detail_.shape.opcode = b.opcode();
-        const CostEstimate est = cost_estimate(ctx_.config(), detail_.shape);
+        InstructionShape s = d.shape;
+        s.opcode = f.opcode;
+        const CostEstimate est = cost_estimate(ctx_.config(), s);
         r.model_ns = est.ns;
         r.model_formula = est.formula;
+        r.model_why = divergence_reason(ctx_.config(), s, (r.end - r.start).to_seconds() * 1e9, est.ns);
+        Tally& m = by_mnemonic_[r.mnemonic];
         if (est.ns >= 0) m.model_ns += est.ns;
+        m.latency += r.end - r.start;
     }
     if (r.start > r.ready) {
         Tally& t = stalls_[StallKey{r.sem_wait ? static_cast<int>(r.wait.wait) : -1, r.sem_wait ? r.wait.wait_idx : -1, r.sem_wait ? r.wait.value : 0,
-                                    r.released_by, r.busy_resource}];
+                                    r.dependency ? nullptr : r.released_by, r.busy_resource, r.dependency}];
         ++t.count;
         t.time += r.start - r.ready;
     }
     if (rec) rec->instruction(r);
 }
 
+void Engine::trigger_dma(DmaJob job, std::function<void()> on_done) {
+    const sc_core::sc_time asked = now();
+    while (dma_in_flight_ >= ctx_.config().dma.queue_depth) wait(dma_done_);
+    if (now() > asked) detail_.resource = &queue_resource_;
+    std::shared_ptr<InFlight> f = current_;
+    f->dma = true;
+    auto fail = [this, f](const std::string& why) {
+        if (f->failed) return;
+        f->failed = true;
+        EngineFailure e;
+        e.engine = label_;
+        e.index = f->index;
+        e.opcode = f->opcode;
+        e.message = why;
+        e.summary = "engine " + label_ + ", instruction " + std::to_string(f->index) + " (opcode " + opcode_text(f->opcode) + "): " + why;
+        ctx_.fail(e);
+    };
+    job.failed = fail;
+    job.done = [this, f, fail, on_done] {
+        if (on_done) {
+            try {
+                on_done();
+            } catch (const Error& e) {
+                fail(e.what());
+            }
+        }
+        f->end = now();
+        f->done = true;
+        --dma_in_flight_;
+        dma_done_.notify(sc_core::SC_ZERO_TIME);
+        retire_event_.notify(sc_core::SC_ZERO_TIME);
+    };
+    ++dma_in_flight_;
+    try {
+        ctx_.dma().submit(std::move(job));
+    } catch (...) {
+        --dma_in_flight_;
+        f->dma = false;
+        throw;
+    }
+}
 
 void Engine::run() {
     Bundle b;
     uint64_t index = 0;
     while (source_.next(b.b.data(), index)) {
-        busy_now_ = true;
+        ++in_flight_;
         index_ = index;
         opcode_ = b.opcode();
-        bool halt = false;
+        current_ = std::make_shared<InFlight>();
+        InFlight& f = *current_;
+        f.index = index;
+        f.opcode = opcode_;
         try {
-            InstructionRecord r;
-            r.ready = sc_core::sc_time_stamp();
+            InstructionRecord& r = f.r;
             const std::string bad = check_header_and_events(b);
             if (!bad.empty()) throw Error(bad);
             const Events ev = read_events(b);
             Semaphores& sem = ctx_.semaphores();
             if (ev.wait != WaitMode::None) sem.check_index(ev.wait_idx);
             if (ev.update != UpdateMode::None) sem.check_index(ev.update_idx);
+            // The sequencer takes the bundle once the one before has left it.
+            if (seq_free_ > now()) wait(seq_free_ - now());
+            r.ready = now();
             // Stall while the wait does not hold; the last update of the semaphore released it.
             if (!sem.holds(ev)) {
                 waiting_ = true;
@@ -89,10 +152,10 @@ void Engine::run() {
                 while (!sem.holds(ev) && !ctx_.halted()) wait(sem.changed());
                 waiting_ = false;
                 if (ctx_.halted()) {  // the core failed meanwhile: this instruction never issues
-                    busy_now_ = false;
+                    --in_flight_;
+                    current_.reset();
                     continue;
                 }
-                stalled_ += sc_core::sc_time_stamp() - r.ready;
                 r.sem_wait = true;
                 r.wait = ev;
                 const Semaphores::Updater& u = sem.last_update(ev.wait_idx);
@@ -100,49 +163,114 @@ void Engine::run() {
                 r.released_index = u.index;
                 r.released_at = u.at;
             }
-            r.start = sc_core::sc_time_stamp();
+            const sc_core::sc_time released = now();
             const OpcodeInfo* info = find_opcode(b.opcode());
             r.mnemonic = info ? &info->mnemonic : &kUnknown;
             detail_ = Detail{};
-            halt = b.opcode() == kHalt;
-            if (!halt && b.opcode() != kSync && !execute(b, index_)) {
+            detail_.start = detail_.end = now();
+            const bool halt = b.opcode() == kHalt;
+            if (halt || b.opcode() == kSync) {
+                detail_.end = now() + cycles(ctx_.config().sync.instruction_cycles);
+                seq_free_ = detail_.end;
+            } else if (!execute(b, index_)) {
                 if (!ctx_.options().skip_unknown)
-                    throw Error("opcode " + opcode_text(b.opcode()) + " is not modelled on engine " + label_ +
-                                (info ? " yet" : "") + " (--skip-unknown gives it run.skip_unknown_cost_ns and counts it)");
-                wait(sc_core::sc_time(ctx_.config().run.skip_unknown_cost_ns, sc_core::SC_NS));
+                    throw Error("opcode " + opcode_text(b.opcode()) + " is not modelled on engine " + label_ + (info ? " yet" : "") +
+                                " (--skip-unknown gives it run.skip_unknown_cost_ns and counts it)");
+                detail_.end = now() + sc_core::sc_time(ctx_.config().run.skip_unknown_cost_ns, sc_core::SC_NS);
+                seq_free_ = detail_.end;
                 ++skipped_;
                 r.mnemonic = &kSkipped;
             }
-            // Time queued behind a busy resource inside execute() is a stall, not work.
-            if (detail_.queued > sc_core::SC_ZERO_TIME) {
+            r.start = detail_.start;
+            // Beyond the semaphore it may have waited for a busy resource or its own engine's result.
+            if (r.start > released) {
                 r.busy_resource = detail_.resource;
-                r.start += detail_.queued;
-                stalled_ += detail_.queued;
+                if (detail_.producer) {
+                    r.dependency = true;
+                    r.released_by = detail_.producer;
+                    r.released_index = detail_.producer_index;
+                    r.released_at = r.start;
+                }
             }
-            r.end = sc_core::sc_time_stamp();
-            busy_ += r.end - r.start;
-            if (!count_) first_start_ = r.start;
-            last_end_ = r.end;
-            sem.update(ev, &label_, index_);
-            record(r, b);
-            ++count_;
+            stalled_ += r.start - r.ready;
+            f.ev = ev;
+            f.halt = halt;
+            if (!f.dma) {
+                f.end = std::max(detail_.end, r.start);
+                f.done = true;
+            }
+            f.detail = std::move(detail_);
+            retiring_.push_back(std::move(current_));
+            retire_event_.notify(sc_core::SC_ZERO_TIME);
+            // A halt ends the stream: nothing after it is fetched until it has retired.
+            if (halt)
+                while (in_flight_) wait(retired_event_);
         } catch (const Cancelled&) {
             return;  // the host stops the simulation: nothing more runs here
         } catch (const Error& e) {
-            EngineFailure f;
-            f.engine = label_;
-            f.index = index_;
-            f.opcode = opcode_;
-            f.message = e.what();
-            f.summary = "engine " + label_ + ", instruction " + std::to_string(index_) + " (opcode " + opcode_text(opcode_) + "): " + e.what();
+            EngineFailure ef;
+            ef.engine = label_;
+            ef.index = index_;
+            ef.opcode = opcode_;
+            ef.message = e.what();
+            ef.summary = "engine " + label_ + ", instruction " + std::to_string(index_) + " (opcode " + opcode_text(opcode_) + "): " + e.what();
             waiting_ = false;
-            busy_now_ = false;
-            ctx_.fail(f);
+            --in_flight_;
+            current_.reset();
+            ctx_.fail(ef);
+        }
+    }
+}
+
+// In program order: an instruction retires when it has completed and every earlier one has.
+void Engine::retire() {
+    for (;;) {
+        while (retiring_.empty() || !retiring_.front()->done) wait(retire_event_);
+        std::shared_ptr<InFlight> f = retiring_.front();
+        if (f->end > now()) wait(f->end - now());
+        retiring_.pop_front();
+        if (f->failed) {  // latched; the core is halted
+            --in_flight_;
+            retired_event_.notify(sc_core::SC_ZERO_TIME);
             continue;
         }
-        busy_now_ = false;
-        source_.done(halt);
+        InstructionRecord& r = f->r;
+        r.end = now();
+        // Its exclusive share of the busy time: what it adds to the union of the instructions'
+        // [start, end] (they start and end in order).
+        const sc_core::sc_time from = std::max(r.start, last_end_);
+        const sc_core::sc_time share = r.end > from ? r.end - from : sc_core::SC_ZERO_TIME;
+        busy_ += share;
+        if (!count_) first_start_ = r.start;
+        last_end_ = r.end;
+        try {
+            ctx_.semaphores().update(f->ev, &label_, f->index);
+        } catch (const Error& e) {
+            EngineFailure ef;
+            ef.engine = label_;
+            ef.index = f->index;
+            ef.opcode = f->opcode;
+            ef.message = e.what();
+            ef.summary = "engine " + label_ + ", instruction " + std::to_string(f->index) + " (opcode " + opcode_text(f->opcode) + "): " + e.what();
+            --in_flight_;
+            ctx_.fail(ef);
+            continue;
+        }
+        Tally& m = by_mnemonic_[r.mnemonic];
+        ++m.count;
+        m.time += share;
+        record(r, *f);
+        ++count_;
+        --in_flight_;
+        retired_event_.notify(sc_core::SC_ZERO_TIME);
+        source_.done(f->halt);
     }
+}
+
+sc_core::sc_time Engine::busy_of(const std::string& mnemonic) const {
+    for (const auto& [m, t] : by_mnemonic_)
+        if (*m == mnemonic) return t.time;
+    return sc_core::SC_ZERO_TIME;
 }
 
 void Engine::collect_stats(nlohmann::ordered_json& node) const {
@@ -168,6 +296,8 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
             r.wait.value = std::get<2>(k);
         }
         r.busy_resource = std::get<4>(k);
+        r.dependency = std::get<5>(k);
+        r.released_by = &label_;
         std::string cause = r.stall_cause();
         if (std::get<3>(k)) cause += " released by " + *std::get<3>(k);
         causes[cause] = &t;
@@ -180,28 +310,28 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
 void Engine::collect_cost_model(nlohmann::ordered_json& node) const {
     std::map<std::string, const Tally*> by_name;
     for (const auto& [m, t] : by_mnemonic_) by_name[*m] = &t;
-    for (const auto& [m, t] : by_name) node[label_ + " " + m] = {{"count", t->count}, {"simulated_ps", t->time.value()}, {"model_ns", t->model_ns}};
+    // Each instruction's issue-to-completion time against its estimate (both latencies).
+    for (const auto& [m, t] : by_name) node[label_ + " " + m] = {{"count", t->count}, {"simulated_ps", t->latency.value()}, {"model_ns", t->model_ns}};
 }
 
-DmaQueueEngine::DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source,
-                               uint32_t dma_engine)
-    : Engine(name, label, ctx, source, 1.0), dma_engine_(dma_engine), resource_("dma" + std::to_string(dma_engine)) {}
+DmaQueueEngine::DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, int dma_engine,
+                               uint32_t dma_queue)
+    : Engine(name, label, ctx, source, ctx.config().sync.clock_ghz), dma_engine_(dma_engine), dma_queue_(dma_queue) {}
 
 bool DmaQueueEngine::execute(const Bundle& b, uint64_t index) {
     if (b.opcode() != kDmaCopy) return false;
-    DmaTransfer t;
-    t.src = {static_cast<DmaSpace>(b.u8(offsetof(DmaCopyOp, src_space))), b.u64(offsetof(DmaCopyOp, src_addr)),
-             b.u32(offsetof(DmaCopyOp, src_row_stride))};
-    t.dst = {static_cast<DmaSpace>(b.u8(offsetof(DmaCopyOp, dst_space))), b.u64(offsetof(DmaCopyOp, dst_addr)),
-             b.u32(offsetof(DmaCopyOp, dst_row_stride))};
-    if (b.u8(offsetof(DmaCopyOp, src_space)) > 2 || b.u8(offsetof(DmaCopyOp, dst_space)) > 2) throw Error("copy: memory space must be 0 (dram), 1 (sbuf) or 2 (psum)");
-    t.rows = b.u16(offsetof(DmaCopyOp, partitions));
-    t.bytes = b.u32(offsetof(DmaCopyOp, bytes));
-    if (t.rows == 0 || t.bytes == 0) throw Error("copy: partitions and bytes must be at least 1");
-    detail_.shape.rows = t.rows;
-    detail_.shape.bytes = t.total();
-    detail_.resource = &resource_;
-    detail_.queued = ctx_.dma().transfer(dma_engine_, t, label() + "#" + std::to_string(index));
+    DmaJob job = copy_job(b);
+    detail_.shape.rows = job.parts[0].rows;
+    detail_.shape.bytes = job.parts[0].total();
+    job.queue = dma_queue_;
+    job.engine = dma_engine_;
+    job.label = label() + "#" + std::to_string(index);
+    detail_.shape.pinned = dma_engine_ >= 0;
+    detail_.shape.busiest_rows = ctx_.dma().busiest_rows(job);
+    trigger_dma(std::move(job));
+    // The Sync engine issues the trigger (pre-computed descriptors: no generation cost).
+    detail_.start = now();
+    seq_free_ = now() + cycles(ctx_.config().sync.instruction_cycles);
     return true;
 }
 

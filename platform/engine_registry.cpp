@@ -20,7 +20,7 @@ std::map<uint32_t, EngineFactory>& registry() {
          [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> { return std::make_unique<PoolEngine>(s.label.c_str(), c, src); }},
         {model::isa::kOnDma,
          [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> {
-             return std::make_unique<DmaQueueEngine>(module_name(s.label).c_str(), s.label, c, src, s.dma_engine);
+             return std::make_unique<DmaQueueEngine>(module_name(s.label).c_str(), s.label, c, src, s.dma_engine, s.dma_queue);
          }},
     };
     return r;

@@ -11,7 +11,7 @@
 #include "model/isa/address_map.h"
 #include "model/isa/opcodes.h"
 #include "platform/act/act_engine.h"
-#include "platform/dma.h"
+#include "platform/dma/dma_engines.h"
 #include "platform/engine.h"
 #include "platform/memory.h"
 #include "platform/recorder.h"
@@ -43,7 +43,10 @@ struct Queue : InstructionSource {
     uint32_t size = 0, head = 0, tail = 0;
     std::deque<std::pair<sc_core::sc_time, uint32_t>> pending;  // doorbells annotated into the future
     bool halted = false;
-    uint64_t fetched = 0, completed = 0;
+    uint64_t fetched = 0, completed = 0, rung = 0;  // bundles fetched, retired, doorbelled (since reset)
+    // When the bundles up to a count `rung` became fetchable: device.instruction_fetch_ns after
+    // their doorbell took effect (the sequencer prefetches from then on).
+    std::deque<std::pair<sc_core::sc_time, uint64_t>> fetchable;
     sc_core::sc_event doorbell;
     Engine* engine = nullptr;
 
@@ -51,6 +54,8 @@ struct Queue : InstructionSource {
     bool busy() const { return head != tail || !pending.empty() || (engine && engine->busy()); }
     bool next(uint8_t* bundle, uint64_t& index) override;
     void done(bool halt) override;
+    // A doorbell takes effect at `at`: the bundles up to `new_tail` can be fetched.
+    void set_tail(uint32_t new_tail, const sc_core::sc_time& at);
 };
 
 struct NeuronCore::Impl : EngineContext {
@@ -132,8 +137,9 @@ struct NeuronCore::Impl : EngineContext {
         for (auto& q : queues) {
             q->head = q->tail = 0;
             q->pending.clear();
+            q->fetchable.clear();
             q->halted = false;
-            q->fetched = q->completed = 0;  // indices and DONE count from the reset
+            q->fetched = q->completed = q->rung = 0;  // indices and DONE count from the reset
         }
         std::fill(drained.begin(), drained.end(), 0);
         irq_status = 0;
@@ -149,22 +155,39 @@ struct NeuronCore::Impl : EngineContext {
     void doorbell(Queue& q, uint32_t tail, const sc_core::sc_time& delay);
 };
 
+void Queue::set_tail(uint32_t new_tail, const sc_core::sc_time& at) {
+    const uint32_t added = size ? (new_tail + size - tail) % size : 0;
+    tail = new_tail;
+    if (!added) return;
+    rung += added;
+    fetchable.push_back({at + sc_core::sc_time(dev.cfg.device.instruction_fetch_ns, sc_core::SC_NS), rung});
+}
+
 bool Queue::next(uint8_t* bundle, uint64_t& idx) {
     for (;;) {
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
         // Doorbells whose annotated time has come take effect.
-        while (!pending.empty() && pending.front().first <= sc_core::sc_time_stamp()) {
-            tail = pending.front().second;
+        while (!pending.empty() && pending.front().first <= now) {
+            set_tail(pending.front().second, pending.front().first);
             pending.pop_front();
         }
-        if (!dev.halted_ && !halted && head != tail) break;
-        if (!pending.empty() && !dev.halted_ && !halted) sc_core::wait(pending.front().first - sc_core::sc_time_stamp(), doorbell | dev.reset_event);
+        const bool runnable = !dev.halted_ && !halted;
+        if (runnable && head != tail) {
+            // The next bundle is fetched device.instruction_fetch_ns after its doorbell.
+            while (!fetchable.empty() && fetchable.front().second <= fetched) fetchable.pop_front();
+            const sc_core::sc_time ready = fetchable.empty() ? now : fetchable.front().first;
+            if (ready <= now) break;
+            sc_core::wait(ready - now, doorbell | dev.reset_event);
+            continue;
+        }
+        if (!pending.empty() && runnable) sc_core::wait(pending.front().first - now, doorbell | dev.reset_event);
         else sc_core::wait(doorbell | dev.reset_event);
     }
     const uint64_t at = base + uint64_t{head} * kBundle;
     try {
+        // A memory that annotates a delay makes the engine wait for it.
         const sc_core::sc_time annotated = dev.mem_port.read(at, bundle, kBundle);
-        // Prefetched unless the configuration gives the fetch a cost.
-        if (dev.cfg.device.instruction_fetch_ns > 0) sc_core::wait(sc_core::sc_time(dev.cfg.device.instruction_fetch_ns, sc_core::SC_NS) + annotated);
+        if (annotated > sc_core::SC_ZERO_TIME) sc_core::wait(annotated);
     } catch (const Error& e) {
         dev.latch(reg::kErrorFetch, index, fetched, 0, "queue " + label + ": instruction fetch at DRAM " + model::fp::hex(at) + ": " + e.what());
         return next(bundle, idx);  // halted: waits for a reset
@@ -178,7 +201,8 @@ void Queue::done(bool halt) {
     ++completed;
     dev.last_completion = sc_core::sc_time_stamp();
     if (halt) halted = true;
-    if (halted || (head == tail && pending.empty())) dev.mark_drained(index);
+    // Drained: every bundle doorbelled has been fetched and has retired.
+    if (halted || (head == tail && pending.empty() && completed == fetched)) dev.mark_drained(index);
 }
 
 NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
@@ -206,7 +230,7 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
         throw Error(cfg.source + ": SBUF or PSUM is larger than its mmio window");
     sbuf = std::make_unique<Memory>("sbuf", sbuf_bytes, cfg.memory.partitions);
     psum = std::make_unique<Memory>("psum", psum_bytes, cfg.memory.partitions);
-    sem = std::make_unique<Semaphores>("semaphores", cfg.semaphores);
+    sem = std::make_unique<Semaphores>("semaphores", cfg.semaphores, cfg.sync.semaphore_latency_ns);
     dma_ = std::make_unique<DmaEngines>("dma", cfg, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
@@ -215,13 +239,15 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     for (uint32_t e = 0; e < cfg.dma.engines; ++e)
         for (uint32_t q = 0; q < cfg.dma.queues_per_engine; ++q)
             labels.push_back({"dma" + std::to_string(e) + (q ? "." + std::to_string(q) : ""), 2 + e * cfg.dma.queues_per_engine + q});
+    for (uint32_t q = 0; q < cfg.dma.queues_per_engine; ++q)  // spread over the engines
+        labels.push_back({"dma." + std::to_string(q), 2 + cfg.dma.engines * cfg.dma.queues_per_engine + q});
     queues.resize(labels.size());
     for (const auto& [label, q] : labels) queues[q] = std::make_unique<Queue>(*this, q, label);
     drained.assign((queues.size() + 31) / 32, 0);
     std::sort(labels.begin(), labels.end());  // stats in name order: act, dma0, dma0.1, ..., pool
     for (const auto& [label, q] : labels) {
         const model::isa::StreamName n = model::isa::parse_stream_name(label);
-        EngineSpec spec{label, n.dma_engine};
+        EngineSpec spec{label, n.spread ? -1 : static_cast<int>(n.dma_engine), n.dma_queue};
         engines.push_back(make_engine(n.cls, spec, *this, *queues[q]));
         queues[q]->engine = engines.back().get();
         if (auto* a = dynamic_cast<ActEngine*>(engines.back().get())) {
@@ -310,7 +336,7 @@ void NeuronCore::Impl::doorbell(Queue& q, uint32_t tail, const sc_core::sc_time&
     if (!started || at < first_doorbell) first_doorbell = at;
     started = true;
     drained[q.index / 32] &= ~(1u << (q.index % 32));  // it has work again
-    if (delay == sc_core::SC_ZERO_TIME && q.pending.empty()) q.tail = tail;
+    if (delay == sc_core::SC_ZERO_TIME && q.pending.empty()) q.set_tail(tail, at);
     else q.pending.push_back({at, tail});
     q.doorbell.notify(delay);
 }
@@ -337,7 +363,7 @@ bool NeuronCore::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time&
         e.update = model::isa::UpdateMode::Set;
         e.update_idx = static_cast<uint8_t>((a - reg::kSemaphores) / 4);
         e.value = v;
-        sem->update(e);
+        sem->update(e, nullptr, 0, true);
         return true;
     }
     if (a >= reg::kRegisters && a < reg::kRegisters + 4 * 256) {
@@ -518,12 +544,18 @@ uint32_t NeuronCore::queue_index(const std::string& stream) const {
     if (n.cls == model::isa::kOnAct) return 0;
     if (n.cls == model::isa::kOnPool) return 1;
     if (n.cls == model::isa::kOnDma) {
+        if (n.spread) {
+            if (n.dma_queue >= c.dma.queues_per_engine)
+                throw Error("stream " + stream + " names DMA queue " + std::to_string(n.dma_queue) + ", but " + c.generation.name + "'s engines have " +
+                            std::to_string(c.dma.queues_per_engine) + " queues");
+            return 2 + c.dma.engines * c.dma.queues_per_engine + n.dma_queue;
+        }
         if (n.dma_engine >= c.dma.engines || n.dma_queue >= c.dma.queues_per_engine)
             throw Error("stream " + stream + " names DMA engine " + std::to_string(n.dma_engine) + " queue " + std::to_string(n.dma_queue) + ", but " +
                         c.generation.name + " has " + std::to_string(c.dma.engines) + " engines x " + std::to_string(c.dma.queues_per_engine) + " queues");
         return 2 + n.dma_engine * c.dma.queues_per_engine + n.dma_queue;
     }
-    throw Error("'" + stream + "' is not a stream name (act, pool, dma<E>, dma<E>.<Q>)");
+    throw Error("'" + stream + "' is not a stream name (act, pool, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
 }
 
 std::string NeuronCore::queue_name(uint32_t q) const { return q < impl_->queues.size() ? impl_->queues[q]->label : "?"; }
@@ -565,7 +597,7 @@ std::string NeuronCore::stats_json() const {
     // DMA queue streams (dma3, dma3.1) under "queues": the keys above are the same in every run.
     nlohmann::ordered_json queues = nlohmann::ordered_json::object();
     for (auto it = node.begin(); it != node.end(); ++it) {
-        if (model::isa::parse_stream_name(it.key()).cls == model::isa::kOnDma) queues[it.key()] = it.value();
+        if (it.key() != "dma" && model::isa::parse_stream_name(it.key()).cls == model::isa::kOnDma) queues[it.key()] = it.value();  // "dma": the engines
         else out[it.key()] = it.value();
     }
     out["queues"] = std::move(queues);
@@ -581,7 +613,7 @@ std::string NeuronCore::cost_model_json() const {
 std::vector<NeuronCore::Divergence> NeuronCore::top_divergences() const {
     std::vector<Divergence> out;
     if (!impl_->recorder_) return out;
-    for (const auto& d : impl_->recorder_->top_divergences()) out.push_back({d.instruction, d.mnemonic, d.source, d.formula, d.simulated_ns, d.model_ns});
+    for (const auto& d : impl_->recorder_->top_divergences()) out.push_back({d.instruction, d.mnemonic, d.source, d.formula, d.simulated_ns, d.model_ns, d.why});
     return out;
 }
 

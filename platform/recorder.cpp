@@ -107,6 +107,10 @@ std::string InstructionRecord::stall_cause() const {
         c += c.empty() ? "busy " : ", then busy ";
         c += *busy_resource;
     }
+    if (dependency && released_by) {
+        c += c.empty() ? "data from " : ", then data from ";
+        c += *released_by;
+    }
     return c;
 }
 
@@ -211,14 +215,8 @@ void Recorder::csv_row(const InstructionRecord& r) {
     o.put(',');
     put_ns(o, r.start - r.ready);
     o.put(',');
-    if (r.busy_resource && (r.sem_wait || !csv_plain(*r.busy_resource))) {
-        put_csv(o, r.stall_cause());  // "..., then busy dma15" holds a comma
-    } else if (r.sem_wait) {
-        put_semaphore(o, r.wait);
-    } else if (r.busy_resource) {
-        o.lit("busy ");
-        o.put(*r.busy_resource);
-    }
+    if (r.sem_wait && !r.busy_resource && !r.dependency) put_semaphore(o, r.wait);
+    else if (r.start > r.ready && (r.busy_resource || r.dependency)) put_csv(o, r.stall_cause());  // "..., then busy X" holds a comma
     o.put(',');
     if (r.released_by) {
         o.put(*r.released_by);
@@ -258,15 +256,13 @@ void Recorder::csv_row(const InstructionRecord& r) {
 
 void Recorder::timeline_events(const InstructionRecord& r, int id) {
     TextWriter& o = *timeline_;
-    if (r.start > r.ready) {  // the stall as its own slice
+    sc_core::sc_time& last = track_end_[id];
+    const sc_core::sc_time stall_from = std::max(r.ready, last);
+    if (r.start > stall_from) {  // the stall as its own slice, where the track is not busy
         o.lit(",\n{\"name\": \"stall: ");
-        if (r.sem_wait) put_semaphore(o, r.wait);
-        if (r.busy_resource) {
-            if (r.sem_wait) o.lit(", then busy ");
-            else o.lit("busy ");
-            put_json(o, *r.busy_resource);
-        }
-        event_head(id, r.ready, r.start);
+        if (r.sem_wait && !r.busy_resource && !r.dependency) put_semaphore(o, r.wait);
+        else put_json(o, r.stall_cause());
+        event_head(id, stall_from, r.start);
         if (r.released_by) {
             o.lit(", \"args\": {\"released_by\": \"");
             put_json(o, *r.released_by);
@@ -303,9 +299,15 @@ void Recorder::timeline_events(const InstructionRecord& r, int id) {
         o.lit(" N=");
         o.u64(r.n);
     }
-    event_head(id, r.start, r.end);
+    const sc_core::sc_time from = std::max(r.start, last);
+    last = std::max(last, r.end);
+    event_head(id, from, r.end);
     o.lit(", \"args\": {\"index\": ");
     o.u64(r.index);
+    if (from != r.start) {
+        o.lit(", \"issued_us\": ");
+        put_us(o, r.start);
+    }
     o.lit(", \"opcode\": \"");
     put_hex2(o, r.opcode);
     o.put('"');
@@ -342,7 +344,7 @@ void Recorder::instruction(InstructionRecord& r) {
     if (opt_.cost_model && r.model_ns >= 0) {
         const double sim = ns(r.end - r.start), diff = std::fabs(sim - r.model_ns);
         if (top_.size() < 5 || diff > std::fabs(top_.back().simulated_ns - top_.back().model_ns)) {
-            Divergence d{*r.engine + "#" + std::to_string(r.index), *r.mnemonic, r.source(), r.model_formula, sim, r.model_ns};
+            Divergence d{*r.engine + "#" + std::to_string(r.index), *r.mnemonic, r.source(), r.model_formula, sim, r.model_ns, r.model_why};
             auto at = top_.begin();
             while (at != top_.end() && std::fabs(at->simulated_ns - at->model_ns) >= diff) ++at;  // ties: the earlier first
             top_.insert(at, std::move(d));

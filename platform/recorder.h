@@ -42,8 +42,9 @@ struct InstructionRecord {
     double clock_ghz = 1;
     bool sem_wait = false;               // it waited for `wait` (a semaphore condition)
     model::isa::Events wait;
-    const std::string* busy_resource = nullptr;  // it queued behind this busy resource ("dma15")
-    const std::string* released_by = nullptr;    // engine of the instruction whose update released the wait
+    const std::string* busy_resource = nullptr;  // it queued behind this busy resource ("queue dma.0")
+    bool dependency = false;                     // it waited for a result of released_by#released_index (its own engine)
+    const std::string* released_by = nullptr;    // engine of the instruction whose update (or result) released the wait
     uint64_t released_index = 0;
     sc_core::sc_time released_at;
     const std::string* source_file = nullptr;    // the trace line it came from, when known
@@ -53,8 +54,10 @@ struct InstructionRecord {
     uint64_t elements = 0, bytes = 0;    // elements computed, bytes moved
     double model_ns = -1;                // --cost-model: the estimate, or -1
     std::string model_formula;
+    std::string model_why;               // ... why the simulation differs (cost_model.h divergence_reason)
 
-    // "semaphore 3 >= 2", "busy dma15", "semaphore 3 >= 2, then busy dma15", or "".
+    // "semaphore 3 >= 2", "busy queue dma.0", "data from act", "semaphore 3 >= 2, then data
+    // from act", or "".
     std::string stall_cause() const;
     std::string source() const;          // "FILE:LINE" or ""
 };
@@ -82,6 +85,7 @@ public:
     struct Divergence {
         std::string instruction, mnemonic, source, formula;  // "act#3"
         double simulated_ns = 0, model_ns = 0;
+        std::string why;
     };
     const std::vector<Divergence>& top_divergences() const { return top_; }
 
@@ -101,6 +105,10 @@ private:
     RecorderOptions opt_;
     std::map<std::string, int> tracks_;
     std::unordered_map<const std::string*, int> engine_tracks_;
+    // Each engine track's last slice end: an instruction's slice starts no earlier, so that a
+    // track shows each instruction's exclusive share of the engine's time (pipelined
+    // instructions overlap); its args give its own start and end.
+    std::unordered_map<int, sc_core::sc_time> track_end_;
     std::unordered_map<const std::string*, std::unique_ptr<model::trace::SourceLines>> sources_;
     uint64_t total_, completed_ = 0, flows_ = 0;
     std::vector<Divergence> top_;  // largest |simulated - model| first, at most 5

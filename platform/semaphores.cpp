@@ -8,7 +8,12 @@ using model::isa::Events;
 using model::isa::UpdateMode;
 using model::isa::WaitMode;
 
-Semaphores::Semaphores(sc_core::sc_module_name name, uint32_t count) : sc_core::sc_module(name), values_(count, 0), updaters_(count) {}
+Semaphores::Semaphores(sc_core::sc_module_name name, uint32_t count, double latency_ns)
+    : sc_core::sc_module(name), values_(count, 0), future_(count, 0), seen_(count, 0), updaters_(count), latency_(latency_ns, sc_core::SC_NS) {
+    SC_METHOD(apply);
+    sensitive << hand_off_;
+    dont_initialize();
+}
 
 void Semaphores::check_index(uint32_t idx) const {
     if (idx >= values_.size())
@@ -22,20 +27,43 @@ bool Semaphores::holds(const Events& e) const {
     return e.wait == WaitMode::Eq ? v == want : v >= want;
 }
 
-void Semaphores::update(const Events& e, const std::string* engine, uint64_t index) {
+void Semaphores::update(const Events& e, const std::string* engine, uint64_t index, bool at_once) {
     if (e.update == UpdateMode::None) return;
-    int64_t v = values_[e.update_idx];
+    const uint32_t idx = e.update_idx;
+    int64_t v = future_[idx];
     switch (e.update) {
         case UpdateMode::Inc: ++v; break;
         case UpdateMode::Dec: --v; break;
         case UpdateMode::Set: v = static_cast<int32_t>(e.value); break;
         default: break;
     }
-    if (v > INT32_MAX || v < INT32_MIN) throw Error("semaphore " + std::to_string(e.update_idx) + " overflows its signed 32 bits");
-    values_[e.update_idx] = static_cast<int32_t>(v);
-    updaters_[e.update_idx] = {engine, index, sc_core::sc_time_stamp()};
-    ++updates_;
-    changed_.notify(sc_core::SC_ZERO_TIME);
+    if (v > INT32_MAX || v < INT32_MIN) throw Error("semaphore " + std::to_string(idx) + " overflows its signed 32 bits");
+    future_[idx] = v;
+    updaters_[idx] = {engine, index, sc_core::sc_time_stamp()};
+    const uint64_t seq = ++updates_;
+    if (at_once || latency_ == sc_core::SC_ZERO_TIME) {
+        values_[idx] = static_cast<int32_t>(v);
+        seen_[idx] = seq;  // hand-offs still on their way are older
+        changed_.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    pending_.push_back({sc_core::sc_time_stamp() + latency_, idx, static_cast<int32_t>(v), seq});
+    hand_off_.notify(latency_);
+}
+
+void Semaphores::apply() {
+    bool any = false;
+    while (!pending_.empty() && pending_.front().at <= sc_core::sc_time_stamp()) {
+        const HandOff& h = pending_.front();
+        if (h.seq > seen_[h.idx]) {
+            values_[h.idx] = h.value;
+            seen_[h.idx] = h.seq;
+            any = true;
+        }
+        pending_.pop_front();
+    }
+    if (any) changed_.notify(sc_core::SC_ZERO_TIME);
+    if (!pending_.empty()) hand_off_.notify(pending_.front().at - sc_core::sc_time_stamp());
 }
 
 void Semaphores::collect_stats(nlohmann::ordered_json& node) const {

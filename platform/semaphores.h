@@ -1,7 +1,10 @@
 #pragma once
 // The core's counting semaphores (hardware-facts §J.2: 256 signed 32-bit). An engine stalls
-// while its bundle's wait does not hold; the update is applied when the bundle completes.
+// while its bundle's wait does not hold; the update is applied when the bundle completes, and
+// the engines see it sync.semaphore_latency_ns later (the hand-off); the host's register
+// writes take effect at once.
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -14,7 +17,8 @@ namespace neuronsim::platform {
 
 class Semaphores : public sc_core::sc_module, public StatsProvider {
 public:
-    Semaphores(sc_core::sc_module_name name, uint32_t count);
+    SC_HAS_PROCESS(Semaphores);
+    Semaphores(sc_core::sc_module_name name, uint32_t count, double latency_ns = 0);
 
     // The instruction that last updated a semaphore: the release a stall report names.
     struct Updater {
@@ -24,8 +28,9 @@ public:
     };
 
     bool holds(const model::isa::Events& e) const;
-    // Throws on an index out of range or overflow; `engine`/`index` name the updater.
-    void update(const model::isa::Events& e, const std::string* engine = nullptr, uint64_t index = 0);
+    // Throws on an index out of range or overflow; `engine`/`index` name the updater. Waiting
+    // engines see it after the hand-off latency, or at once with `at_once` (the host).
+    void update(const model::isa::Events& e, const std::string* engine = nullptr, uint64_t index = 0, bool at_once = false);
     const Updater& last_update(uint32_t idx) const { return updaters_[idx]; }
     void check_index(uint32_t idx) const;        // throws naming the index and the count
     int32_t value(uint32_t idx) const { return values_[idx]; }
@@ -34,9 +39,21 @@ public:
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 private:
-    std::vector<int32_t> values_;
+    void apply();  // the hand-offs whose time has come
+
+    std::vector<int32_t> values_;   // as the engines see them
+    std::vector<int64_t> future_;   // with every update applied (overflow is checked here)
+    std::vector<uint64_t> seen_;    // per semaphore: the last update applied
     std::vector<Updater> updaters_;
-    sc_core::sc_event changed_;
+    struct HandOff {
+        sc_core::sc_time at;
+        uint32_t idx;
+        int32_t value;
+        uint64_t seq;
+    };
+    std::deque<HandOff> pending_;
+    sc_core::sc_time latency_;
+    sc_core::sc_event changed_, hand_off_;
     uint64_t updates_ = 0;
 };
 

@@ -8,7 +8,9 @@ static void walk(const sc_core::sc_object& o, nlohmann::ordered_json& node) {
         if (!dynamic_cast<const sc_core::sc_module*>(c)) continue;
         nlohmann::ordered_json child = nlohmann::ordered_json::object();
         walk(*c, child);
-        if (!child.empty()) node[c->basename()] = std::move(child);
+        const auto* p = dynamic_cast<const StatsProvider*>(c);
+        const std::string name = p && !p->stats_name().empty() ? p->stats_name() : std::string(c->basename());
+        if (!child.empty()) node[name] = std::move(child);
     }
 }
 

@@ -30,38 +30,48 @@ struct MemoryConfig {
     uint64_t psum_bytes_per_partition() const { return uint64_t{psum_banks} * psum_bank_bytes; }
 };
 
+// The DMA model (docs/timing-model.md): a transfer is split by partition over the engines, each
+// engine serves its queues round-robin, one packet at a time; every transfer waits
+// fixed_overhead_ns from its trigger to its first data, overlapped with other transfers.
 struct DmaConfig {
     uint32_t engines{};
     uint32_t queues_per_engine{};
     double bytes_per_ns_per_engine{};
-    double fixed_overhead_ns{};
+    double aggregate_bytes_per_ns{};  // all engines together (the NeuronCore's cap)
+    double fixed_overhead_ns{};       // trigger-to-data latency of every transfer
+    double descriptor_ns{};           // engine time per descriptor (a row), besides its bytes
+    uint32_t queue_depth{};           // transfers one queue keeps in flight
+};
+
+// The sequencers' control work: sync/halt and DMA triggers, and the semaphore hand-off.
+struct SyncConfig {
+    double clock_ghz{};               // the Sync engine (DMA queue streams)
+    uint32_t instruction_cycles{};    // a control instruction, in the executing engine's cycles
+    double semaphore_latency_ns{};    // an update is seen by waiting engines this much later
 };
 
 struct ActTablesConfig {
     uint32_t cam_entries{}, profile_slots{}, control_entries{}, control_stride_bytes{}, bucket_entries{};
 };
 
-// LoadActFuncSet's image DMA: its own cost, independent of the data DMA settings, so a study
-// can vary table loads alone. It still occupies act.table_load_dma_engine while it runs.
-struct ActTableLoadConfig {
-    double fixed_overhead_ns{};
-    double bytes_per_ns{};
-};
 
 struct ActConfig {
     double clock_ghz{};
     uint32_t lanes{};
-    // Elements each partition (lane) streams per cycle, by input dtype name (dtype_name():
-    // FP32, BFLOAT16, FP8_EXP4, ...); "default" covers the types not listed. The engine-wide
-    // figure of public-figures §0 (128 or 256 elements/cycle) is this x lanes.
+    // Elements each partition (lane) streams per cycle, by dtype name (dtype_name(): FP32,
+    // BFLOAT16, FP8_EXP4, ...); "default" covers the types not listed. An instruction streams
+    // at the lower of its input's and its output's rates. The engine-wide figure of
+    // public-figures §0 (128 or 256 elements/cycle) is this x lanes.
     std::map<std::string, uint32_t> elems_per_partition_cycle;
     uint32_t rate(const std::string& dtype_name) const;
     uint32_t static_overhead_cycles{}, min_ii_cycles{}, access_startup_cycles{};
     uint32_t pipeline_latency_cycles{};
     uint32_t strided_slowdown{};
     uint32_t accumulator_readout_cycles{};
-    uint32_t table_load_dma_engine{};
-    ActTableLoadConfig table_load;
+    uint32_t table_load_dma_engine{}, table_load_dma_queue{};
+    bool hwdge{};                     // a DMA `copy` on the ACT queue uses the hardware DGE
+    double hwdge_ns{};                // ... takes this on the ACT queue ...
+    uint32_t hwdge_queue{};           // ... and goes to this queue of the engines
     ActTablesConfig tables;
     std::vector<uint32_t> opcodes;
     bool has_opcode(uint32_t op) const;
@@ -71,8 +81,9 @@ struct GpsimdConfig {
     double clock_ghz{};
     uint32_t cores{}, vector_bits{}, startup_cycles{};
     uint32_t read_port_bits{}, write_port_bits{};  // per core, per cycle, separate ports
-    uint32_t elems_per_cycle{};                     // engine-wide datapath, all cores
-    std::map<uint32_t, uint32_t> leg_cycles;        // cptc_decode_impl<N> -> its per-group work
+    uint32_t elems_per_cycle{};                     // engine-wide datapath, all cores, every dtype
+    uint32_t swdge_cycles{};                        // a DMA `copy` on POOL: software descriptor generation ...
+    uint32_t swdge_queue{};                         // ... and the queue of the engines it goes to
     bool cptc_library{};
     bool coretype_perf{};   // the PERF core type (only it stages the CPTC library)
     bool cptc_flag{};       // as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set
@@ -91,7 +102,7 @@ struct RunConfig {
 };
 
 struct DeviceConfig {
-    double instruction_fetch_ns{};  // 0: instructions are prefetched (no time)
+    double instruction_fetch_ns{};  // doorbell to the bundles being fetchable (then prefetched)
 };
 
 struct Config {
@@ -99,6 +110,7 @@ struct Config {
     MemoryConfig memory;
     DmaConfig dma;
     uint32_t semaphores{};
+    SyncConfig sync;
     ActConfig act;
     GpsimdConfig gpsimd;
     RunConfig run;

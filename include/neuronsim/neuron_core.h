@@ -90,6 +90,7 @@ public:
     struct Divergence {
         std::string instruction, mnemonic, source, formula;
         double simulated_ns = 0, model_ns = 0;
+        std::string why;  // which of neuronsim's rules the formula leaves out
     };
     std::vector<Divergence> top_divergences() const;
     // Names the trace lines of a queue's instructions in its records (an <engine>.lines file

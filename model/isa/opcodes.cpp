@@ -105,7 +105,7 @@ std::vector<OpcodeInfo> build() {
                  convlut({{"spec", OFF(ConvLutOp, spec), FieldKind::U8}})});
     t.push_back({kSync, "sync", kOnAll, "semaphore wait and/or update only (EventSemaphore)", {}});
     t.push_back({kHalt, "halt", kOnAll, "end of this engine's stream (the rest is not executed)", {}});
-    t.push_back({kDmaCopy, "copy", kOnDma, "DMA copy of `partitions` rows of `bytes` (neuronsim's descriptor)",
+    t.push_back({kDmaCopy, "copy", kOnAll, "DMA copy of `partitions` rows of `bytes` (neuronsim's descriptor); on act/pool a DGE trigger",
                  {{"src", OFF(DmaCopyOp, src_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, src_addr)},
                   {"dst", OFF(DmaCopyOp, dst_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, dst_addr)},
                   {"partitions", OFF(DmaCopyOp, partitions), FieldKind::U16},
@@ -226,15 +226,17 @@ StreamName parse_stream_name(const std::string& e) {
     StreamName n;
     if (e == "act"sv) n.cls = kOnAct;
     else if (e == "pool"sv) n.cls = kOnPool;
-    else if (e.rfind("dma", 0) == 0 && e.size() > 3) {
+    else if (e.rfind("dma", 0) == 0) {
         const auto dot = e.find('.');
         const std::string eng = e.substr(3, dot == std::string::npos ? std::string::npos : dot - 3);
         const std::string q = dot == std::string::npos ? "0" : e.substr(dot + 1);
         uint64_t ev = 0, qv = 0;
-        if (eng.empty() || q.empty() || eng.find_first_not_of("0123456789") != std::string::npos || q.find_first_not_of("0123456789") != std::string::npos ||
-            eng.size() > 6 || q.size() > 6 || !parse_u64(eng, ev) || !parse_u64(q, qv))
+        const bool spread = eng.empty();
+        if (q.empty() || (!spread && eng.find_first_not_of("0123456789") != std::string::npos) || q.find_first_not_of("0123456789") != std::string::npos ||
+            eng.size() > 6 || q.size() > 6 || (!spread && !parse_u64(eng, ev)) || !parse_u64(q, qv))
             return n;
         n.cls = kOnDma;
+        n.spread = spread;
         n.dma_engine = static_cast<uint32_t>(ev);
         n.dma_queue = static_cast<uint32_t>(qv);
     }
@@ -245,7 +247,7 @@ uint32_t engine_class(const std::string& e) { return parse_stream_name(e).cls; }
 
 Bundle assemble(const std::string& engine, const std::string& mnemonic, const std::vector<std::string>& fields) {
     const uint32_t cls = engine_class(engine);
-    if (!cls) throw Error("unknown engine '" + engine + "' (expected act, pool, dma<E> or dma<E>.<Q>)");
+    if (!cls) throw Error("unknown engine '" + engine + "' (expected act, pool, dma<E>, dma<E>.<Q>, dma or dma.<Q>)");
     Bundle b;
     Events ev;
     bool raw = false;

@@ -46,13 +46,17 @@ const std::vector<OpcodeInfo>& opcode_table();
 const OpcodeInfo* find_opcode(uint8_t opcode);
 const OpcodeInfo* find_mnemonic(const std::string& mnemonic);
 
-// Engine stream names: "act", "pool", "dma<E>" or "dma<E>.<Q>". Returns the mask class or 0.
+// Engine stream names: "act", "pool", "dma<E>", "dma<E>.<Q>", "dma" or "dma.<Q>". Returns the
+// mask class or 0.
 uint32_t engine_class(const std::string& engine);
 
-// A stream's name: "act", "pool", "dma<E>" (queue 0) or "dma<E>.<Q>"; cls 0 when it is none.
+// A stream's name: "act", "pool", "dma<E>" (queue 0) or "dma<E>.<Q>" (every transfer on DMA
+// engine E), "dma" (queue 0) or "dma.<Q>" (transfers spread over the engines by partition);
+// cls 0 when it is none.
 struct StreamName {
     uint32_t cls = 0;
     uint32_t dma_engine = 0, dma_queue = 0;
+    bool spread = false;
 };
 StreamName parse_stream_name(const std::string& engine);
 

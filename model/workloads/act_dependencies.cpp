@@ -24,17 +24,6 @@ Region pointer(uint32_t addr4, uint64_t bytes, uint32_t channels) {
     return {l.space, l.partition, l.partition + channels, static_cast<int64_t>(l.offset), static_cast<int64_t>(l.offset + bytes)};
 }
 
-bool overlap(const Region& a, const Region& b) {
-    return a.space == b.space && a.p0 < b.p1 && b.p0 < a.p1 && a.lo < b.hi && b.lo < a.hi;
-}
-
-bool any_overlap(const std::vector<Region>& a, const std::vector<Region>& b) {
-    for (const Region& x : a)
-        for (const Region& y : b)
-            if (overlap(x, y)) return true;
-    return false;
-}
-
 size_t bytes_of(uint8_t code) { return fp::dtype_bytes(static_cast<fp::Dtype>(code)); }
 
 }  // namespace
@@ -105,7 +94,7 @@ ActAccess act_access(const Bundle& b) {
 bool conflict(const ActAccess& a, const ActAccess& b) {
     if (a.fixed || b.fixed) return true;
     if (a.accumulator && b.accumulator) return true;
-    return any_overlap(a.writes, b.reads) || any_overlap(a.writes, b.writes) || any_overlap(a.reads, b.writes);
+    return isa::any_overlap(a.writes, b.reads) || isa::any_overlap(a.writes, b.writes) || isa::any_overlap(a.reads, b.writes);
 }
 
 }  // namespace neuronsim::model::workloads

@@ -12,14 +12,11 @@
 
 #include "model/isa/bundle.h"
 #include "model/isa/layouts.h"
+#include "model/isa/region.h"
 
 namespace neuronsim::model::workloads {
 
-struct Region {
-    isa::MemSpace space = isa::MemSpace::Sbuf;
-    uint32_t p0 = 0, p1 = 0;  // partitions [p0, p1)
-    int64_t lo = 0, hi = 0;   // bytes [lo, hi) in each
-};
+using isa::Region;
 
 struct ActAccess {
     enum class Kind { TableLoad, Compute, ReadAccumulator, Other } kind = Kind::Other;

@@ -190,8 +190,12 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
     std::ostringstream head;
     head << "# " << tp.filename().string() << ": written by `neuronsim kernel` (docs/workloads.md) for " << g.name << ", seed " << r.seed << ".\n";
     if (!r.model.empty()) head << "# " << r.model << " layer " << r.layer << ", sequence " << r.seq << ": one layer's activation work.\n";
-    head << "# " << s.tiles << " tiles of up to " << g.partitions << " rows; DMA loads on " << ctx.pipe().lanes() << " engines, stores on "
-         << ctx.pipe().lanes() << " others; " << s.table_loads << " table loads.\n";
+    if (ctx.pipe().spread())
+        head << "# " << s.tiles << " tiles of up to " << g.partitions << " rows; each tile's load one transfer on dma.0 and its store one on dma.1, "
+             << "spread over the DMA engines; " << s.table_loads << " table loads.\n";
+    else
+        head << "# " << s.tiles << " tiles of up to " << g.partitions << " rows; DMA loads on " << ctx.pipe().lanes() << " engines, stores on "
+             << ctx.pipe().lanes() << " others; " << s.table_loads << " table loads.\n";
     if (s.ringed)
         head << "# Inputs over " << (r.max_data_bytes >> 20) << " MiB are stored as a ring of whole tiles that the loads cycle through (the\n"
              << "# outputs land in a ring of the same size): every tile is still loaded, computed and stored.\n";

@@ -8,6 +8,11 @@
 namespace neuronsim::model::workloads {
 
 TilePipeline::TilePipeline(TraceWriter& w, const GenLimits& g, uint32_t lanes) : w_(w), g_(g) {
+    if (lanes == 0) {  // the spread form: the device splits each transfer over its engines
+        spread_ = true;
+        lanes_ = 1;
+        return;
+    }
     for (uint32_t e = 0; e < g.dma_engines; ++e)
         if (e != g.table_load_dma_engine) engines_.push_back(e);
     const uint32_t most = std::min<uint32_t>(7, static_cast<uint32_t>(engines_.size() / 2));
@@ -15,13 +20,12 @@ TilePipeline::TilePipeline(TraceWriter& w, const GenLimits& g, uint32_t lanes) :
     if (lanes > most)
         throw Error("--dma-lanes " + std::to_string(lanes) + ": " + g.name + " has " + std::to_string(engines_.size()) +
                     " DMA engines beside the table-load engine, so at most " + std::to_string(most) + " lanes (loads and stores on separate engines)");
-    lanes_ = lanes ? lanes : most;
-    if (lanes_ > g.partitions) lanes_ = g.partitions;
+    lanes_ = std::min(lanes, g.partitions);
     engines_.resize(2 * lanes_);
 }
 
-std::string TilePipeline::load_engine(uint32_t lane) const { return "dma" + std::to_string(engines_[lane]); }
-std::string TilePipeline::store_engine(uint32_t lane) const { return "dma" + std::to_string(engines_[lanes_ + lane]); }
+std::string TilePipeline::load_engine(uint32_t lane) const { return spread_ ? "dma.0" : "dma" + std::to_string(engines_[lane]); }
+std::string TilePipeline::store_engine(uint32_t lane) const { return spread_ ? "dma.1" : "dma" + std::to_string(engines_[lanes_ + lane]); }
 
 std::pair<uint32_t, uint32_t> TilePipeline::lane_rows(uint32_t lane, uint32_t rows) const {
     // Over the full partitions, so a lane always owns the same partitions (its stores free

@@ -1,13 +1,17 @@
 #pragma once
 // The schedule every generated kernel shares, as a compiler lays it out: rows are tiled by the
-// 128 partitions; each tile's rows are split over K DMA "lanes" (lane e always moves the same
-// partitions), loads on K engines and stores on K others, so loads, compute and stores of
-// different tiles overlap; a ring of SBUF slots double-buffers the tiles (a load waits until
-// the store of the slot's previous tile is done). Semaphores, all counting up by one per tile:
+// 128 partitions; by default each tile's load is one transfer on DMA queue dma.0 and its store
+// one on dma.1, each spread by the device over the 16 DMA engines (8 partitions an engine, the
+// public description of a transfer), so loads, compute and stores of different tiles overlap;
+// a ring of SBUF slots double-buffers the tiles (a load waits until the store of the slot's
+// previous tile is done). With K "lanes" (--dma-lanes K, the per-engine form) a tile's rows are
+// split over K lanes instead, lane e always moving the same partitions on its own engine,
+// loads on K engines and stores on K others. Semaphores, all counting up by one per tile:
 //   loaded[e]  (1 + e)   DMA lane e has loaded its rows of the tile       -> consumer waits
 //   decoded    (41)      POOL has decoded the tile (cptc-dequant-act)     -> ACT waits
 //   computed   (40)      ACT has written the tile's outputs               -> stores wait
 //   stored[e]  (20 + e)  DMA lane e has stored its rows of the tile       -> the slot's next load waits
+// (the spread form has one lane, e = 0).
 // ACT's table loads are emitted only when the functions of a step are not resident; the set
 // is the roster's first that holds them all (the compiler's first fit).
 #include <cstdint>
@@ -47,11 +51,12 @@ inline constexpr uint32_t kSemLoaded = 1, kSemStored = 20, kSemComputed = 40, kS
 
 class TilePipeline {
 public:
-    // `lanes`: DMA engines for loads (and as many for stores); 0 = as many as the generation
-    // has beside the table-load engine, at most 7 each.
+    // `lanes`: DMA engines for loads (and as many for stores), each lane's rows on its own
+    // engine; 0 = the spread form (one transfer per tile on dma.0, stores on dma.1).
     TilePipeline(TraceWriter& w, const GenLimits& g, uint32_t lanes = 0);
 
     uint32_t lanes() const { return lanes_; }
+    bool spread() const { return spread_; }
     // A new phase: `slots` slots of `slot_bytes` per partition from SBUF offset `base`. Its
     // first loads wait until every earlier tile is stored (the phases' buffers may overlap).
     void begin_phase(uint64_t base, uint32_t slots, uint64_t slot_bytes);
@@ -77,7 +82,8 @@ private:
     TraceWriter& w_;
     GenLimits g_;
     uint32_t lanes_;
-    std::vector<uint32_t> engines_;  // DMA engines in use: loads first, then stores
+    bool spread_ = false;
+    std::vector<uint32_t> engines_;  // per-engine form: the DMA engines in use, loads first, then stores
     uint64_t next_index_ = 0;
     uint64_t phase_first_ = 0;       // index of the phase's first tile
     uint64_t base_ = 0, slot_bytes_ = 0;

@@ -2,8 +2,10 @@
 // The Activation engine: LoadActFuncSet (0x23) DMAs a function set's images
 // from DRAM into the table memory; Activate (0x21), ActivateQuantize (0x22) and Activate2
 // (0x25, where the generation has it) evaluate out = f(scale*in + bias) per element from the
-// resident tables; ReadAccumulator (0x24) drains the per-partition fp32 accumulator. Time per
-// instruction follows act_timing.h; each instruction is one numeric kernel call and one wait.
+// resident tables; ReadAccumulator (0x24) drains the per-partition fp32 accumulator; a `copy`
+// (0xD1) on the ACT queue is a hardware-DGE DMA trigger. Time per instruction follows
+// act_timing.h (a four-stage pipeline; an instruction waits for the results it reads); each
+// instruction is one numeric kernel call, done when it issues, and O(1) waits.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "model/common/worker_pool.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
+#include "model/isa/region.h"
 #include "model/pwp/catalog.h"
 #include "model/pwp/fast_eval.h"
 #include "platform/act/act_tables.h"
@@ -41,6 +44,15 @@ protected:
 
 private:
     void load_set(const model::isa::Bundle& b, uint64_t index);
+    void dge_copy(const model::isa::Bundle& b, uint64_t index);
+    // A datapath instruction enters the pipeline once the ACT instructions in flight whose
+    // results it reads have completed; waits until it issues (then its data is read).
+    void issue(const ActTiming::Stages& st, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);
+    // A table load in flight: instructions that use the tables (or load them) wait for it.
+    void wait_for_tables();
+    // The latest completion of an in-flight instruction whose writes overlap `reads` (or, with
+    // `any`, whose reads or writes overlap `reads`): the instruction's earliest issue.
+    sc_core::sc_time results_ready(const std::vector<model::isa::Region>& reads, bool any);
     void activate(const model::isa::Bundle& b);
     void activate_quantize(const model::isa::Bundle& b);
     void activate2(const model::isa::Bundle& b);
@@ -67,7 +79,9 @@ private:
     void activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view,
                           float scale, float bias, float& acc, bool summing, Load load, Store store);
     static bool elements_batchable(const Pattern& src, const Pattern& dst);
-    void finish_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out);
+    // Counts the traffic, fills the record and issues the instruction (issue()), before its data.
+    void start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out,
+                         std::vector<model::isa::Region> pointer_reads);
 
     uint8_t* memory(model::isa::MemSpace s);  // the DMI view of SBUF or PSUM
 
@@ -75,9 +89,20 @@ private:
     std::unique_ptr<model::WorkerPool> pool_;  // run.host_threads: Activate's partitions
     std::vector<float> acc_;
     ActTiming timing_;
+    ActPipeline pipe_;
+    // Datapath instructions in flight: what they read and write, until they complete.
+    struct Pending {
+        sc_core::sc_time end;
+        uint64_t index;
+        std::vector<model::isa::Region> reads, writes;
+    };
+    std::vector<Pending> pending_;
+    uint64_t index_now_ = 0;                       // the instruction execute() works on
+    bool tables_loading_ = false;                  // a LoadActFuncSet's DMA is in flight ...
+    uint64_t loading_index_ = 0;                   // ... for this instruction
+    sc_core::sc_event tables_loaded_;
     uint64_t loads_ = 0, redundant_loads_ = 0, load_bytes_ = 0, elements_ = 0;
     uint64_t bytes_read_[2] = {0, 0}, bytes_written_[2] = {0, 0};  // SBUF, PSUM
-    sc_core::sc_time load_time_ = sc_core::SC_ZERO_TIME;
     // Table loads by (resident set before, set loaded): how often, how long, and the functions
     // the loaded set served first (what forced the switch).
     struct Switch {
@@ -87,7 +112,6 @@ private:
     };
     std::map<std::pair<std::string, std::string>, Switch> switches_;
     Switch* pending_switch_ = nullptr;
-    std::string load_dma_name_;  // "dma<E>" of act.table_load_dma_engine
 };
 
 }  // namespace neuronsim::platform

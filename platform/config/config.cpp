@@ -86,10 +86,32 @@ std::string preset_name(const std::string& generation) { return "configs/" + low
 
 }  // namespace
 
+namespace {
+std::string value_text(const ConfigField& f, const Config& c) {
+    YAML::Emitter e;
+    f.write(c, e);
+    return e.c_str();
+}
+}  // namespace
+
+// Each field's source says where the presets' values come from; a value MARIANA_PLUS or
+// MAVERICK has only because it is MARIANA's (no public figure of their own) says so too,
+// found by comparing the presets themselves.
 const std::vector<ConfigFieldInfo>& config_fields() {
     static const std::vector<ConfigFieldInfo> info = [] {
+        const Config base = parse_config(builtin_config_text("mariana"), "mariana");
+        const std::vector<std::pair<std::string, Config>> copies = {{"MARIANA_PLUS", parse_config(builtin_config_text("mariana_plus"), "mariana_plus")},
+                                                                    {"MAVERICK", parse_config(builtin_config_text("maverick"), "maverick")}};
         std::vector<ConfigFieldInfo> v;
-        for (const ConfigField& f : config_field_table()) v.push_back(f.info);
+        for (const ConfigField& f : config_field_table()) {
+            ConfigFieldInfo i = f.info;
+            v.push_back(i);
+            if (i.key.rfind("generation.", 0) == 0) continue;  // what the generation is: its own, by its source
+            std::string same;
+            for (const auto& [name, c] : copies)
+                if (value_text(f, c) == value_text(f, base)) same += (same.empty() ? "" : " and ") + name;
+            if (!same.empty()) v.back().source += "; " + same + ": MARIANA's value, copied";
+        }
         return v;
     }();
     return info;

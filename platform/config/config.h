@@ -6,7 +6,6 @@ namespace neuronsim::platform {
 
 using neuronsim::ActConfig;
 using neuronsim::ActTablesConfig;
-using neuronsim::ActTableLoadConfig;
 using neuronsim::Config;
 using neuronsim::DeviceConfig;
 using neuronsim::DmaConfig;
@@ -14,6 +13,7 @@ using neuronsim::GenerationConfig;
 using neuronsim::GpsimdConfig;
 using neuronsim::MemoryConfig;
 using neuronsim::RunConfig;
+using neuronsim::SyncConfig;
 using neuronsim::builtin_config_text;
 using neuronsim::compose_config;
 using neuronsim::compose_config_text;

@@ -120,10 +120,10 @@ ConfigField generation_name() {
 
 ConfigField act_rates() {
     ConfigField f;
-    f.info = {"act.elems_per_partition_cycle", "map dtype -> integer", "elements/cycle", "`default` required; keys: ACT input dtype names; values 1 .. 64",
-              "elements each partition streams per cycle, by input dtype name (FP32, BFLOAT16, FP16, FP8_EXP3, ...; `default` for the rest); x lanes = the "
-              "engine-wide figure",
-              "default 1 (128 per engine); BFLOAT16, FP16, FP8_EXP3/4/5 2 on v4+ (256 per engine) [P] §0"};
+    f.info = {"act.elems_per_partition_cycle", "map dtype -> integer", "elements/cycle", "`default` required; keys: ACT input and output dtype names; values 1 .. 64",
+              "elements each partition streams per cycle, by dtype name (FP32, BFLOAT16, FP16, FP8_EXP3, ...; `default` for the rest); an "
+              "instruction streams at the lower of its input's and its output's rates; x lanes = the engine-wide figure",
+              "default 1 (128 per engine); BFLOAT16, FP16, FP8_EXP3/4/5 2 on v4+ (256 per engine for 16/8-bit input and output) [P] §0"};
     f.read = [](Config& c, const YAML::Node& v, const ConfigLayers& l) {
         const std::string key = "act.elems_per_partition_cycle";
         read_map(v, key, l);
@@ -131,8 +131,9 @@ ConfigField act_rates() {
         for (auto it = v.begin(); it != v.end(); ++it) {
             const std::string k = it->first.Scalar();
             bool known = k == "default";
-            for (uint8_t code = 0; code < 0x10 && !known; ++code) known = model::fp::act_input_dtype(code) && model::fp::dtype_name(code) == k;
-            if (!known) l.fail(key + "." + k, "unknown key (expected default or an ACT input dtype name such as FP32, BFLOAT16)");
+            for (uint8_t code = 0; code < 0x10 && !known; ++code)
+                known = (model::fp::act_input_dtype(code) || model::fp::act_output_dtype(code)) && model::fp::dtype_name(code) == k;
+            if (!known) l.fail(key + "." + k, "unknown key (expected default or an ACT input or output dtype name such as FP32, BFLOAT16)");
             m[k] = read_number<uint32_t>(it->second, 1, 64, key + "." + k, l);
         }
         if (!m.count("default")) l.fail(key + ".default", "missing required key");
@@ -196,27 +197,54 @@ std::vector<ConfigField> make_table() {
     t.push_back(number<u32>("dma.queues_per_engine", NS_FIELD(dma.queues_per_engine), 1, 64, "-", "queues (trace streams `dma<E>.<Q>`) per engine", "16 [P] §0"));
     t.push_back(number<double>("dma.bytes_per_ns_per_engine", NS_FIELD(dma.bytes_per_ns_per_engine), 0.001, 1e6, "bytes/ns", "one engine's bandwidth",
                                "17/23/33 B/ns, the DMA bandwidth table [P] §0 (x16 = 272/368/528 GB/s per core)"));
-    t.push_back(number<double>("dma.fixed_overhead_ns", NS_FIELD(dma.fixed_overhead_ns), 0, 1e9, "ns", "fixed cost of every transfer",
+    t.push_back(number<double>("dma.aggregate_bytes_per_ns", NS_FIELD(dma.aggregate_bytes_per_ns), 0.001, 1e7, "bytes/ns",
+                               "the NeuronCore's DMA bandwidth, all engines together: engines moving data at once share it",
+                               "272/368/528 GB/s per NC, the DMA bandwidth table [P] §0"));
+    t.push_back(number<double>("dma.fixed_overhead_ns", NS_FIELD(dma.fixed_overhead_ns), 0, 1e9, "ns",
+                               "latency of every transfer from its trigger to its first data (descriptor setup, synchronisation, semaphore-to-start); "
+                               "it runs while other transfers move data, so it overlaps them",
                                "1300 [P] §4 (and the cost model's DMA readInit [C])"));
+    t.push_back(number<double>("dma.descriptor_ns", NS_FIELD(dma.descriptor_ns), 0, 1e6, "ns",
+                               "engine time per descriptor (one row of a transfer) besides its bytes: small rows are overhead-bound",
+                               "15/11/8 [A]: 256 bytes at the engine's bandwidth, so that a transfer's efficiency is 50% at 256 bytes per "
+                               "partition, 89% at 2 KiB and 94% at 4 KiB, the public curve's bands [P] §4"));
+    t.push_back(number<u32>("dma.queue_depth", NS_FIELD(dma.queue_depth), 1, 65536, "transfers",
+                            "transfers one instruction queue keeps in flight; the next trigger waits for the oldest to complete",
+                            "64 [A]: the compiler's event model bounds only two special queues (depth 4 and 1) [C]"));
     t.push_back(number<u32>("sync.semaphores", NS_FIELD(semaphores), 1, 256, "-", "semaphores per core", "256 [H] §I.2, §J.2"));
+    t.push_back(number<double>("sync.clock_ghz", NS_FIELD(sync.clock_ghz), 0.01, 100, "GHz",
+                               "clock of the Sync engine, the sequencer of the DMA queue streams", "1.12/0.96/1.2, the cost model's SP band [C]"));
+    t.push_back(number<u32>("sync.instruction_cycles", NS_FIELD(sync.instruction_cycles), 0, big, "cycles",
+                            "a control instruction (sync, halt, a DMA trigger with pre-computed descriptors) on any engine's sequencer, in that engine's "
+                            "cycles",
+                            "100, the static instruction overhead [P] §1.4, applied to control instructions [A]"));
+    t.push_back(number<double>("sync.semaphore_latency_ns", NS_FIELD(sync.semaphore_latency_ns), 0, 1e6, "ns",
+                               "from a semaphore update to waiting engines seeing it", "20 [A]: no public figure"));
     t.push_back(number<double>("act.clock_ghz", NS_FIELD(act.clock_ghz), 0.01, 100, "GHz", "ScalarE clock", "1.4 (v2), 1.2 (v3+) [P] §0"));
     t.push_back(number<u32>("act.lanes", NS_FIELD(act.lanes), 1, 128, "-", "ACT lanes", "128 [P] §0"));
     t.push_back(act_rates());
     t.push_back(number<u32>("act.static_overhead_cycles", NS_FIELD(act.static_overhead_cycles), 0, big, "cycles", "fixed instruction overhead", "100 [P] §1.4"));
     t.push_back(number<u32>("act.min_ii_cycles", NS_FIELD(act.min_ii_cycles), 0, big, "cycles", "minimum initiation interval", "64 [P] §1.4"));
     t.push_back(number<u32>("act.access_startup_cycles", NS_FIELD(act.access_startup_cycles), 0, big, "cycles", "SBUF/PSUM access start-up", "60 [P] §1.4"));
-    t.push_back(number<u32>("act.pipeline_latency_cycles", NS_FIELD(act.pipeline_latency_cycles), 0, big, "cycles", "lookup pipeline fill", "32 [A]"));
+    t.push_back(number<u32>("act.pipeline_latency_cycles", NS_FIELD(act.pipeline_latency_cycles), 0, big, "cycles",
+                            "from the last element streamed to the results committed (the lookup pipeline's drain)",
+                            "40, derived [P] §1.4: dependent 1-element instructions issue every 264 cycles on NC-v2 = 100 static + 60 access + 64 "
+                            "min_ii + 40"));
     t.push_back(number<u32>("act.strided_slowdown", NS_FIELD(act.strided_slowdown), 1, 64, "x", "slowdown when the innermost stride is >= 16 bytes", "2 [P] §1.4"));
     t.push_back(number<u32>("act.accumulator_readout_cycles", NS_FIELD(act.accumulator_readout_cycles), 0, big, "cycles", "ActReadAccumulator", "64 [P] §1.1"));
     t.push_back(number<u32>("act.table_load_dma_engine", NS_FIELD(act.table_load_dma_engine), 0, 63, "-",
-                            "the DMA engine LoadActFuncSet's image DMA occupies while it runs",
-                            "15 [A]: the table-load DMA is not published; the last engine keeps it off the queues traces usually use first"));
-    t.push_back(number<double>("act.table_load.fixed_overhead_ns", NS_FIELD(act.table_load.fixed_overhead_ns), 0, 1e9, "ns",
-                               "fixed cost of one LoadActFuncSet image DMA (the four table images as one job); independent of dma.*",
-                               "1300, as a data DMA [P] §4 [A]"));
-    t.push_back(number<double>("act.table_load.bytes_per_ns", NS_FIELD(act.table_load.bytes_per_ns), 0.001, 1e6, "bytes/ns",
-                               "bandwidth of the table-load DMA (its share of the engine); independent of dma.*",
-                               "17/23/33/33/33, one DMA engine's [P] §0 [A]"));
+                            "the DMA engine that moves LoadActFuncSet's table image (a DMA transfer of the dma.* model: its latency, one descriptor "
+                            "per table, the engine's bandwidth)",
+                            "15 [A]: the runtime reserves DMA rings for the table loads [P] §1.3; which engine is not published"));
+    t.push_back(number<u32>("act.table_load_dma_queue", NS_FIELD(act.table_load_dma_queue), 0, 63, "-",
+                            "the queue of that engine the table loads use (FIFO with the trace's transfers on that queue)", "15 [A]"));
+    t.push_back(flag("act.hwdge", NS_FIELD(act.hwdge), "a DMA `copy` may be issued from the ACT queue (hardware DGE)",
+                     "SUNDA false (no hardware DGE [C]), others true [P] §1.4"));
+    t.push_back(number<double>("act.hwdge_ns", NS_FIELD(act.hwdge_ns), 0, 1e6, "ns",
+                               "ACT queue time of a hardware-DGE DMA trigger; ACT's datapath goes on meanwhile",
+                               "600 on Trn2 [P] §1.4; SUNDA (unused) and v4+ [A] as Trn2"));
+    t.push_back(number<u32>("act.hwdge_queue", NS_FIELD(act.hwdge_queue), 0, 63, "-", "the queue id (on every engine) of the DMAs the ACT queue triggers",
+                            "14 [A]: the queue is tied to the trigger engine and the descriptor generation [P] §4; which one is not published"));
     t.push_back(number<u32>("act.tables.cam_entries", NS_FIELD(act.tables.cam_entries), 1, 4096, "-", "CAM entries", "128 [H] §A.6"));
     t.push_back(number<u32>("act.tables.profile_slots", NS_FIELD(act.tables.profile_slots), 1, 4096, "-", "PROFILE slots", "64 [H] §A.6"));
     t.push_back(number<u32>("act.tables.control_entries", NS_FIELD(act.tables.control_entries), 1, 65536, "-", "CONTROL table entries",
@@ -249,9 +277,13 @@ std::vector<ConfigField> make_table() {
                             "each core's SBUF read port (separate from the write port, so reads and writes overlap)", "512 [P] §2"));
     t.push_back(number<u32>("gpsimd.write_port_bits", NS_FIELD(gpsimd.write_port_bits), 8, 65536, "bits/cycle", "each core's SBUF write port", "512 [P] §2"));
     t.push_back(number<u32>("gpsimd.elems_per_cycle", NS_FIELD(gpsimd.elems_per_cycle), 1, 65536, "elements/cycle",
-                            "the engine's datapath, all cores together; bounds a decode's kernel stage", "128 [P] §0, §2 (NC-v4: all dtypes)"));
-    t.push_back(int_map("gpsimd.leg_cycles", NS_FIELD(gpsimd.leg_cycles), 1, 6, 0, 1u << 16, "cycles",
-                        "each cptc_decode_impl<N>'s own work per group per 512-bit pass", "6, 4, 5, 6, 2, 8 [A]: ranked by the operations of [H] §F.5"));
+                            "the engine's datapath, all cores together, for every dtype; bounds a decode's kernel stage and a copy",
+                            "128 [P] §0, §2 (NC-v4: all dtypes; NC-v2: 128 at 32 bits, other dtypes [A] the same)"));
+    t.push_back(number<u32>("gpsimd.swdge_cycles", NS_FIELD(gpsimd.swdge_cycles), 0, big, "cycles",
+                            "POOL time of a DMA `copy` issued from the POOL queue (software descriptor generation)",
+                            "500 (v2), 700 (v3+): the compiler's SWDGE overhead [C]"));
+    t.push_back(number<u32>("gpsimd.swdge_queue", NS_FIELD(gpsimd.swdge_queue), 0, 63, "-", "the queue id (on every engine) of the DMAs the POOL queue triggers",
+                            "13 [A], as act.hwdge_queue"));
     t.push_back(flag("gpsimd.cptc_library", NS_FIELD(gpsimd.cptc_library), "the CPTC decode library is present", "SUNDA false, others true [H] §F.10"));
     t.push_back(flag("gpsimd.coretype_perf", NS_FIELD(gpsimd.coretype_perf), "the core type is PERF, the only one that stages the CPTC library", "true [H] §F.9"));
     t.push_back(flag("gpsimd.cptc_flag", NS_FIELD(gpsimd.cptc_flag),
@@ -290,8 +322,9 @@ std::vector<ConfigField> make_table() {
     t.push_back(number<u64>("run.max_dump_bytes", NS_FIELD(run.max_dump_bytes), 1, u64{1} << 48, "bytes",
                             "most bytes a trace's .dump directives may write, all together (checked before the run)", "2^30 (1 GiB) [A]"));
     t.push_back(number<double>("device.instruction_fetch_ns", NS_FIELD(device.instruction_fetch_ns), 0, 1e6, "ns",
-                               "time to fetch one 64-byte bundle from its instruction queue in DRAM, plus the memory's annotated delay when non-zero",
-                               "0 [A]: instructions are prefetched (no time)"));
+                               "from a doorbell to the bundles it adds being fetched (their DRAM read); later bundles are prefetched while the engine "
+                               "works, so this shows when a queue starts or runs dry",
+                               "250 [A]: about one HBM read; no public figure"));
     return t;
 }
 
@@ -308,6 +341,11 @@ void check_config_relations(const Config& c, const ConfigLayers& l) {
     if (c.act.table_load_dma_engine >= c.dma.engines)
         l.fail_relation("act.table_load_dma_engine", {"dma.engines"}, std::to_string(c.act.table_load_dma_engine) + " is not one of the " + std::to_string(c.dma.engines) +
                                                 " DMA engines (dma.engines)");
+    for (auto [key, q] : {std::pair<const char*, uint32_t>{"act.table_load_dma_queue", c.act.table_load_dma_queue},
+                          {"act.hwdge_queue", c.act.hwdge_queue}, {"gpsimd.swdge_queue", c.gpsimd.swdge_queue}})
+        if (q >= c.dma.queues_per_engine)
+            l.fail_relation(key, {"dma.queues_per_engine"},
+                            std::to_string(q) + " is not one of the " + std::to_string(c.dma.queues_per_engine) + " queues of an engine (dma.queues_per_engine)");
     if (c.memory.partitions % c.gpsimd.cores != 0)
         l.fail_relation("gpsimd.cores", {"memory.partitions"}, std::to_string(c.gpsimd.cores) + " cores must divide memory.partitions " + std::to_string(c.memory.partitions));
 }

@@ -11,6 +11,7 @@
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
+#include "platform/dma/dma_copy.h"
 #include "platform/work_budget.h"
 
 namespace neuronsim::platform {
@@ -29,24 +30,20 @@ uint64_t PoolTiming::datapath_cycles(uint64_t elements_per_partition) const {
     return ceil_div(uint64_t{partitions_per_core} * elements_per_partition * cfg->cores, cfg->elems_per_cycle);
 }
 
-PoolTiming::Stages PoolTiming::cptc_group(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes) const {
+PoolTiming::Stages PoolTiming::cptc_group(unsigned bits, uint64_t elements, unsigned out_bytes) const {
     Stages s;
     s.read = port_cycles(ceil_div(uint64_t{bits} * 8, 16) * 16, cfg->read_port_bits);  // the group's planes, whole 16-byte units
-    // The leg's work is per 512-bit pass at 32 bits per partition, as many passes as the
-    // core's partitions need.
-    const auto leg = cfg->leg_cycles.find(impl);
-    const uint64_t work = ceil_div(uint64_t{partitions_per_core} * 32 * (leg == cfg->leg_cycles.end() ? 0 : leg->second), cfg->vector_bits);
-    s.kernel = std::max(work, datapath_cycles(elements));
+    s.kernel = datapath_cycles(elements);
     s.write = port_cycles(elements * out_bytes, cfg->write_port_bits);
     return s;
 }
 
-uint64_t PoolTiming::cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes, uint64_t scale_bytes) const {
+uint64_t PoolTiming::cptc_decode_cycles(unsigned bits, uint64_t elements, unsigned out_bytes, uint64_t scale_bytes) const {
     const uint64_t groups = ceil_div(elements, model::cptc::kGroup);
     if (!groups) return cfg->startup_cycles;
-    const Stages full = cptc_group(impl, bits, model::cptc::kGroup, out_bytes);
+    const Stages full = cptc_group(bits, model::cptc::kGroup, out_bytes);
     const uint64_t last_n = elements - (groups - 1) * model::cptc::kGroup;
-    const Stages last = cptc_group(impl, bits, last_n, out_bytes);
+    const Stages last = cptc_group(bits, last_n, out_bytes);
     // In-order stages, one group each at a time: a stage starts a group when it has finished
     // the previous one and the stage before has finished this one. O(groups) additions, far
     // less than decoding the groups.
@@ -60,9 +57,9 @@ uint64_t PoolTiming::cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t e
     return cfg->startup_cycles + w;
 }
 
-uint64_t PoolTiming::copy_cycles(uint64_t bytes_per_partition) const {
+uint64_t PoolTiming::copy_cycles(uint64_t elements_per_partition, uint64_t bytes_per_partition) const {
     return cfg->startup_cycles + std::max({port_cycles(bytes_per_partition, cfg->read_port_bits), port_cycles(bytes_per_partition, cfg->write_port_bits),
-                                           datapath_cycles(ceil_div(bytes_per_partition, 4))});
+                                           datapath_cycles(elements_per_partition)});
 }
 uint64_t PoolTiming::lut_load_cycles() const { return cfg->startup_cycles + 16; }
 uint64_t PoolTiming::nop_cycles() const { return cfg->startup_cycles; }
@@ -86,8 +83,22 @@ PoolEngine::PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, Instruc
     timing_.partitions_per_core = ctx.config().memory.partitions / ctx.config().gpsimd.cores;
 }
 
-bool PoolEngine::execute(const Bundle& b, uint64_t) {
+bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     const uint8_t op = b.opcode();
+    if (op == kDmaCopy) {
+        // Software DGE: POOL generates the descriptors, then triggers the transfer.
+        DmaJob job = copy_job(b);
+        detail_.shape.rows = job.parts[0].rows;
+        detail_.shape.bytes = job.parts[0].total();
+        wait(cycles(ctx_.config().gpsimd.swdge_cycles));
+        job.queue = ctx_.config().gpsimd.swdge_queue;
+        job.label = label() + "#" + std::to_string(index);
+        detail_.shape.busiest_rows = ctx_.dma().busiest_rows(job);
+        detail_.shape.dge = InstructionShape::Dge::Software;
+        trigger_dma(std::move(job));
+        seq_free_ = now();
+        return true;
+    }
     if (op != kConvLutLoad && op != kExtended) return false;
     const Config& cfg = ctx_.config();
     // The firmware's own "UNKNOWN OPCODE" comes first (SUNDA has no 0xe4); say why it is unknown.
@@ -129,7 +140,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     uint64_t cyc;
     if (r.impl) {
         const unsigned ob = static_cast<unsigned>(model::fp::dtype_bytes(static_cast<model::fp::Dtype>(b.u8(offsetof(ConvLutOp, out_dtype)))));
-        cyc = timing_.cptc_decode_cycles(r.impl, r.bits, r.elements, ob, r.scale_bytes);
+        cyc = timing_.cptc_decode_cycles(r.bits, r.elements, ob, r.scale_bytes);
         detail_.shape.n = r.elements;
         detail_.shape.out_dtype = b.u8(offsetof(ConvLutOp, out_dtype));
         detail_.shape.bytes = r.elements * partitions * ob;
@@ -140,8 +151,11 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
         decoded_elements_ += r.elements * partitions;
         bytes_written_ += r.elements * partitions * ob;
     } else if (r.kernel == "ExtendedInstCopy") {
-        cyc = timing_.copy_cycles(r.bytes_per_partition);
-        detail_.shape.n = r.bytes_per_partition / 4;
+        const size_t eb = model::fp::dtype_bytes(static_cast<model::fp::Dtype>(b.u8(offsetof(ConvLutOp, in_dtype))));
+        const uint64_t n = eb ? r.bytes_per_partition / eb : 0;
+        cyc = timing_.copy_cycles(n, r.bytes_per_partition);
+        detail_.shape.n = n;
+        detail_.shape.in_dtype = b.u8(offsetof(ConvLutOp, in_dtype));
         detail_.shape.bytes = r.bytes_per_partition * partitions;
         ++copies_;
         bytes_read_ += r.bytes_per_partition * partitions;
@@ -154,7 +168,9 @@ bool PoolEngine::execute(const Bundle& b, uint64_t) {
     }
     // The run's budget (the firmware bounded the instruction itself before any work).
     ctx_.budget().elements(r.impl ? r.elements * partitions : r.bytes_per_partition / 4 * partitions, r.kernel);
-    wait(cycles(static_cast<double>(cyc)));
+    // The firmware runs one instruction at a time: nothing of it overlaps the next.
+    detail_.end = now() + cycles(static_cast<double>(cyc));
+    seq_free_ = detail_.end;
     return true;
 }
 

@@ -3,7 +3,9 @@
 // through the firmware model (firmware_model/pool_firmware.h) against SBUF, with the
 // configured cores (8), each owning partitions/cores partitions (16) and working on them in
 // its 512-bit lanes, 32 bits per partition per cycle. Time per instruction (PoolTiming below,
-// docs/cptc-format.md): start-up plus one core's work, all cores in parallel.
+// docs/cptc-format.md): start-up plus one core's work, all cores in parallel; the firmware
+// runs one instruction at a time. A `copy` (0xD1) on the POOL queue is a software-DGE DMA
+// trigger: POOL generates its descriptors (gpsimd.swdge_cycles), then triggers it.
 #include <cstdint>
 #include <string>
 
@@ -16,19 +18,20 @@ namespace neuronsim::platform {
 
 // One core's time (docs/cptc-format.md, "Timing"). A CPTC decode is a three-stage pipeline
 // over 64-element groups: read (the group's K bit planes through the core's read port), kernel
-// (the leg's per-group work, but no faster than the core's share of the engine's datapath in
-// elements per cycle) and write (the outputs through the separate write port). The stages
-// overlap; block scales are read through the read port before the first group; a partial
-// last group computes and writes only its elements.
+// (the core's share of the engine's datapath, gpsimd.elems_per_cycle for every dtype) and
+// write (the outputs through the separate write port). The stages overlap; block scales are
+// read through the read port before the first group; a partial last group computes and
+// writes only its elements. A copy streams its elements through the same datapath, its bytes
+// through the ports.
 struct PoolTiming {
     const GpsimdConfig* cfg = nullptr;
     uint32_t partitions_per_core = 16;
     struct Stages {
         uint64_t read = 0, kernel = 0, write = 0;
     };
-    Stages cptc_group(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes) const;  // one group of `elements`
-    uint64_t cptc_decode_cycles(unsigned impl, unsigned bits, uint64_t elements, unsigned out_bytes, uint64_t scale_bytes) const;
-    uint64_t copy_cycles(uint64_t bytes_per_partition) const;  // read and write overlap
+    Stages cptc_group(unsigned bits, uint64_t elements, unsigned out_bytes) const;  // one group of `elements`
+    uint64_t cptc_decode_cycles(unsigned bits, uint64_t elements, unsigned out_bytes, uint64_t scale_bytes) const;
+    uint64_t copy_cycles(uint64_t elements_per_partition, uint64_t bytes_per_partition) const;  // read and write overlap
     uint64_t lut_load_cycles() const;
     uint64_t nop_cycles() const;
 

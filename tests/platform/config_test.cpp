@@ -2,6 +2,8 @@
 // every kind of bad field is rejected with its YAML path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "model/common/error.h"
 #include "platform/config/config.h"
 #include "tests/support/profile_builder.h"
@@ -111,8 +113,10 @@ TEST(Config, DuplicateKeysRootsAndStridesAreRefusedWithTheirPlace) {
         return std::string("(no error)");
     };
     std::string dup = base;
-    dup.replace(dup.find("  clock_ghz: 1.2\n"), 0, "  clock_ghz: 9.9\n");
-    EXPECT_NE(error(dup).find("c.yaml:21: act.clock_ghz: duplicate key"), std::string::npos) << error(dup);
+    const size_t at = dup.find("act:\n  clock_ghz: 1.2\n") + 5;
+    dup.replace(at, 0, "  clock_ghz: 9.9\n");
+    const std::string line = std::to_string(std::count(dup.begin(), dup.begin() + static_cast<long>(at), '\n') + 2);  // the second one
+    EXPECT_NE(error(dup).find("c.yaml:" + line + ": act.clock_ghz: duplicate key"), std::string::npos) << error(dup);
     EXPECT_NE(error("- 1\n- 2\n", {"act.lanes=4"}).find("c.yaml: expected a mapping of sections"), std::string::npos);
     EXPECT_NE(error(base, {"act.tables.control_stride_bytes=5"}).find("act.tables.control_stride_bytes: expected a multiple of 4"), std::string::npos);
 }
@@ -160,12 +164,18 @@ TEST(Config, LayerErrorsNameTheLayerAndLine) {
     EXPECT_EQ(config_to_yaml(full), config_to_yaml(parse_config(builtin_config_text("sunda"), "s")));
 }
 
-TEST(Config, TableLoadKnobIsItsOwn) {
-    const Config c = compose_config_text("mariana", {}, {"act.table_load.bytes_per_ns=4", "act.table_load.fixed_overhead_ns=7"});
-    EXPECT_DOUBLE_EQ(c.act.table_load.bytes_per_ns, 4);
-    EXPECT_DOUBLE_EQ(c.act.table_load.fixed_overhead_ns, 7);
-    EXPECT_DOUBLE_EQ(c.dma.bytes_per_ns_per_engine, 33);
-    EXPECT_DOUBLE_EQ(c.dma.fixed_overhead_ns, 1300);
+TEST(Config, DmaQueuesOfTheEnginesAreChecked) {
+    // Every queue a DMA is sent to exists on the engines.
+    for (const std::string key : {"act.table_load_dma_queue", "act.hwdge_queue", "gpsimd.swdge_queue"}) {
+        try {
+            compose_config_text("mariana", {}, {key + "=16"});
+            ADD_FAILURE() << key << " 16 accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("dma.queues_per_engine"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_NO_THROW(compose_config_text("mariana", {}, {"act.table_load_dma_queue=16", "dma.queues_per_engine=17"}));
 }
 
 // One table declares every field: the written config.yaml holds exactly the table's keys, in

@@ -144,8 +144,11 @@ TEST(NeuronCore, IdentificationAndRegisterErrors) {
         EXPECT_EQ(h.rd(reg::kMagic), reg::kMagicValue);
         EXPECT_EQ(h.rd(reg::kVersion), 0x000200u);
         EXPECT_EQ(h.rd(reg::kNcVersion), 4u);
-        EXPECT_EQ(h.rd(reg::kNumQueues), 2u + 16 * 16);
-        EXPECT_EQ(core.num_queues(), 258u);
+        EXPECT_EQ(h.rd(reg::kNumQueues), 2u + 16 * 16 + 16);  // ACT, POOL, 16 x 16 pinned DMA queues, 16 spread
+        EXPECT_EQ(core.num_queues(), 274u);
+        EXPECT_EQ(core.queue_index("dma.3"), 2u + 256 + 3);
+        EXPECT_EQ(core.queue_index("dma"), 2u + 256);
+        EXPECT_EQ(core.queue_name(2 + 256 + 3), "dma.3");
         char name[16] = {};
         EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kGenerationName, name, 16), tlm::TLM_OK_RESPONSE);
         EXPECT_STREQ(name, "MARIANA");
@@ -202,8 +205,9 @@ TEST(NeuronCore, DoorbellCompletionInterruptAndWindows) {
         [](TestDram& d) {
             for (int i = 0; i < 128; ++i) d.bytes[0x1000 + i] = static_cast<uint8_t>(i * 3 + 1);
         });
-    // 1300 ns + 128 B / 33 B/ns.
-    EXPECT_EQ(done, sc_core::sc_time(1300 + 128.0 / 33, sc_core::SC_NS));
+    // The bundle fetched 250 ns after the doorbell, 1300 ns from the trigger to data, then
+    // engine 0 takes 2 descriptors x 8 ns and 128 B / 33 B/ns.
+    EXPECT_EQ(done, sc_core::sc_time(250 + 1300 + 2 * 8 + 128.0 / 33, sc_core::SC_NS));
     EXPECT_EQ(stats["instructions"], 1);
     EXPECT_EQ(stats["simulated_ps"], done.value());
 }
@@ -261,8 +265,8 @@ TEST(NeuronCore, TwoInstancesOfDifferentGenerationsShareNothing) {
     sunda.irq.bind(h1.irq);
     mariana.irq.bind(h2.irq);
     sc_core::sc_start();
-    EXPECT_EQ(end[0], sc_core::sc_time(1300 + 128.0 / 17, sc_core::SC_NS));  // NC-v2: 17 B/ns
-    EXPECT_EQ(end[1], sc_core::sc_time(1300 + 128.0 / 33, sc_core::SC_NS));  // NC-v4: 33 B/ns
+    EXPECT_EQ(end[0], sc_core::sc_time(250 + 1300 + 2 * 15 + 128.0 / 17, sc_core::SC_NS));  // NC-v2: 15 ns descriptors, 17 B/ns
+    EXPECT_EQ(end[1], sc_core::sc_time(250 + 1300 + 2 * 8 + 128.0 / 33, sc_core::SC_NS));   // NC-v4: 8 ns, 33 B/ns
     EXPECT_EQ(nlohmann::json::parse(sunda.stats_json())["generation"], "SUNDA");
     EXPECT_EQ(nlohmann::json::parse(mariana.stats_json())["instructions"], 1);
 }
@@ -363,7 +367,9 @@ TEST(NeuronCore, AGlobalQuantumChangesNothing) {
     const std::string plain = quantum_run(false), decoupled = quantum_run(true);
     EXPECT_NE(plain.find("queue 2 drained at"), std::string::npos) << plain;
     EXPECT_NE(plain.find("host done"), std::string::npos) << plain;
-    EXPECT_NE(plain.find("queue 2 drained at 3231030 ps"), std::string::npos) << plain;  // the second copy: 1900 + 1300 + 1024/33 ns
+    // The second copy: doorbell at 1900, fetched 250 ns later, 1300 ns to data, one 8 ns
+    // descriptor and 1024/33 ns.
+    EXPECT_NE(plain.find("queue 2 drained at 3489030 ps"), std::string::npos) << plain;
     EXPECT_EQ(plain, decoupled);
 }
 
@@ -381,8 +387,8 @@ TEST(NeuronCore, TheMemorysAnnotatedDelayIsChargedToTheTransfer) {
         return end;
     };
     const sc_core::sc_time base = run(sc_core::SC_ZERO_TIME), slow = run(sc_core::sc_time(7, sc_core::SC_NS));
-    // Two rows read from DRAM: 2 x 7 ns more (the fetch is prefetched: its delay is not charged).
-    EXPECT_EQ(slow - base, sc_core::sc_time(14, sc_core::SC_NS));
+    // The bundle's fetch and the two rows read from DRAM: 3 x 7 ns more.
+    EXPECT_EQ(slow - base, sc_core::sc_time(21, sc_core::SC_NS));
 }
 
 }  // namespace

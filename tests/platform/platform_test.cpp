@@ -41,21 +41,46 @@ protected:
     }
 };
 
-TEST_F(PlatformTest, DmaTimeIsOverheadPlusBytesOverBandwidth) {
+// CAYMAN with a 1000 ns trigger-to-data latency and 32 B/ns engines (11 ns descriptors). Every
+// stream's first bundle is fetched 250 ns after its doorbell.
+TEST_F(PlatformTest, DmaTimeIsLatencyThenDescriptorsAndBytesOnTheEngines) {
     RunReport r = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=4 bytes=1024\n");
-    // 1000 ns + 4096 B / 32 B/ns = 1128 ns.
-    EXPECT_EQ(r.simulated, sc_core::sc_time(1128, sc_core::SC_NS));
+    // 250 + 1000 + 4 x 11 + 4096 B / 32 B/ns.
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 44 + 128, sc_core::SC_NS));
     EXPECT_EQ(r.stats["dma"]["bytes"], 4096u);
+    EXPECT_EQ(r.stats["dma"]["engines"]["0"]["descriptors"], 4u);
+    // Spread (dma.0): partitions 0..3 are engine 0's (8 partitions an engine): the same.
+    reset_systemc_context();
+    r = run("dma copy src=dram:0x0 dst=sbuf:0:0 partitions=4 bytes=1024\n");
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 44 + 128, sc_core::SC_NS));
+    // 16 partitions spread: engines 0 and 1 move 8 rows each at once; pinned: one engine all 16.
+    reset_systemc_context();
+    r = run("dma copy src=dram:0x0 dst=sbuf:0:0 partitions=16 bytes=1024 src_stride=1024\n");
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 8 * 11 + 8192 / 32, sc_core::SC_NS));
+    EXPECT_EQ(r.stats["dma"]["engines"]["1"]["descriptors"], 8u);
+    reset_systemc_context();
+    r = run("dma5 copy src=dram:0x0 dst=sbuf:0:0 partitions=16 bytes=1024 src_stride=1024\n");
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 16 * 11 + 16384 / 32, sc_core::SC_NS));
+    EXPECT_EQ(r.stats["dma"]["engines"]["5"]["descriptors"], 16u);
 }
 
-TEST_F(PlatformTest, OneEngineSerialisesItsQueuesTwoEnginesOverlap) {
+TEST_F(PlatformTest, OneEngineServesItsQueuesInTurnTheLatencyOverlaps) {
+    // Two queues of engine 0: both transfers wait out their latency together, then the engine
+    // serves one, then the other (111 ns each); on two engines they move at once.
     RunReport same = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
                          "dma0.1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
-    EXPECT_EQ(same.simulated, sc_core::sc_time(2 * 1100, sc_core::SC_NS));
+    EXPECT_EQ(same.simulated, sc_core::sc_time(250 + 1000 + 2 * 111, sc_core::SC_NS));
     reset_systemc_context();
     RunReport two = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
                         "dma1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
-    EXPECT_EQ(two.simulated, sc_core::sc_time(1100, sc_core::SC_NS));
+    EXPECT_EQ(two.simulated, sc_core::sc_time(250 + 1000 + 111, sc_core::SC_NS));
+    // Back to back on one queue: the second trigger follows the first by the Sync engine's
+    // 100 cycles (0.96 GHz), so its latency ends at 1354.2 ns, while the engine still moves the
+    // first (until 1361): it follows at once. Serial latencies would end at 2472.
+    reset_systemc_context();
+    RunReport queue = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                          "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(queue.simulated, sc_core::sc_time(250 + 1000 + 2 * 111, sc_core::SC_NS));
 }
 
 TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {
@@ -65,18 +90,19 @@ TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {
                       "dma1 copy src=sbuf:5:0 dst=psum:9:0x8 partitions=1 bytes=4 wait=3>=1 update=4+1\n"
                       "act sync wait=4==1\n"
                       ".dump psum:9:0x8 bytes=4 file=p.bin\n");
-    const double one = 1000 + 4.0 / 32;
-    EXPECT_EQ(r.simulated, sc_core::sc_time(2 * one, sc_core::SC_NS));
+    // Each copy: 1000 + 11 + 4/32 ns; each hand-off 20 ns; the sync 100 ACT cycles at 1.2 GHz.
+    const double one = 1000 + 11 + 4.0 / 32;
+    EXPECT_NEAR(r.simulated.to_seconds() * 1e9, 250 + 2 * one + 2 * 20 + 100 / 1.2, 1e-3);
     EXPECT_EQ(read_file(t.file("out/p.bin")), std::string("\x44\x33\x22\x11", 4));
     std::string csv = read_file(t.file("out/instructions.csv"));
-    EXPECT_NE(csv.find("dma1,0,0xd1,copy,1000.125,2000.250"), std::string::npos) << csv;
-    EXPECT_NE(csv.find("act,0,0xa0,sync,2000.250,2000.250"), std::string::npos) << csv;
-    EXPECT_EQ(r.stats["act"]["stalled_ps"], 2000250u);
+    EXPECT_NE(csv.find("dma1,0,0xd1,copy,1281.125,2292.250"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("act,0,0xa0,sync,2312.250,2395.583"), std::string::npos) << csv;
+    EXPECT_EQ(r.stats["act"]["stalled_ps"], 2312250u - 250000u);
 }
 
 TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
     std::string m = error_of("act sync wait=1>=1 update=2+1\npool sync wait=2>=1 update=1+1\n");
-    EXPECT_NE(m.find("deadlock at 0.000000 ns: no engine can proceed"), std::string::npos) << m;
+    EXPECT_NE(m.find("deadlock at 250.000000 ns: no engine can proceed"), std::string::npos) << m;
     EXPECT_NE(m.find("engine act at instruction 0 waits for semaphore 1 >= 1, which is 0"), std::string::npos) << m;
     EXPECT_NE(m.find("engine pool at instruction 0 waits for semaphore 2 >= 1, which is 0"), std::string::npos) << m;
 }
@@ -102,7 +128,7 @@ TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
 
 TEST_F(PlatformTest, SkipUnknownCostsTheConfiguredTimeAndIsCounted) {
     RunReport r = run("pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", true);
-    EXPECT_EQ(r.simulated, sc_core::sc_time(200, sc_core::SC_NS));
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 200, sc_core::SC_NS));  // the fetch, then 2 x run.skip_unknown_cost_ns
     EXPECT_EQ(r.stats["pool"]["skipped_unknown"], 2u);
 }
 

@@ -26,6 +26,9 @@ protected:
     std::string out(const std::string& file);                     // a file the run wrote
     // Field `field` (0-based) of the instructions.csv row of `engine`'s instruction `index`.
     double csv_field(const std::string& engine, int index, int field);
+    // Its time from start to end, in its engine's cycles and in ns.
+    double cycles_of(const std::string& engine, int index) { return csv_field(engine, index, 7) - csv_field(engine, index, 6); }
+    double ns_of(const std::string& engine, int index) { return csv_field(engine, index, 5) - csv_field(engine, index, 4); }
 };
 
 std::vector<float> floats(const std::string& bytes);      // little-endian binary32

@@ -94,7 +94,7 @@ TEST(DisasmRoundTrip, EventsTheModesCannotSay) {
 }
 
 TEST(DisasmRoundTrip, AnOpcodeOnTheWrongEngineIsRaw) {
-    const Bundle b = assemble("dma0", "copy", {"bytes=4"});
+    const Bundle b = assemble("pool", "ext", {"spec=1"});
     const std::string t = disassemble("act", b);
     EXPECT_EQ(t.rfind("act raw raw=", 0), 0u) << t;
     EXPECT_EQ(reassemble(t).b, b.b);

@@ -1,0 +1,295 @@
+#include "platform/dma/dma_engines.h"
+
+#include <algorithm>
+
+#include "model/common/error.h"
+#include "model/isa/address.h"
+#include "platform/engine_context.h"
+#include "platform/recorder.h"
+#include "platform/work_budget.h"
+
+namespace neuronsim::platform {
+
+using model::isa::MemSpace;
+
+namespace {
+constexpr uint64_t kChunk = uint64_t{1} << 20;  // bytes moved through the sockets at a time
+
+std::string space_text(DmaSpace s) { return s == DmaSpace::ActTables ? "act tables" : model::isa::space_name(static_cast<MemSpace>(s)); }
+}  // namespace
+
+struct DmaEngines::Job {
+    DmaJob spec;
+    uint32_t packets_left = 0;
+    bool failed = false;
+};
+
+// The rows one engine moves for a job: runs [first, last) of part `part`.
+struct DmaEngines::Packet {
+    std::shared_ptr<Job> job;
+    uint32_t engine = 0, queue = 0;
+    struct Rows {
+        size_t part;
+        uint32_t first, last;
+    };
+    std::vector<Rows> rows;
+    uint64_t descriptors = 0, bytes = 0;
+    sc_core::sc_time ready;  // trigger + dma.fixed_overhead_ns
+};
+
+// One engine: a FIFO per queue, served round-robin, one packet at a time.
+class DmaEngines::Unit : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(Unit);
+    Unit(sc_core::sc_module_name name, DmaEngines& owner, uint32_t index, uint32_t queues)
+        : sc_core::sc_module(name), owner_(owner), index_(index), queues_(queues), track_("dma engine " + std::to_string(index)) {
+        SC_THREAD(run);
+    }
+    void enqueue(std::shared_ptr<Packet> p) {
+        queues_[p->queue].push_back(std::move(p));
+        arrived_.notify(sc_core::SC_ZERO_TIME);
+    }
+    uint64_t packets = 0, descriptors = 0, bytes = 0;
+    sc_core::sc_time busy = sc_core::SC_ZERO_TIME;
+
+private:
+    // The next ready packet after the last queue served, or null and when the first becomes ready.
+    std::shared_ptr<Packet> pick(sc_core::sc_time& next_ready) {
+        const size_t n = queues_.size();
+        next_ready = sc_core::sc_max_time();
+        for (size_t k = 1; k <= n; ++k) {
+            auto& q = queues_[(last_ + k) % n];
+            if (q.empty()) continue;
+            if (q.front()->ready <= sc_core::sc_time_stamp()) {
+                last_ = (last_ + k) % n;
+                std::shared_ptr<Packet> p = std::move(q.front());
+                q.pop_front();
+                return p;
+            }
+            next_ready = std::min(next_ready, q.front()->ready);
+        }
+        return nullptr;
+    }
+    void run() {
+        const double descriptor_ns = owner_.cfg_.dma.descriptor_ns;
+        for (;;) {
+            sc_core::sc_time next;
+            std::shared_ptr<Packet> p = pick(next);
+            if (!p) {
+                if (next == sc_core::sc_max_time()) wait(arrived_);
+                else wait(next - sc_core::sc_time_stamp(), arrived_);
+                continue;
+            }
+            const sc_core::sc_time start = sc_core::sc_time_stamp();
+            Recorder* rec = owner_.recorder_;
+            if (rec) rec->counter("DMA bytes in flight", start, static_cast<double>(owner_.in_flight_ += static_cast<int64_t>(p->bytes)));
+            if (descriptor_ns > 0) wait(sc_core::sc_time(descriptor_ns * static_cast<double>(p->descriptors), sc_core::SC_NS));
+            owner_.stream(static_cast<double>(p->bytes));
+            sc_core::sc_time annotated;
+            try {
+                annotated = owner_.move(*p, buf_);
+            } catch (const Cancelled&) {
+                return;  // the host stops the simulation
+            }
+            if (annotated > sc_core::SC_ZERO_TIME) wait(annotated);
+            const sc_core::sc_time end = sc_core::sc_time_stamp();
+            busy += end - start;
+            ++packets;
+            descriptors += p->descriptors;
+            bytes += p->bytes;
+            if (rec) {
+                rec->counter("DMA bytes in flight", end, static_cast<double>(owner_.in_flight_ -= static_cast<int64_t>(p->bytes)));
+                rec->slice(track_, p->job->spec.label, start, end, "{\"bytes\": " + std::to_string(p->bytes) + "}");
+            }
+            owner_.finished(*p);
+        }
+    }
+
+    DmaEngines& owner_;
+    uint32_t index_;
+    std::vector<std::deque<std::shared_ptr<Packet>>> queues_;
+    size_t last_ = 0;
+    sc_core::sc_event arrived_;
+    std::string track_;
+    std::vector<uint8_t> buf_;  // a chunk in transit (its own: a memory may wait inside a transport)
+};
+
+DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only,
+                       const std::atomic<int>* cancel)
+    : sc_core::sc_module(name), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), act_tables("act_tables_socket", "the ACT table memory"),
+      cfg_(cfg), map_(cfg.memory.partitions, cfg.memory.sbuf_bytes_per_partition, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes),
+      dram_(dram), recorder_(recorder), budget_(budget), timing_only_(timing_only), cancel_(cancel) {
+    for (uint32_t e = 0; e < cfg.dma.engines; ++e)
+        units_.push_back(std::make_unique<Unit>(("engine" + std::to_string(e)).c_str(), *this, e, cfg.dma.queues_per_engine));
+}
+
+DmaEngines::~DmaEngines() = default;
+
+TlmPort& DmaEngines::port(DmaSpace s) {
+    switch (s) {
+        case DmaSpace::Dram: return dram_;
+        case DmaSpace::Sbuf: return sbuf;
+        case DmaSpace::Psum: return psum;
+        default: return act_tables;
+    }
+}
+
+uint64_t DmaEngines::tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t bytes) const {
+    if (ep.space == DmaSpace::Dram || ep.space == DmaSpace::ActTables) return ep.addr + uint64_t{row} * ep.row_stride;
+    if (ep.addr > UINT32_MAX) throw Error("an SBUF/PSUM address is an ADDR4 (32 bits)");
+    model::isa::Location l = model::isa::decode_addr4(static_cast<uint32_t>(ep.addr));
+    if (static_cast<uint8_t>(l.space) != static_cast<uint8_t>(ep.space))
+        throw Error(model::isa::format_location(l) + " is not in " + space_text(ep.space));
+    if (l.partition + uint64_t{row} >= map_.partitions())
+        throw Error(space_text(ep.space) + " row " + std::to_string(row) + " is partition " + std::to_string(l.partition + row) + ", past the " +
+                    std::to_string(map_.partitions()) + " partitions");
+    l.partition += row;
+    return map_.linear(l, bytes, "row " + std::to_string(row));
+}
+
+uint32_t DmaEngines::engine_of_row(const DmaTransfer& t, uint32_t row) const {
+    const uint32_t engines = static_cast<uint32_t>(units_.size());
+    const uint32_t per = std::max<uint32_t>(1, map_.partitions() / engines);
+    auto partition = [&](const DmaEndpoint& ep) { return model::isa::decode_addr4(static_cast<uint32_t>(ep.addr)).partition + row; };
+    const uint64_t p = t.dst.space == DmaSpace::Sbuf || t.dst.space == DmaSpace::Psum ? partition(t.dst)
+                       : t.src.space == DmaSpace::Sbuf || t.src.space == DmaSpace::Psum ? partition(t.src)
+                                                                                        : row;
+    return static_cast<uint32_t>((p / per) % engines);
+}
+
+uint32_t DmaEngines::busiest_rows(const DmaJob& job) const {
+    std::vector<uint32_t> rows(units_.size(), 0);
+    uint32_t most = 0;
+    for (const DmaTransfer& t : job.parts)
+        for (uint32_t r = 0; r < t.rows; ++r) {
+            const uint32_t e = job.engine >= 0 ? static_cast<uint32_t>(job.engine) % rows.size() : engine_of_row(t, r);
+            most = std::max(most, ++rows[e]);
+        }
+    return most;
+}
+
+void DmaEngines::submit(DmaJob spec) {
+    if (spec.engine >= static_cast<int>(units_.size()))
+        throw Error("DMA engine " + std::to_string(spec.engine) + " does not exist (" + std::to_string(units_.size()) + " configured)");
+    if (spec.queue >= cfg_.dma.queues_per_engine)
+        throw Error("DMA queue " + std::to_string(spec.queue) + " does not exist (" + std::to_string(cfg_.dma.queues_per_engine) + " per engine)");
+    // Bound the work, then validate every row before any time passes.
+    uint64_t total = 0;
+    for (const DmaTransfer& t : spec.parts) total += t.total();
+    if (budget_) budget_->dma_bytes(total, spec.label);
+    for (const DmaTransfer& t : spec.parts)
+        for (uint32_t r = 0; r < t.rows; ++r) {
+            tlm_address(t.src, r, t.bytes);
+            tlm_address(t.dst, r, t.bytes);
+        }
+    auto job = std::make_shared<Job>();
+    job->spec = std::move(spec);
+    const sc_core::sc_time ready = sc_core::sc_time_stamp() + sc_core::sc_time(cfg_.dma.fixed_overhead_ns, sc_core::SC_NS);
+    // Rows by engine, in row order: a run of rows on one engine is one entry.
+    std::vector<std::shared_ptr<Packet>> by_engine(units_.size());
+    for (size_t i = 0; i < job->spec.parts.size(); ++i) {
+        const DmaTransfer& t = job->spec.parts[i];
+        for (uint32_t r = 0; r < t.rows; ++r) {
+            const uint32_t e = job->spec.engine >= 0 ? static_cast<uint32_t>(job->spec.engine) : engine_of_row(t, r);
+            std::shared_ptr<Packet>& p = by_engine[e];
+            if (!p) {
+                p = std::make_shared<Packet>();
+                p->job = job;
+                p->engine = e;
+                p->queue = job->spec.queue;
+                p->ready = ready;
+            }
+            if (!p->rows.empty() && p->rows.back().part == i && p->rows.back().last == r) ++p->rows.back().last;
+            else p->rows.push_back({i, r, r + 1});
+            ++p->descriptors;
+            p->bytes += t.bytes;
+        }
+    }
+    ++jobs_;
+    bytes_ += total;
+    for (auto& p : by_engine)
+        if (p) ++job->packets_left;
+    if (!job->packets_left) {  // nothing to move (no rows): done at once
+        if (job->spec.done) job->spec.done();
+        return;
+    }
+    for (auto& p : by_engine)
+        if (p) units_[p->engine]->enqueue(std::move(p));
+}
+
+double DmaEngines::rate() const {
+    const double engine = cfg_.dma.bytes_per_ns_per_engine;
+    return streaming_ ? std::min(engine, cfg_.dma.aggregate_bytes_per_ns / streaming_) : engine;
+}
+
+// The engines moving bytes share the aggregate bandwidth: each streams at rate(), which
+// changes when one starts or stops; the others then go on at the new rate from that moment.
+void DmaEngines::stream(double bytes) {
+    if (bytes <= 0) return;
+    double before = rate();
+    ++streaming_;
+    if (rate() != before) share_changed_.notify(sc_core::SC_ZERO_TIME);
+    for (;;) {
+        const double r = rate();
+        const sc_core::sc_time left(bytes / r, sc_core::SC_NS);
+        if (left == sc_core::SC_ZERO_TIME) break;
+        const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+        wait(left, share_changed_);
+        const sc_core::sc_time took = sc_core::sc_time_stamp() - t0;
+        if (took >= left) break;
+        bytes -= r * took.to_seconds() * 1e9;
+    }
+    before = rate();
+    --streaming_;
+    if (rate() != before) share_changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
+    sc_core::sc_time annotated = sc_core::SC_ZERO_TIME;
+    const DmaJob& spec = p.job->spec;
+    if (timing_only_ && spec.element_values) return annotated;
+    try {
+        for (const Packet::Rows& run : p.rows) {
+            const DmaTransfer& t = spec.parts[run.part];
+            TlmPort &from = port(t.src.space), &to = port(t.dst.space);
+            buf.resize(std::min<uint64_t>(t.bytes, kChunk));
+            for (uint32_t r = run.first; r < run.last; ++r) {
+                const uint64_t src = tlm_address(t.src, r, t.bytes), dst = tlm_address(t.dst, r, t.bytes);
+                for (uint64_t at = 0; at < t.bytes; at += kChunk) {
+                    if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
+                    const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
+                    annotated += from.read(src + at, buf.data(), n);
+                    annotated += to.write(dst + at, buf.data(), n);
+                }
+            }
+        }
+    } catch (const Error& e) {
+        if (!p.job->failed && spec.failed) spec.failed(e.what());
+        p.job->failed = true;
+    }
+    annotated_ += annotated;
+    return annotated;
+}
+
+void DmaEngines::finished(const Packet& p) {
+    if (--p.job->packets_left == 0 && p.job->spec.done) p.job->spec.done();
+}
+
+void DmaEngines::collect_stats(nlohmann::ordered_json& node) const {
+    uint64_t packets = 0, descriptors = 0;
+    nlohmann::ordered_json per = nlohmann::ordered_json::object();
+    for (size_t e = 0; e < units_.size(); ++e) {
+        const Unit& u = *units_[e];
+        packets += u.packets;
+        descriptors += u.descriptors;
+        per[std::to_string(e)] = {{"packets", u.packets}, {"descriptors", u.descriptors}, {"bytes", u.bytes}, {"busy_ps", u.busy.value()}};
+    }
+    node["transfers"] = jobs_;
+    node["packets"] = packets;
+    node["descriptors"] = descriptors;
+    node["bytes"] = bytes_;
+    node["annotated_delay_ps"] = annotated_.value();
+    node["engines"] = std::move(per);
+}
+
+}  // namespace neuronsim::platform
