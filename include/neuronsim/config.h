@@ -41,6 +41,7 @@ struct DmaConfig {
     double fixed_overhead_ns{};       // trigger-to-data latency of every transfer
     double descriptor_ns{};           // engine time per descriptor (a row), besides its bytes
     uint32_t queue_depth{};           // transfers one queue keeps in flight
+    uint32_t outstanding_per_engine{};  // packets an engine holds with their latency running
 };
 
 // The sequencers' control work: sync/halt and DMA triggers, and the semaphore hand-off.

@@ -211,6 +211,10 @@ std::vector<ConfigField> make_table() {
     t.push_back(number<u32>("dma.queue_depth", NS_FIELD(dma.queue_depth), 1, 65536, "transfers",
                             "transfers one instruction queue keeps in flight; the next trigger waits for the oldest to complete",
                             "64 [A]: the compiler's event model bounds only two special queues (depth 4 and 1) [C]"));
+    t.push_back(number<u32>("dma.outstanding_per_engine", NS_FIELD(dma.outstanding_per_engine), 1, 65536, "packets",
+                            "packets an engine has accepted, whose latency runs while it serves one of them (one at a time [P] §4); a later packet's "
+                            "latency starts when one of them ends (1: no overlap on an engine)",
+                            "16 [A]: one per queue; no public figure"));
     t.push_back(number<u32>("sync.semaphores", NS_FIELD(semaphores), 1, 256, "-", "semaphores per core", "256 [H] §I.2, §J.2"));
     t.push_back(number<double>("sync.clock_ghz", NS_FIELD(sync.clock_ghz), 0.01, 100, "GHz",
                                "clock of the Sync engine, the sequencer of the DMA queue streams", "1.12/0.96/1.2, the cost model's SP band [C]"));

@@ -34,10 +34,13 @@ struct DmaEngines::Packet {
     };
     std::vector<Rows> rows;
     uint64_t descriptors = 0, bytes = 0;
-    sc_core::sc_time ready;  // trigger + dma.fixed_overhead_ns
+    bool accepted = false;    // its engine has taken it: its latency runs ...
+    sc_core::sc_time ready;   // ... until this: accepted + dma.fixed_overhead_ns
 };
 
-// One engine: a FIFO per queue, served round-robin, one packet at a time.
+// One engine: a FIFO per queue, served round-robin, one packet at a time. It accepts up to
+// dma.outstanding_per_engine packets, in arrival order; an accepted packet's latency runs while
+// the engine serves others.
 class DmaEngines::Unit : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(Unit);
@@ -46,20 +49,31 @@ public:
         SC_THREAD(run);
     }
     void enqueue(std::shared_ptr<Packet> p) {
-        queues_[p->queue].push_back(std::move(p));
+        queues_[p->queue].push_back(p);
+        arriving_.push_back(std::move(p));
+        accept();
         arrived_.notify(sc_core::SC_ZERO_TIME);
     }
     uint64_t packets = 0, descriptors = 0, bytes = 0;
     sc_core::sc_time busy = sc_core::SC_ZERO_TIME;
 
 private:
+    void accept() {
+        while (accepted_ < owner_.cfg_.dma.outstanding_per_engine && !arriving_.empty()) {
+            Packet& p = *arriving_.front();
+            p.accepted = true;
+            p.ready = sc_core::sc_time_stamp() + sc_core::sc_time(owner_.cfg_.dma.fixed_overhead_ns, sc_core::SC_NS);
+            ++accepted_;
+            arriving_.pop_front();
+        }
+    }
     // The next ready packet after the last queue served, or null and when the first becomes ready.
     std::shared_ptr<Packet> pick(sc_core::sc_time& next_ready) {
         const size_t n = queues_.size();
         next_ready = sc_core::sc_max_time();
         for (size_t k = 1; k <= n; ++k) {
             auto& q = queues_[(last_ + k) % n];
-            if (q.empty()) continue;
+            if (q.empty() || !q.front()->accepted) continue;  // (one not yet accepted waits for a packet to end)
             if (q.front()->ready <= sc_core::sc_time_stamp()) {
                 last_ = (last_ + k) % n;
                 std::shared_ptr<Packet> p = std::move(q.front());
@@ -101,6 +115,8 @@ private:
                 rec->counter("DMA bytes in flight", end, static_cast<double>(owner_.in_flight_ -= static_cast<int64_t>(p->bytes)));
                 rec->slice(track_, p->job->spec.label, start, end, "{\"bytes\": " + std::to_string(p->bytes) + "}");
             }
+            --accepted_;
+            accept();
             owner_.finished(*p);
         }
     }
@@ -108,6 +124,8 @@ private:
     DmaEngines& owner_;
     uint32_t index_;
     std::vector<std::deque<std::shared_ptr<Packet>>> queues_;
+    std::deque<std::shared_ptr<Packet>> arriving_;  // not yet accepted, in arrival order
+    uint32_t accepted_ = 0;
     size_t last_ = 0;
     sc_core::sc_event arrived_;
     std::string track_;
@@ -184,7 +202,6 @@ void DmaEngines::submit(DmaJob spec) {
         }
     auto job = std::make_shared<Job>();
     job->spec = std::move(spec);
-    const sc_core::sc_time ready = sc_core::sc_time_stamp() + sc_core::sc_time(cfg_.dma.fixed_overhead_ns, sc_core::SC_NS);
     // Rows by engine, in row order: a run of rows on one engine is one entry.
     std::vector<std::shared_ptr<Packet>> by_engine(units_.size());
     for (size_t i = 0; i < job->spec.parts.size(); ++i) {
@@ -197,7 +214,6 @@ void DmaEngines::submit(DmaJob spec) {
                 p->job = job;
                 p->engine = e;
                 p->queue = job->spec.queue;
-                p->ready = ready;
             }
             if (!p->rows.empty() && p->rows.back().part == i && p->rows.back().last == r) ++p->rows.back().last;
             else p->rows.push_back({i, r, r + 1});

@@ -3,8 +3,9 @@
 // a transfer (a DmaJob) is split into packets, one per engine it touches (an engine serves 8
 // consecutive partitions: partitions / engines), or put whole on one engine when the job names
 // it; each engine keeps a FIFO per queue and serves its queues round-robin, one packet at a
-// time. A packet is ready dma.fixed_overhead_ns after its transfer's trigger (that latency runs
-// while the engines move other data: it overlaps them), then costs the engine
+// time. It accepts up to dma.outstanding_per_engine packets in arrival order; an accepted packet
+// is ready dma.fixed_overhead_ns later (that latency runs while the engine moves other data:
+// it overlaps them), then costs the engine
 // dma.descriptor_ns per row plus its bytes at the engine's bandwidth, which the engines moving
 // data at the same moment share up to dma.aggregate_bytes_per_ns. Its rows move through the
 // sockets when it ends; what the memories annotate comes on top. The transfer completes when

@@ -81,6 +81,13 @@ TEST_F(PlatformTest, OneEngineServesItsQueuesInTurnTheLatencyOverlaps) {
     RunReport queue = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
                           "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
     EXPECT_EQ(queue.simulated, sc_core::sc_time(250 + 1000 + 2 * 111, sc_core::SC_NS));
+    // An engine that accepts one packet at a time starts the second's latency when the first ends.
+    cfg = parse_config(builtin_config_text("cayman"), "cayman",
+                       {"dma.fixed_overhead_ns=1000", "dma.bytes_per_ns_per_engine=32", "dma.outstanding_per_engine=1"});
+    reset_systemc_context();
+    RunReport serial = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                           "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(serial.simulated, sc_core::sc_time(250 + 2 * (1000 + 111), sc_core::SC_NS));
 }
 
 TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {
