@@ -50,7 +50,7 @@ Engine::Engine(sc_core::sc_module_name name, const std::string& label, EngineCon
 
 // The instruction's record: its times, stall, source and what execute() reported; its
 // exclusive share of the busy time is already in `busy` of its mnemonic.
-void Engine::record(InstructionRecord& r, InFlight& f) {
+void Engine::record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& idle_stall) {
     const Detail& d = f.detail;
     r.engine = &label_;
     r.index = f.index;
@@ -72,11 +72,11 @@ void Engine::record(InstructionRecord& r, InFlight& f) {
         if (est.ns >= 0) m.model_ns += est.ns;
         m.latency += r.end - r.start;
     }
-    if (r.start > r.ready) {
+    if (idle_stall > sc_core::SC_ZERO_TIME) {
         Tally& t = stalls_[StallKey{r.sem_wait ? static_cast<int>(r.wait.wait) : -1, r.sem_wait ? r.wait.wait_idx : -1, r.sem_wait ? r.wait.value : 0,
                                     r.dependency ? nullptr : r.released_by, r.busy_resource, r.dependency}];
         ++t.count;
-        t.time += r.start - r.ready;
+        t.time += idle_stall;
     }
     if (rec) rec->instruction(r);
 }
@@ -192,7 +192,6 @@ void Engine::run() {
                     r.released_at = r.start;
                 }
             }
-            stalled_ += r.start - r.ready;
             f.ev = ev;
             f.halt = halt;
             if (!f.dma) {
@@ -236,6 +235,11 @@ void Engine::retire() {
         }
         InstructionRecord& r = f->r;
         r.end = now();
+        // The engine's own stall: the part of the wait with nothing of its own in flight (while
+        // an earlier instruction is still executing, the engine is busy, not stalled).
+        const sc_core::sc_time idle_from = std::max(r.ready, last_end_);
+        const sc_core::sc_time idle_stall = r.start > idle_from ? r.start - idle_from : sc_core::SC_ZERO_TIME;
+        stalled_ += idle_stall;
         // Its exclusive share of the busy time: what it adds to the union of the instructions'
         // [start, end] (they start and end in order).
         const sc_core::sc_time from = std::max(r.start, last_end_);
@@ -259,7 +263,7 @@ void Engine::retire() {
         Tally& m = by_mnemonic_[r.mnemonic];
         ++m.count;
         m.time += share;
-        record(r, *f);
+        record(r, *f, idle_stall);
         ++count_;
         --in_flight_;
         retired_event_.notify(sc_core::SC_ZERO_TIME);

@@ -92,7 +92,7 @@ private:
     struct InFlight;
     void run();
     void retire();
-    void record(InstructionRecord& r, InFlight& f);
+    void record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& idle_stall);
 
     std::string label_;
     InstructionSource& source_;
