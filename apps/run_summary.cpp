@@ -30,7 +30,7 @@ void for_each_engine(const json& stats, F&& f) {
 }
 
 void print_time_by_mnemonic(const json& stats) {
-    std::printf("  time by instruction (busy ns, excluding stalls):\n");
+    std::printf("  time by instruction (each one's exclusive share of its engine's busy ns):\n");
     for_each_engine(stats, [](const std::string& e, const json& n) {
         for (auto m = n["by_mnemonic"].begin(); m != n["by_mnemonic"].end(); ++m)
             std::printf("    %-8s %-22s %8llu x %14.3f ns\n", e.c_str(), m.key().c_str(), u(m.value()["count"]), ns_of(m.value()["busy_ps"]));

@@ -34,6 +34,9 @@ CostEstimate nki_activation(const Config& c, const InstructionShape& s) {
     return {cyc / c.act.clock_ghz, "nki.isa: max(64,N)+160 cycles at " + num(c.act.clock_ghz) + " GHz, N=" + std::to_string(s.n)};
 }
 
+// The compiler's DMA readInit (hardware-facts §E), the formula's fixed term.
+constexpr double kDmaReadInit = 1300;
+
 double dma_divisor(const Config& c) { return c.generation.nc_version <= 2 ? 17 : c.generation.nc_version == 3 ? 23 : 33; }
 
 double dge_overhead_ns(const Config& c, InstructionShape::Dge dge) {
@@ -69,9 +72,9 @@ std::string divergence_reason(const Config& c, const InstructionShape& s, double
                 add(std::to_string(s.busiest_rows) + " descriptors x " + num(c.dma.descriptor_ns) + " ns (dma.descriptor_ns; the formula has no per-row cost)");
                 explained += s.busiest_rows * c.dma.descriptor_ns;
             }
-            if (c.dma.fixed_overhead_ns != 1300) {
-                add("dma.fixed_overhead_ns " + num(c.dma.fixed_overhead_ns) + ", the formula's readInit 1300");
-                explained += c.dma.fixed_overhead_ns - 1300;
+            if (c.dma.fixed_overhead_ns != kDmaReadInit) {
+                add("dma.fixed_overhead_ns " + num(c.dma.fixed_overhead_ns) + ", the formula's readInit " + num(kDmaReadInit));
+                explained += c.dma.fixed_overhead_ns - kDmaReadInit;
             }
             const double dge = dge_overhead_ns(c, s.dge);
             if (s.dge != InstructionShape::Dge::None) {
@@ -126,7 +129,7 @@ CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
             const double div = dma_divisor(c);
             const uint64_t per = s.rows ? s.bytes / s.rows : 0;
             const double dge = dge_overhead_ns(c, s.dge);
-            const double ns = 1300 + std::floor(((s.rows + 15) >> 4) * static_cast<double>(per) / div) + dge;
+            const double ns = kDmaReadInit + std::floor(((s.rows + 15) >> 4) * static_cast<double>(per) / div) + dge;
             return {ns, "compiler DMA: 1300 + ((P+15)>>4)*bytes/" + num(div) + (dge > 0 ? " + DGE " + num(dge) : "") + ", P=" + std::to_string(s.rows) +
                             " bytes=" + std::to_string(per)};
         }

@@ -81,10 +81,14 @@ void Engine::record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& i
     if (rec) rec->instruction(r);
 }
 
-void Engine::trigger_dma(DmaJob job, std::function<void()> on_done) {
+void Engine::wait_dma_slot() {
     const sc_core::sc_time asked = now();
     while (dma_in_flight_ >= ctx_.config().dma.queue_depth) wait(dma_done_);
     if (now() > asked) detail_.resource = &queue_resource_;
+}
+
+void Engine::trigger_dma(DmaJob job, std::function<void()> on_done, std::function<void()> at_end) {
+    wait_dma_slot();
     std::shared_ptr<InFlight> f = current_;
     f->dma = true;
     auto fail = [this, f](const std::string& why) {
@@ -99,8 +103,9 @@ void Engine::trigger_dma(DmaJob job, std::function<void()> on_done) {
         ctx_.fail(e);
     };
     job.failed = fail;
-    job.done = [this, f, fail, on_done] {
-        if (on_done) {
+    job.done = [this, f, fail, on_done, at_end] {
+        if (at_end) at_end();
+        if (on_done && !f->failed) {  // (a failed transfer delivered nothing)
             try {
                 on_done();
             } catch (const Error& e) {
@@ -228,25 +233,31 @@ void Engine::retire() {
         std::shared_ptr<InFlight> f = retiring_.front();
         if (f->end > now()) wait(f->end - now());
         retiring_.pop_front();
-        if (f->failed) {  // latched; the core is halted
+        auto drop = [&] {  // latched; the core is halted. Its trace line is passed over.
+            if (Recorder* rec = ctx_.recorder()) rec->skip(&label_);
             --in_flight_;
             retired_event_.notify(sc_core::SC_ZERO_TIME);
+        };
+        if (f->failed) {
+            drop();
             continue;
         }
+        // Its record ends when it completed (its own time); its update is applied now, when it
+        // retires, once every earlier instruction of the stream has completed.
         InstructionRecord& r = f->r;
-        r.end = now();
+        r.end = f->end;
         // The engine's own stall: the part of the wait with nothing of its own in flight (while
         // an earlier instruction is still executing, the engine is busy, not stalled).
         const sc_core::sc_time idle_from = std::max(r.ready, last_end_);
         const sc_core::sc_time idle_stall = r.start > idle_from ? r.start - idle_from : sc_core::SC_ZERO_TIME;
         stalled_ += idle_stall;
         // Its exclusive share of the busy time: what it adds to the union of the instructions'
-        // [start, end] (they start and end in order).
+        // [start, end] (they start in order; last_end_ is the latest end so far).
         const sc_core::sc_time from = std::max(r.start, last_end_);
         const sc_core::sc_time share = r.end > from ? r.end - from : sc_core::SC_ZERO_TIME;
         busy_ += share;
         if (!count_) first_start_ = r.start;
-        last_end_ = r.end;
+        last_end_ = std::max(last_end_, r.end);
         try {
             ctx_.semaphores().update(f->ev, &label_, f->index);
         } catch (const Error& e) {
@@ -256,8 +267,8 @@ void Engine::retire() {
             ef.opcode = f->opcode;
             ef.message = e.what();
             ef.summary = "engine " + label_ + ", instruction " + std::to_string(f->index) + " (opcode " + opcode_text(f->opcode) + "): " + e.what();
-            --in_flight_;
             ctx_.fail(ef);
+            drop();
             continue;
         }
         Tally& m = by_mnemonic_[r.mnemonic];

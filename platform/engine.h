@@ -70,8 +70,12 @@ protected:
     sc_core::sc_time now() const { return sc_core::sc_time_stamp(); }
     // Triggers `job` as the current instruction's transfer now: first waits while this stream
     // has dma.queue_depth transfers in flight (a "busy queue" stall); the instruction
-    // completes when the transfer does, after `on_done` (run at the transfer's end).
-    void trigger_dma(DmaJob job, std::function<void()> on_done = {});
+    // completes when the transfer does. At its end `at_end` runs, then, unless the transfer
+    // failed, `on_done`.
+    void trigger_dma(DmaJob job, std::function<void()> on_done = {}, std::function<void()> at_end = {});
+    // Waits while this stream has dma.queue_depth transfers in flight (a "busy queue" stall when
+    // called before the instruction's start is decided, as the ACT and POOL copies do).
+    void wait_dma_slot();
     EngineContext& ctx_;
 
     // What execute() tells the record of its instruction (instructions.csv, timeline, the

@@ -285,7 +285,7 @@ bool NeuronCore::Impl::read_reg(uint64_t a, uint32_t& v) const {
         return false;
     }
     if (a >= reg::kSemaphores && a < reg::kSemaphores + 4ull * cfg.semaphores) {
-        v = static_cast<uint32_t>(sem->value(static_cast<uint32_t>((a - reg::kSemaphores) / 4)));
+        v = static_cast<uint32_t>(sem->latest(static_cast<uint32_t>((a - reg::kSemaphores) / 4)));
         return true;
     }
     if (a >= reg::kRegisters && a < reg::kRegisters + 4 * 256) {

@@ -272,7 +272,7 @@ void Recorder::timeline_events(const InstructionRecord& r, int id) {
         }
         o.put('}');
         auto from = r.released_by ? engine_tracks_.find(r.released_by) : engine_tracks_.end();
-        if (from != engine_tracks_.end()) {  // a flow arrow from the releasing update
+        if (from != engine_tracks_.end() && from->second != id) {  // a flow arrow from the releasing update (another track's)
             ++flows_;
             o.lit(",\n{\"name\": \"release\", \"cat\": \"semaphore\", \"ph\": \"s\", \"id\": ");
             o.u64(flows_);
@@ -327,6 +327,11 @@ void Recorder::timeline_events(const InstructionRecord& r, int id) {
         o.u64(r.bytes);
     }
     o.lit("}}");
+}
+
+void Recorder::skip(const std::string* engine) {
+    auto it = sources_.find(engine);
+    if (it != sources_.end()) it->second->next();
 }
 
 void Recorder::instruction(InstructionRecord& r) {

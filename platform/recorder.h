@@ -68,6 +68,8 @@ public:
     ~Recorder();
 
     void instruction(InstructionRecord& r);  // fills in the source line when it has one
+    // An instruction of `engine` that will not be recorded (it failed): its trace line is passed.
+    void skip(const std::string* engine);
     // The trace lines of an engine's instructions (an <engine>.lines file, read in order).
     void set_source_lines(const std::string* engine, const std::string& lines_path);
     // Any other slice on a named track (DMA transfers, table loads).

@@ -39,15 +39,16 @@ void Semaphores::update(const Events& e, const std::string* engine, uint64_t ind
     }
     if (v > INT32_MAX || v < INT32_MIN) throw Error("semaphore " + std::to_string(idx) + " overflows its signed 32 bits");
     future_[idx] = v;
-    updaters_[idx] = {engine, index, sc_core::sc_time_stamp()};
+    const Updater by{engine, index, sc_core::sc_time_stamp()};
     const uint64_t seq = ++updates_;
     if (at_once || latency_ == sc_core::SC_ZERO_TIME) {
         values_[idx] = static_cast<int32_t>(v);
+        updaters_[idx] = by;
         seen_[idx] = seq;  // hand-offs still on their way are older
         changed_.notify(sc_core::SC_ZERO_TIME);
         return;
     }
-    pending_.push_back({sc_core::sc_time_stamp() + latency_, idx, static_cast<int32_t>(v), seq});
+    pending_.push_back({sc_core::sc_time_stamp() + latency_, idx, static_cast<int32_t>(v), seq, by});
     hand_off_.notify(latency_);
 }
 
@@ -57,6 +58,7 @@ void Semaphores::apply() {
         const HandOff& h = pending_.front();
         if (h.seq > seen_[h.idx]) {
             values_[h.idx] = h.value;
+            updaters_[h.idx] = h.by;
             seen_[h.idx] = h.seq;
             any = true;
         }

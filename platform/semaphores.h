@@ -33,7 +33,10 @@ public:
     void update(const model::isa::Events& e, const std::string* engine = nullptr, uint64_t index = 0, bool at_once = false);
     const Updater& last_update(uint32_t idx) const { return updaters_[idx]; }
     void check_index(uint32_t idx) const;        // throws naming the index and the count
-    int32_t value(uint32_t idx) const { return values_[idx]; }
+    int32_t value(uint32_t idx) const { return values_[idx]; }  // as the engines see it now
+    // With every update applied, hand-offs still on their way included (what the host's
+    // register read returns: the hand-off latency is between engines).
+    int32_t latest(uint32_t idx) const { return static_cast<int32_t>(future_[idx]); }
     const sc_core::sc_event& changed() const { return changed_; }
 
     void collect_stats(nlohmann::ordered_json& node) const override;
@@ -50,6 +53,7 @@ private:
         uint32_t idx;
         int32_t value;
         uint64_t seq;
+        Updater by;  // becomes the semaphore's last update when the engines see it
     };
     std::deque<HandOff> pending_;
     sc_core::sc_time latency_;

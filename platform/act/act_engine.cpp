@@ -148,8 +148,8 @@ void ActEngine::wait_for_tables() {
     while (tables_loading_) wait(tables_loaded_);
 }
 
-sc_core::sc_time ActEngine::results_ready(const std::vector<Region>& reads, bool any) {
-    sc_core::sc_time at = now();
+sc_core::sc_time ActEngine::results_ready(const std::vector<Region>& reads, bool any, sc_core::sc_time at) {
+    at = std::max(at, now());
     pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.end <= now(); }), pending_.end());
     for (const Pending& p : pending_)
         if ((model::isa::any_overlap(p.writes, reads) || (any && model::isa::any_overlap(p.reads, reads))) && p.end > at) {
@@ -251,19 +251,29 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     tables_loading_ = true;
     loading_index_ = index;
     const uint32_t control_words = e.control_words;
-    trigger_dma(std::move(job), [this, idx, name, from, functions, control_words, redundant, bytes, start] {
+    auto loaded = [this] {  // whether or not the image arrived: the next table user may go on
         tables_loading_ = false;
         tables_loaded_.notify(sc_core::SC_ZERO_TIME);
-        tables_->set_resident(name, control_words, functions);
-        if (Recorder* rec = ctx_.recorder()) rec->counter("act resident set", now(), idx);
-        ++loads_;
-        redundant_loads_ += redundant;
-        load_bytes_ += bytes;
-        Switch& sw = switches_[{from, name}];
-        ++sw.count;
-        sw.time += now() - start;
-        pending_switch_ = &sw;
-    });
+    };
+    try {
+        trigger_dma(
+            std::move(job),
+            [this, idx, name, from, functions, control_words, redundant, bytes, start] {
+                tables_->set_resident(name, control_words, functions);
+                if (Recorder* rec = ctx_.recorder()) rec->counter("act resident set", now(), idx);
+                ++loads_;
+                redundant_loads_ += redundant;
+                load_bytes_ += bytes;
+                Switch& sw = switches_[{from, name}];
+                ++sw.count;
+                sw.time += now() - start;
+                pending_switch_ = &sw;
+            },
+            loaded);
+    } catch (...) {
+        loaded();
+        throw;
+    }
 }
 
 void ActEngine::dge_copy(const Bundle& b, uint64_t index) {
@@ -272,15 +282,18 @@ void ActEngine::dge_copy(const Bundle& b, uint64_t index) {
         throw Error("copy: " + c.generation.name + " has no hardware DGE, so the ACT queue cannot trigger a DMA (act.hwdge); use a DMA queue stream");
     DmaJob job = copy_job(b);
     const DmaTransfer& t = job.parts[0];
+    wait_dma_slot();  // a full queue is a stall before it issues
     // It reads SBUF/PSUM rows an earlier ACT instruction may still write, and writes rows one
     // may still read or write: it waits for them (a DMA moves its data asynchronously).
-    std::vector<Region> rows;
-    for (const DmaEndpoint* ep : {&t.src, &t.dst})
-        if (ep->space == DmaSpace::Sbuf || ep->space == DmaSpace::Psum) {
-            const Location l = decode_addr4(static_cast<uint32_t>(ep->addr));
-            rows.push_back({l.space, l.partition, l.partition + t.rows, static_cast<int64_t>(l.offset), static_cast<int64_t>(l.offset + t.bytes)});
+    auto rows = [&](const DmaEndpoint& ep) {
+        std::vector<Region> r;
+        if (ep.space == DmaSpace::Sbuf || ep.space == DmaSpace::Psum) {
+            const Location l = decode_addr4(static_cast<uint32_t>(ep.addr));
+            r.push_back({l.space, l.partition, l.partition + t.rows, static_cast<int64_t>(l.offset), static_cast<int64_t>(l.offset + t.bytes)});
         }
-    const sc_core::sc_time earliest = results_ready(rows, true);
+        return r;
+    };
+    const sc_core::sc_time earliest = results_ready(rows(t.dst), true, results_ready(rows(t.src), false));
     const ActPipeline::Slot s = pipe_.sequencer(earliest.value(), sc_core::sc_time(c.act.hwdge_ns, sc_core::SC_NS).value());
     const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS), generated(static_cast<double>(s.end), sc_core::SC_PS);
     if (start > now()) wait(start - now());
@@ -718,8 +731,9 @@ void ActEngine::collect_stats(nlohmann::ordered_json& node) const {
     node["table_load_bytes"] = load_bytes_;
     const sc_core::sc_time loading = busy_of("load_act_func_set");  // the loads' exclusive share
     node["table_load_ps"] = loading.value();
+    const sc_core::sc_time dma = busy_of("copy");  // DMA triggered from the ACT queue, in flight
     // Busy time apart from table loads: a table load is not computing.
-    node["compute_ps"] = (busy_time() - loading).value();
+    node["compute_ps"] = (busy_time() - loading - dma).value();
     nlohmann::ordered_json sw = nlohmann::ordered_json::array();
     for (const auto& [k, v] : switches_) {
         nlohmann::ordered_json fns = nlohmann::ordered_json::array();

@@ -51,8 +51,8 @@ private:
     // A table load in flight: instructions that use the tables (or load them) wait for it.
     void wait_for_tables();
     // The latest completion of an in-flight instruction whose writes overlap `reads` (or, with
-    // `any`, whose reads or writes overlap `reads`): the instruction's earliest issue.
-    sc_core::sc_time results_ready(const std::vector<model::isa::Region>& reads, bool any);
+    // `any`, whose reads or writes overlap `reads`), and `at`: the instruction's earliest issue.
+    sc_core::sc_time results_ready(const std::vector<model::isa::Region>& reads, bool any, sc_core::sc_time at = sc_core::SC_ZERO_TIME);
     void activate(const model::isa::Bundle& b);
     void activate_quantize(const model::isa::Bundle& b);
     void activate2(const model::isa::Bundle& b);

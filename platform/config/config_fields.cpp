@@ -201,8 +201,9 @@ std::vector<ConfigField> make_table() {
                                "the NeuronCore's DMA bandwidth, all engines together: engines moving data at once share it",
                                "272/368/528 GB/s per NC, the DMA bandwidth table [P] §0"));
     t.push_back(number<double>("dma.fixed_overhead_ns", NS_FIELD(dma.fixed_overhead_ns), 0, 1e9, "ns",
-                               "latency of every transfer from its trigger to its first data (descriptor setup, synchronisation, semaphore-to-start); "
-                               "it runs while other transfers move data, so it overlaps them",
+                               "latency of every transfer's packets from their engine accepting them (at the trigger unless the engine holds "
+                               "dma.outstanding_per_engine) to their first data (descriptor setup, synchronisation, semaphore-to-start); it runs while "
+                               "other transfers move data, so it overlaps them",
                                "1300 [P] §4 (and the cost model's DMA readInit [C])"));
     t.push_back(number<double>("dma.descriptor_ns", NS_FIELD(dma.descriptor_ns), 0, 1e6, "ns",
                                "engine time per descriptor (one row of a transfer) besides its bytes: small rows are overhead-bound",
@@ -285,7 +286,7 @@ std::vector<ConfigField> make_table() {
                             "128 [P] §0, §2 (NC-v4: all dtypes; NC-v2: 128 at 32 bits, other dtypes [A] the same)"));
     t.push_back(number<u32>("gpsimd.swdge_cycles", NS_FIELD(gpsimd.swdge_cycles), 0, big, "cycles",
                             "POOL time of a DMA `copy` issued from the POOL queue (software descriptor generation)",
-                            "500 (v2), 700 (v3+): the compiler's SWDGE overhead [C]"));
+                            "500 (v2), 700 (v3): the compiler's SWDGE overhead [C]; v4+ [A] as v3"));
     t.push_back(number<u32>("gpsimd.swdge_queue", NS_FIELD(gpsimd.swdge_queue), 0, 63, "-", "the queue id (on every engine) of the DMAs the POOL queue triggers",
                             "13 [A], as act.hwdge_queue"));
     t.push_back(flag("gpsimd.cptc_library", NS_FIELD(gpsimd.cptc_library), "the CPTC decode library is present", "SUNDA false, others true [H] §F.10"));

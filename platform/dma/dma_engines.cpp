@@ -39,18 +39,18 @@ struct DmaEngines::Packet {
 };
 
 // One engine: a FIFO per queue, served round-robin, one packet at a time. It accepts up to
-// dma.outstanding_per_engine packets, in arrival order; an accepted packet's latency runs while
+// dma.outstanding_per_engine packets, taking each queue's oldest in turn (round-robin too, so a
+// deep queue does not hold the others' latency back); an accepted packet's latency runs while
 // the engine serves others.
 class DmaEngines::Unit : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(Unit);
     Unit(sc_core::sc_module_name name, DmaEngines& owner, uint32_t index, uint32_t queues)
-        : sc_core::sc_module(name), owner_(owner), index_(index), queues_(queues), track_("dma engine " + std::to_string(index)) {
+        : sc_core::sc_module(name), owner_(owner), index_(index), queues_(queues), accepted_in_(queues, 0), track_("dma engine " + std::to_string(index)) {
         SC_THREAD(run);
     }
     void enqueue(std::shared_ptr<Packet> p) {
-        queues_[p->queue].push_back(p);
-        arriving_.push_back(std::move(p));
+        queues_[p->queue].push_back(std::move(p));
         accept();
         arrived_.notify(sc_core::SC_ZERO_TIME);
     }
@@ -58,13 +58,22 @@ public:
     sc_core::sc_time busy = sc_core::SC_ZERO_TIME;
 
 private:
+    // Each queue's accepted packets are its oldest (a prefix of its FIFO).
     void accept() {
-        while (accepted_ < owner_.cfg_.dma.outstanding_per_engine && !arriving_.empty()) {
-            Packet& p = *arriving_.front();
+        const size_t n = queues_.size();
+        while (accepted_ < owner_.cfg_.dma.outstanding_per_engine) {
+            size_t k = 1;
+            for (; k <= n; ++k) {
+                const size_t q = (last_accepted_ + k) % n;
+                if (accepted_in_[q] < queues_[q].size()) break;
+            }
+            if (k > n) return;  // none waiting
+            const size_t q = (last_accepted_ + k) % n;
+            Packet& p = *queues_[q][accepted_in_[q]++];
             p.accepted = true;
             p.ready = sc_core::sc_time_stamp() + sc_core::sc_time(owner_.cfg_.dma.fixed_overhead_ns, sc_core::SC_NS);
             ++accepted_;
-            arriving_.pop_front();
+            last_accepted_ = q;
         }
     }
     // The next ready packet after the last queue served, or null and when the first becomes ready.
@@ -78,6 +87,7 @@ private:
                 last_ = (last_ + k) % n;
                 std::shared_ptr<Packet> p = std::move(q.front());
                 q.pop_front();
+                --accepted_in_[last_];
                 return p;
             }
             next_ready = std::min(next_ready, q.front()->ready);
@@ -124,9 +134,9 @@ private:
     DmaEngines& owner_;
     uint32_t index_;
     std::vector<std::deque<std::shared_ptr<Packet>>> queues_;
-    std::deque<std::shared_ptr<Packet>> arriving_;  // not yet accepted, in arrival order
-    uint32_t accepted_ = 0;
-    size_t last_ = 0;
+    std::vector<size_t> accepted_in_;  // per queue: how many of its oldest are accepted
+    uint32_t accepted_ = 0;            // over all queues
+    size_t last_ = 0, last_accepted_ = 0;  // round-robin positions: served, accepted
     sc_core::sc_event arrived_;
     std::string track_;
     std::vector<uint8_t> buf_;  // a chunk in transit (its own: a memory may wait inside a transport)

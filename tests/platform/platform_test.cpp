@@ -31,6 +31,7 @@ protected:
         TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
         return host.run();
     }
+    std::string t_file(const std::string& f) { return t.file(f); }
     std::string error_of(const std::string& trace_text) {
         try {
             run(trace_text);
@@ -88,6 +89,36 @@ TEST_F(PlatformTest, OneEngineServesItsQueuesInTurnTheLatencyOverlaps) {
     RunReport serial = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
                            "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
     EXPECT_EQ(serial.simulated, sc_core::sc_time(250 + 2 * (1000 + 111), sc_core::SC_NS));
+}
+
+TEST_F(PlatformTest, ADeepQueueDoesNotHoldAnotherQueuesLatencyBack) {
+    // 40 transfers of 128 x 4 KiB on dma.0 fill every engine's 16 accepted packets; a copy on
+    // dma.1 triggered after them (behind 45 syncs) is accepted at the next free slot, round-robin,
+    // not after the 24 packets of dma.0 still waiting on its engine.
+    cfg = parse_config(builtin_config_text("cayman"), "cayman");
+    std::string t;
+    for (int i = 0; i < 40; ++i) t += "dma.0 copy src=dram:0x0 dst=sbuf:0:0x0 partitions=128 bytes=4096 src_stride=4096\n";
+    for (int i = 0; i < 45; ++i) t += "dma.1 sync\n";
+    t += "dma.1 copy src=dram:0x0 dst=sbuf:0:0x8000 partitions=8 bytes=4096 src_stride=4096\n";
+    run(t);
+    std::string csv = read_file(t_file("out/instructions.csv"));
+    const size_t at = csv.find("\ndma.1,45,");
+    ASSERT_NE(at, std::string::npos) << csv;
+    double start = 0, end = 0;
+    ASSERT_EQ(std::sscanf(csv.c_str() + at + 1, "dma.1,45,0xd1,copy,%lf,%lf", &start, &end), 2);
+    // A packet of 8 rows of 4 KiB takes 8 x (4096 / 23 + 11) = 1513 ns: a free slot, the latency,
+    // one turn of dma.0 and its own.
+    EXPECT_LT(end - start, 1513 + 1300 + 2 * 1513 + 1);
+}
+
+TEST_F(PlatformTest, AFullQueueIsAStallOnActAndPoolToo) {
+    cfg = parse_config(builtin_config_text("cayman"), "cayman", {"dma.queue_depth=1"});
+    run("act copy src=dram:0x0 dst=sbuf:0:0x0 partitions=1 bytes=64\nact copy src=dram:0x0 dst=sbuf:0:0x40 partitions=1 bytes=64\n"
+        "pool copy src=dram:0x0 dst=sbuf:1:0x0 partitions=1 bytes=64\npool copy src=dram:0x0 dst=sbuf:1:0x40 partitions=1 bytes=64\n");
+    const std::string csv = read_file(t_file("out/instructions.csv"));
+    EXPECT_NE(csv.find("act,1,0xd1,copy,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("busy queue act"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("busy queue pool"), std::string::npos) << csv;
 }
 
 TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {

@@ -12,7 +12,10 @@ namespace neuronsim::test {
 
 // A new context becomes current, as SystemC test benches commonly do (platform/simulate.cpp
 // keeps the old ones reachable: SystemC cannot delete a context with suspended threads).
-void reset_systemc_context() { platform::fresh_simulation_context(); }
+void reset_systemc_context() {
+    restore_thread_stack_for_asan();  // the previous context's threads may have been the last stack ASan saw
+    platform::fresh_simulation_context();
+}
 
 // libsystemc announces its coroutine switches to ASan through the weak
 // __sanitizer_{start,finish}_switch_fiber hooks. After a test bench's modules are destroyed
