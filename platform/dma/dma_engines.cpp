@@ -46,7 +46,7 @@ class DmaEngines::Unit : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(Unit);
     Unit(sc_core::sc_module_name name, DmaEngines& owner, uint32_t index, uint32_t queues)
-        : sc_core::sc_module(name), owner_(owner), index_(index), queues_(queues), accepted_in_(queues, 0), track_("dma engine " + std::to_string(index)) {
+        : sc_core::sc_module(name), owner_(owner), queues_(queues), accepted_in_(queues, 0), track_("dma engine " + std::to_string(index)) {
         SC_THREAD(run);
     }
     void enqueue(std::shared_ptr<Packet> p) {
@@ -132,7 +132,6 @@ private:
     }
 
     DmaEngines& owner_;
-    uint32_t index_;
     std::vector<std::deque<std::shared_ptr<Packet>>> queues_;
     std::vector<size_t> accepted_in_;  // per queue: how many of its oldest are accepted
     uint32_t accepted_ = 0;            // over all queues

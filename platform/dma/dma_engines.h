@@ -110,7 +110,7 @@ private:
     std::vector<std::unique_ptr<Unit>> units_;
     uint32_t streaming_ = 0;          // engines moving bytes now
     sc_core::sc_event share_changed_; // their rate changed
-    uint64_t jobs_ = 0, packets_ = 0, descriptors_ = 0, bytes_ = 0;
+    uint64_t jobs_ = 0, bytes_ = 0;  // (packets and descriptors are the engines')
     sc_core::sc_time annotated_ = sc_core::SC_ZERO_TIME;
     int64_t in_flight_ = 0;           // bytes of packets being served (the counter track)
 };
