@@ -48,6 +48,12 @@ std::vector<ActLine> read_act_stream(const std::string& path) {
         } catch (const Error& e) {
             throw Error(path + ":" + std::to_string(a.line) + ": " + e.what());
         }
+        // The advice is over the built-in trainium roster: a set it does not have is the run's
+        // error too ("the roster has 21 sets").
+        const size_t sets = trainium_sets().size();
+        if (a.access.kind == Kind::TableLoad && (a.access.set < 0 || static_cast<size_t>(a.access.set) >= sets))
+            throw Error(path + ":" + std::to_string(a.line) + ": load_act_func_set " + std::to_string(a.access.set) + ": the trainium roster has " +
+                        std::to_string(sets) + " sets (0.." + std::to_string(sets - 1) + "), the sets `advise` chooses from");
         if (a.access.kind == Kind::Compute) {
             a.function = function_of_id(a.access.func_id);
             if (a.function.empty()) a.function = "func_id " + std::to_string(a.access.func_id);

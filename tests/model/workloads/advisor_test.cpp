@@ -81,6 +81,21 @@ TEST(Advisor, ReportsAnActivationWhoseFunctionIsNotResident) {
     EXPECT_NE(a.problems[0].find("line 2: exp is not in the resident set sigmoid_and_others"), std::string::npos) << a.problems[0];
 }
 
+TEST(Advisor, ASetPastTheRosterIsAnErrorNamingTheLine) {
+    TempDir t;
+    for (int set : {21, 22, 35, 100, 255}) {
+        const std::string trace = t.write("s.trace", "act sync\nact load_act_func_set set=" + std::to_string(set) + "\n");
+        try {
+            wl::advise(trace);
+            FAIL() << "set " << set << ": no error";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("s.trace:2: load_act_func_set " + std::to_string(set) + ": the trainium roster has 21 sets (0..20)"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 TEST(Advisor, MalformedLinesNameFileAndLine) {
     TempDir t;
     const std::string trace = t.write("m.trace", "act load_act_func_set set=0\nact activate fnc=7\n");
