@@ -208,6 +208,12 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
         if (sizes[i] > room[i])
             throw Error("set " + name + ": its " + table[i] + " image of " + std::to_string(sizes[i]) + " bytes does not fit the " + std::to_string(room[i]) +
                         "-byte ACT " + table[i] + " table");
+    // The directory is DRAM, which anything may write: every count is checked against the
+    // table memory before it is trusted.
+    if (e.control_words > t.geometry().control_entries)
+        throw Error("set " + name + ": its directory entry at DRAM " + model::fp::hex(dir.base + uint64_t{idx} * sizeof e) + " gives control_words " +
+                    std::to_string(e.control_words) + ", more than the " + std::to_string(t.geometry().control_entries) +
+                    " CONTROL entries (act.tables.control_entries)");
     // One DMA transfer: the four images, DRAM -> table memory, a descriptor each, on the
     // table-load engine and queue.
     DmaJob job;
@@ -259,6 +265,7 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
         trigger_dma(
             std::move(job),
             [this, idx, name, from, functions, control_words, redundant, bytes, start] {
+                check_loaded_image(name);
                 tables_->set_resident(name, control_words, functions);
                 if (Recorder* rec = ctx_.recorder()) rec->counter("act resident set", now(), idx);
                 ++loads_;
@@ -273,6 +280,18 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     } catch (...) {
         loaded();
         throw;
+    }
+}
+
+// The image that arrived, before it is used: every valid CAM entry must name a PROFILE slot the
+// table memory has (an entry past them would be read out of the PROFILE table).
+void ActEngine::check_loaded_image(const std::string& name) const {
+    const model::pwp::TableGeometry& g = tables_->geometry();
+    for (uint32_t i = 0; i < g.cam_entries; ++i) {
+        const uint8_t* c = tables_->cam() + uint64_t{i} * model::pwp::kCamEntryBytes;
+        if ((c[8] & 1) && i >= g.profile_slots)
+            throw Error("set " + name + ": CAM entry " + std::to_string(i) + " is valid but the PROFILE table has " + std::to_string(g.profile_slots) +
+                        " slots (act.tables.profile_slots): the image does not fit this table memory");
     }
 }
 
@@ -591,6 +610,9 @@ ActEngine::Resolved ActEngine::resolve(uint8_t opcode, uint8_t func_id) const {
     if (slot < 0)
         throw Error("function id " + std::to_string(func_id) + " is not in the resident set " +
                     (tables_->resident().empty() ? std::string("(no set loaded: load_act_func_set first)") : tables_->resident()));
+    if (static_cast<uint32_t>(slot) >= tables_->geometry().profile_slots)  // a CAM written through the window
+        throw Error("function id " + std::to_string(func_id) + " matches CAM entry " + std::to_string(slot) + ", past the " +
+                    std::to_string(tables_->geometry().profile_slots) + " PROFILE slots");
     Resolved r;
     r.meta = model::pwp::decode_profile_slot(tables_->profile() + slot * model::pwp::kProfileSlotBytes, func_id);
     r.meta.func_name = tables_->function_name(slot);

@@ -45,6 +45,7 @@ protected:
 private:
     void load_set(const model::isa::Bundle& b, uint64_t index);
     void dge_copy(const model::isa::Bundle& b, uint64_t index);
+    void check_loaded_image(const std::string& name) const;
     // A datapath instruction enters the pipeline once the ACT instructions in flight whose
     // results it reads have completed; waits until it issues (then its data is read).
     void issue(const ActTiming::Stages& st, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);

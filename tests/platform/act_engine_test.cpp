@@ -1,6 +1,7 @@
 // The Activation engine on the platform: whole-tensor numerics against the model-level
 // evaluators, dtypes, operand sources, the accumulator, table loads, timing, errors.
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <random>
 
@@ -17,6 +18,7 @@
 #include "model/trace/assembler.h"
 #include "platform/act/act_timing.h"
 #include "platform/config/config.h"
+#include "neuronsim/act_sets.h"
 #include "neuronsim/registers.h"
 #include "platform/trace_host.h"
 #include "tests/support/profile_builder.h"
@@ -315,6 +317,66 @@ TEST_F(ActTest, TableMemoryWrittenThroughTheSocketDrivesActivate) {
     poke(bucket, {static_cast<uint8_t>(five), static_cast<uint8_t>(five >> 8), static_cast<uint8_t>(five >> 16), static_cast<uint8_t>(five >> 24)});
     host.run();
     EXPECT_EQ(floats(out("o.bin")), (std::vector<float>{5.0f, 5.0f}));
+}
+
+}  // namespace
+}  // namespace neuronsim::test
+
+namespace neuronsim::test {
+namespace {
+
+// A table image read from DRAM is untrusted: counts and indices that do not fit the table
+// memory fail the LoadActFuncSet (the error registers latched), never crash the run.
+class ActUntrustedImage : public PlatformRunTest {
+protected:
+    void SetUp() override {
+        PlatformRunTest::SetUp();
+        overrides = {"memory.dram_bytes=67108864"};
+        cfg = platform::parse_config(platform::builtin_config_text("mariana"), "mariana", overrides);
+        region = build_act_set_region(cfg, "", cfg.memory.dram_bytes);
+    }
+    // `bytes` (u32 words) DMA'd from DRAM 0x1000 to `addr`, then set 0 loaded and used.
+    std::string poke_then_use(uint64_t addr, const std::vector<uint32_t>& words) {
+        std::string t = ".data dram:0x1000 u32";
+        for (uint32_t w : words) t += " " + std::to_string(w);
+        t += "\ndma0 copy src=dram:0x1000 dst=dram:" + std::to_string(addr) + " partitions=1 bytes=" + std::to_string(4 * words.size()) + " update=0+1\n";
+        t += "act load_act_func_set set=0 wait=0>=1\n"
+             "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 scale=1.0 bias_src_n=1 src=sbuf:0:0 src.num=16,1,1 src.step=1,0,0 "
+             "dst=sbuf:0:0x1000 dst.num=16,1,1 dst.step=1,0,0\n";
+        return error_of(t);
+    }
+    platform::Config cfg;
+    ActSetRegion region;
+};
+
+TEST_F(ActUntrustedImage, AHugeControlWordCountFailsTheLoad) {
+    const uint64_t entry = region.base + offsetof(ActSetEntry, control_words);  // set 0's directory entry
+    const std::string m = poke_then_use(entry, {0x7fffffff});
+    EXPECT_NE(m.find("engine act, instruction 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("gives control_words 2147483647, more than the 512 CONTROL entries (act.tables.control_entries)"), std::string::npos) << m;
+}
+
+TEST_F(ActUntrustedImage, ACamEntryPastThePROFILETableFailsTheLoad) {
+    ActSetEntry e;
+    std::memcpy(&e, region.bytes.data(), sizeof e);
+    // CAM entry 64 (of 128) valid, but PROFILE has 64 slots: the image is read from e.image_addr.
+    const std::string m = poke_then_use(e.image_addr + 64 * 32 + 8, {1});
+    EXPECT_NE(m.find("CAM entry 64 is valid but the PROFILE table has 64 slots"), std::string::npos) << m;
+}
+
+TEST_F(ActUntrustedImage, WildControlBasesInEveryProfileSlotEndInAnErrorOrValuesNotACrash) {
+    ActSetEntry e;
+    std::memcpy(&e, region.bytes.data(), sizeof e);
+    std::string t = ".data dram:0x1000 u32 67108864\n";
+    const uint32_t slots = e.profile_bytes / 128;
+    for (uint32_t s = 0; s < slots; ++s)
+        for (int off : {24, 28})  // pwl_control_base_pos, _neg
+            t += "dma0 copy src=dram:0x1000 dst=dram:" + std::to_string(e.image_addr + e.cam_bytes + 128 * s + off) + " partitions=1 bytes=4 update=0+1\n";
+    t += "act load_act_func_set set=0 wait=0>=" + std::to_string(2 * slots) + "\n"
+         "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 scale=1.0 bias_src_n=1 src=sbuf:0:0 src.num=16,1,1 src.step=1,0,0 "
+         "dst=sbuf:0:0x1000 dst.num=16,1,1 dst.step=1,0,0\n";
+    const std::string m = error_of(t);  // the reference's own "unhandled section" for an index past the table, or values
+    EXPECT_TRUE(m == "(no error)" || m.find("engine act, instruction 1") != std::string::npos) << m;
 }
 
 }  // namespace
