@@ -83,16 +83,43 @@ void Engine::record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& i
 
 void Engine::wait_dma_slot() {
     const sc_core::sc_time asked = now();
-    while (dma_in_flight_ >= ctx_.config().dma.queue_depth) wait(dma_done_);
+    while (dma_in_flight_ >= ctx_.config().dma.queue_depth) hold(dma_done_);
     if (now() > asked) detail_.resource = &queue_resource_;
+}
+
+void Engine::hold(const sc_core::sc_time& t) {
+    const sc_core::sc_time until = now() + t;
+    while (now() < until) {
+        wait(until - now(), reset_event_);
+        check_epoch();
+    }
+}
+
+void Engine::hold(const sc_core::sc_event& e) {
+    wait(e | reset_event_);
+    check_epoch();
+}
+
+void Engine::reset_state() {
+    ++epoch_;
+    in_flight_ = 0;
+    waiting_ = false;
+    retiring_.clear();  // (the threads' own references keep what they hold alive)
+    dma_in_flight_ = 0;
+    seq_free_ = now();
+    reset_event_.notify(sc_core::SC_ZERO_TIME);
+    dma_done_.notify(sc_core::SC_ZERO_TIME);
+    retire_event_.notify(sc_core::SC_ZERO_TIME);
+    retired_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Engine::trigger_dma(DmaJob job, std::function<void()> on_done, std::function<void()> at_end) {
     wait_dma_slot();
     std::shared_ptr<InFlight> f = current_;
     f->dma = true;
-    auto fail = [this, f](const std::string& why) {
-        if (f->failed) return;
+    const uint64_t epoch = epoch_;  // a transfer of an abandoned instruction ends unseen
+    auto fail = [this, f, epoch](const std::string& why) {
+        if (f->failed || epoch != epoch_) return;
         f->failed = true;
         EngineFailure e;
         e.engine = label_;
@@ -103,7 +130,8 @@ void Engine::trigger_dma(DmaJob job, std::function<void()> on_done, std::functio
         ctx_.fail(e);
     };
     job.failed = fail;
-    job.done = [this, f, fail, on_done, at_end] {
+    job.done = [this, f, fail, on_done, at_end, epoch] {
+        if (epoch != epoch_) return;
         if (at_end) at_end();
         if (on_done && !f->failed) {  // (a failed transfer delivered nothing)
             try {
@@ -133,6 +161,7 @@ void Engine::run() {
     uint64_t index = 0;
     while (source_.next(b.b.data(), index)) {
         ++in_flight_;
+        issuing_epoch_ = epoch_;
         index_ = index;
         opcode_ = b.opcode();
         current_ = std::make_shared<InFlight>();
@@ -148,13 +177,13 @@ void Engine::run() {
             if (ev.wait != WaitMode::None) sem.check_index(ev.wait_idx);
             if (ev.update != UpdateMode::None) sem.check_index(ev.update_idx);
             // The sequencer takes the bundle once the one before has left it.
-            if (seq_free_ > now()) wait(seq_free_ - now());
+            if (seq_free_ > now()) hold(seq_free_ - now());
             r.ready = now();
             // Stall while the wait does not hold; the last update of the semaphore released it.
             if (!sem.holds(ev)) {
                 waiting_ = true;
                 waiting_on_ = ev;
-                while (!sem.holds(ev) && !ctx_.halted()) wait(sem.changed());
+                while (!sem.holds(ev) && !ctx_.halted()) hold(sem.changed());
                 waiting_ = false;
                 if (ctx_.halted()) {  // the core failed meanwhile: this instruction never issues
                     --in_flight_;
@@ -211,7 +240,13 @@ void Engine::run() {
                 while (in_flight_) wait(retired_event_);
         } catch (const Cancelled&) {
             return;  // the host stops the simulation: nothing more runs here
+        } catch (const Abandoned&) {
+            current_.reset();  // (reset_state() has cleared the counts)
         } catch (const Error& e) {
+            if (issuing_epoch_ != epoch_) {  // an error of an instruction a RESET abandoned
+                current_.reset();
+                continue;
+            }
             EngineFailure ef;
             ef.engine = label_;
             ef.index = index_;
@@ -231,7 +266,10 @@ void Engine::retire() {
     for (;;) {
         while (retiring_.empty() || !retiring_.front()->done) wait(retire_event_);
         std::shared_ptr<InFlight> f = retiring_.front();
-        if (f->end > now()) wait(f->end - now());
+        if (f->end > now()) {
+            wait(f->end - now(), reset_event_);
+            continue;  // (then the front is looked at again: a RESET may have abandoned it)
+        }
         retiring_.pop_front();
         auto drop = [&] {  // latched; the core is halted. Its trace line is passed over.
             if (Recorder* rec = ctx_.recorder()) rec->skip(&label_);

@@ -53,6 +53,12 @@ public:
 
     void collect_stats(nlohmann::ordered_json& node) const override;
     std::string stats_name() const override { return label_; }
+    // The device's RESET (docs/vp-integration.md): every instruction fetched so far is
+    // abandoned wherever it is (waiting, issuing, executing, its DMA in flight): it never
+    // retires, updates no semaphore and is not counted; the engine is idle at once and its
+    // threads drop what they held when they next wake (at the latest a delta later). Callable
+    // from any process (the host's b_transport).
+    virtual void reset_state();
     // --cost-model: per mnemonic, the simulated time and the estimates' sum.
     void collect_cost_model(nlohmann::ordered_json& node) const;
 
@@ -76,6 +82,16 @@ protected:
     // Waits while this stream has dma.queue_depth transfers in flight (a "busy queue" stall when
     // called before the instruction's start is decided, as the ACT and POOL copies do).
     void wait_dma_slot();
+    // execute()'s waits: they end early at a RESET, which abandons the instruction (thrown
+    // through execute(); nothing of it happens after the wait).
+    void hold(const sc_core::sc_time& t);
+    void hold(const sc_core::sc_event& e);
+    // After a wait inside someone else's code (a DRAM target's b_transport may wait): throws
+    // when a RESET came meanwhile.
+    struct Abandoned {};
+    void check_epoch() const {
+        if (issuing_epoch_ != epoch_) throw Abandoned{};
+    }
     EngineContext& ctx_;
 
     // What execute() tells the record of its instruction (instructions.csv, timeline, the
@@ -103,6 +119,8 @@ private:
     double ghz_;
     bool waiting_ = false;
     uint64_t in_flight_ = 0;
+    uint64_t epoch_ = 0, issuing_epoch_ = 0;  // RESETs so far; when the sequencer's bundle was fetched
+    sc_core::sc_event reset_event_;
     uint64_t index_ = 0;
     uint8_t opcode_ = 0;
     model::isa::Events waiting_on_;

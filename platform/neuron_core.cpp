@@ -29,6 +29,7 @@ using model::isa::MemSpace;
 
 namespace {
 constexpr uint64_t kBundle = 64;
+constexpr uint32_t kMaxQueueEntries = 1u << 24;  // registers.h: SIZE is 2..2^24
 uint32_t lo32(uint64_t v) { return static_cast<uint32_t>(v); }
 uint32_t hi32(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
 }  // namespace
@@ -53,6 +54,7 @@ struct Queue : InstructionSource {
     Queue(NeuronCore::Impl& d, uint32_t q, std::string l) : dev(d), index(q), label(std::move(l)) {}
     bool busy() const { return head != tail || !pending.empty() || (engine && engine->busy()); }
     bool next(uint8_t* bundle, uint64_t& index) override;
+    bool fetch(uint8_t* bundle);  // the bundle at head; false: an error latched or a RESET came
     void done(bool halt) override;
     // A doorbell takes effect at `at`: the bundles up to `new_tail` can be fetched.
     void set_tail(uint32_t new_tail, const sc_core::sc_time& at);
@@ -81,6 +83,7 @@ struct NeuronCore::Impl : EngineContext {
     uint64_t error_index = 0;
     std::string error_message;
     bool halted_ = false;
+    uint64_t epoch = 0;  // RESETs so far: what a fetch or an engine began before one is dropped
     sc_core::sc_event reset_event;
     ActSetDirectory sets;
     std::vector<uint32_t> drained;
@@ -130,7 +133,13 @@ struct NeuronCore::Impl : EngineContext {
         last_completion = sc_core::sc_time_stamp();
         raise(reg::kIrqDrained);
     }
+    // CONTROL.RESET (docs/vp-integration.md, "Reset"): at once, every queue is empty and idle
+    // and every instruction fetched, waiting, executing or with its DMA in flight is
+    // abandoned; the memories and the semaphores keep their contents.
     void reset() {
+        ++epoch;
+        for (auto& e : engines) e->reset_state();
+        dma_->reset();
         error_code = reg::kErrorNone;
         error_message.clear();
         halted_ = false;
@@ -176,25 +185,34 @@ bool Queue::next(uint8_t* bundle, uint64_t& idx) {
             // The next bundle is fetched device.instruction_fetch_ns after its doorbell.
             while (!fetchable.empty() && fetchable.front().second <= fetched) fetchable.pop_front();
             const sc_core::sc_time ready = fetchable.empty() ? now : fetchable.front().first;
-            if (ready <= now) break;
-            sc_core::wait(ready - now, doorbell | dev.reset_event);
+            if (ready <= now && fetch(bundle)) break;
+            if (ready > now) sc_core::wait(ready - now, doorbell | dev.reset_event);
             continue;
         }
         if (!pending.empty() && runnable) sc_core::wait(pending.front().first - now, doorbell | dev.reset_event);
         else sc_core::wait(doorbell | dev.reset_event);
     }
+    head = (head + 1) % size;
+    idx = fetched++;
+    return true;
+}
+
+bool Queue::fetch(uint8_t* bundle) {
+    const uint64_t epoch = dev.epoch;
     const uint64_t at = base + uint64_t{head} * kBundle;
     try {
         // A memory that annotates a delay makes the engine wait for it.
         const sc_core::sc_time annotated = dev.mem_port.read(at, bundle, kBundle);
-        if (annotated > sc_core::SC_ZERO_TIME) sc_core::wait(annotated);
+        const sc_core::sc_time until = sc_core::sc_time_stamp() + annotated;
+        while (sc_core::sc_time_stamp() < until && dev.epoch == epoch) sc_core::wait(until - sc_core::sc_time_stamp(), dev.reset_event);
     } catch (const Error& e) {
-        dev.latch(reg::kErrorFetch, index, fetched, 0, "queue " + label + ": instruction fetch at DRAM " + model::fp::hex(at) + ": " + e.what());
-        return next(bundle, idx);  // halted: waits for a reset
+        if (dev.epoch == epoch)
+            dev.latch(reg::kErrorFetch, index, fetched, 0, "queue " + label + ": instruction fetch at DRAM " + model::fp::hex(at) + ": " + e.what());
+        return false;  // halted: next() waits for a reset
     }
-    head = (head + 1) % size;
-    idx = fetched++;
-    return true;
+    // A RESET during the fetch (the memory may wait inside its transport): the bundle belongs
+    // to the ring of before and is dropped.
+    return dev.epoch == epoch;
 }
 
 void Queue::done(bool halt) {
@@ -325,7 +343,7 @@ bool NeuronCore::Impl::read_reg(uint64_t a, uint32_t& v) const {
 
 void NeuronCore::Impl::doorbell(Queue& q, uint32_t tail, const sc_core::sc_time& delay) {
     std::string why;
-    if (q.size < 2 || q.size > (1u << 24)) why = "SIZE is " + std::to_string(q.size) + ", expected 2..16777216";
+    if (q.size < 2 || q.size > kMaxQueueEntries) why = "SIZE is " + std::to_string(q.size) + ", expected 2.." + std::to_string(kMaxQueueEntries);
     else if (q.base % kBundle) why = "BASE " + model::fp::hex(q.base) + " is not 64-byte aligned";
     else if (tail >= q.size) why = "TAIL " + std::to_string(tail) + " is not below SIZE " + std::to_string(q.size);
     if (!why.empty()) {
@@ -350,9 +368,21 @@ bool NeuronCore::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time&
             return false;
         }
         switch (field) {
-            case reg::kQueueBaseLo: q.base = (q.base & ~uint64_t{0xFFFFFFFF}) | v; return true;
+            case reg::kQueueBaseLo:
+                if (v % kBundle) {
+                    why = "queue " + q.label + ": BASE " + model::fp::hex(v) + " is not 64-byte aligned";
+                    return false;
+                }
+                q.base = (q.base & ~uint64_t{0xFFFFFFFF}) | v;
+                return true;
             case reg::kQueueBaseHi: q.base = (q.base & 0xFFFFFFFF) | uint64_t{v} << 32; return true;
-            case reg::kQueueSize: q.size = v, q.head = q.tail = 0; return true;
+            case reg::kQueueSize:
+                if (v < 2 || v > kMaxQueueEntries) {
+                    why = "queue " + q.label + ": SIZE " + std::to_string(v) + " is outside 2.." + std::to_string(kMaxQueueEntries);
+                    return false;
+                }
+                q.size = v, q.head = q.tail = 0;
+                return true;
             case reg::kQueueTail: doorbell(q, v, delay); return true;
         }
         why = "read-only queue register";

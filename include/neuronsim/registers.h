@@ -21,7 +21,7 @@ inline constexpr uint64_t kIrqStatus = 0x028;      // R, write 1 to clear: kIrq*
 inline constexpr uint64_t kIrqMask = 0x02c;        // RW: 1 enables the kIrq* source onto `irq`
 inline constexpr uint32_t kStatusBusy = 1u << 0;   // some queue has work or an engine is executing
 inline constexpr uint32_t kStatusError = 1u << 1;  // an error is latched; the engines are halted
-inline constexpr uint32_t kControlReset = 1u << 0; // clear the error, empty every queue, engines resume
+inline constexpr uint32_t kControlReset = 1u << 0; // clear the error, empty every queue, abandon all in flight (docs/vp-integration.md)
 inline constexpr uint32_t kIrqDrained = 1u << 0;   // a queue drained (see kDrained)
 inline constexpr uint32_t kIrqError = 1u << 1;     // an error was latched
 

@@ -141,11 +141,23 @@ bool ActEngine::execute(const Bundle& b, uint64_t index) {
     }
 }
 
+void ActEngine::reset_state() {
+    Engine::reset_state();
+    pending_.clear();
+    pipe_ = ActPipeline{};
+    pending_switch_ = nullptr;
+    if (tables_loading_) {  // the abandoned load may have written part of the tables: no set is resident
+        tables_loading_ = false;
+        tables_->set_resident("", 0, {});
+        tables_loaded_.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
 void ActEngine::wait_for_tables() {
     if (!tables_loading_) return;
     detail_.producer = &label();
     detail_.producer_index = loading_index_;
-    while (tables_loading_) wait(tables_loaded_);
+    while (tables_loading_) hold(tables_loaded_);
 }
 
 sc_core::sc_time ActEngine::results_ready(const std::vector<Region>& reads, bool any, sc_core::sc_time at) {
@@ -166,7 +178,7 @@ void ActEngine::issue(const ActTiming::Stages& st, std::vector<Region> reads, st
     for (int k = 0; k < 4; ++k) ps[k] = cycles(static_cast<double>(st.cycles[k])).value();
     const ActPipeline::Slot s = pipe_.issue(earliest.value(), ps);
     const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS);
-    if (start > now()) wait(start - now());
+    if (start > now()) hold(start - now());
     detail_.start = now();
     detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
     seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
@@ -190,6 +202,7 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
                     " has names_bytes " + std::to_string(e.names_bytes) + ", expected 1.." + std::to_string(kActSetNamesMaxBytes));
     std::string names(e.names_bytes, '\0');
     ctx_.dram().read(e.names_addr, reinterpret_cast<uint8_t*>(names.data()), names.size());
+    check_epoch();
     std::vector<std::string> parts;
     for (size_t at = 0; at < names.size();) {
         const size_t end = names.find('\0', at);
@@ -246,9 +259,9 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     }
     const ActPipeline::Slot s = pipe_.sequencer(std::max(drained, now()).value(), cycles(ctx_.config().act.static_overhead_cycles).value());
     const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS), issued(static_cast<double>(s.end), sc_core::SC_PS);
-    if (start > now()) wait(start - now());
+    if (start > now()) hold(start - now());
     detail_.start = start;
-    wait(issued - now());
+    hold(issued - now());
     seq_free_ = issued;
     detail_.function = name;
     detail_.shape.bytes = bytes;
@@ -315,12 +328,12 @@ void ActEngine::dge_copy(const Bundle& b, uint64_t index) {
     const sc_core::sc_time earliest = results_ready(rows(t.dst), true, results_ready(rows(t.src), false));
     const ActPipeline::Slot s = pipe_.sequencer(earliest.value(), sc_core::sc_time(c.act.hwdge_ns, sc_core::SC_NS).value());
     const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS), generated(static_cast<double>(s.end), sc_core::SC_PS);
-    if (start > now()) wait(start - now());
+    if (start > now()) hold(start - now());
     detail_.start = start;
     detail_.shape.rows = t.rows;
     detail_.shape.bytes = t.total();
     // The DGE generates the descriptors, then triggers; ACT's datapath goes on meanwhile.
-    wait(generated - now());
+    hold(generated - now());
     job.queue = c.act.hwdge_queue;
     job.label = label() + "#" + std::to_string(index);
     detail_.shape.busiest_rows = ctx_.dma().busiest_rows(job);

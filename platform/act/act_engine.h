@@ -38,6 +38,7 @@ public:
     ~ActEngine() override;
     ActTables& tables() { return *tables_; }
     void collect_stats(nlohmann::ordered_json& node) const override;
+    void reset_state() override;  // and the pipeline, the dependencies, a table load in flight
 
 protected:
     bool execute(const model::isa::Bundle& b, uint64_t index) override;

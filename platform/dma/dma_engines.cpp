@@ -34,6 +34,7 @@ struct DmaEngines::Packet {
     };
     std::vector<Rows> rows;
     uint64_t descriptors = 0, bytes = 0;
+    uint64_t epoch = 0;       // the RESETs before it was queued
     bool accepted = false;    // its engine has taken it: its latency runs ...
     sc_core::sc_time ready;   // ... until this: accepted + dma.fixed_overhead_ns
 };
@@ -76,6 +77,11 @@ private:
             last_accepted_ = q;
         }
     }
+    // Waits `t` unless a RESET drops the packet first.
+    void pause(const sc_core::sc_time& t, const Packet& p) {
+        const sc_core::sc_time until = sc_core::sc_time_stamp() + t;
+        while (sc_core::sc_time_stamp() < until && !owner_.stale(p)) wait(until - sc_core::sc_time_stamp(), owner_.reset_event_);
+    }
     // The next ready packet after the last queue served, or null and when the first becomes ready.
     std::shared_ptr<Packet> pick(sc_core::sc_time& next_ready) {
         const size_t n = queues_.size();
@@ -107,16 +113,20 @@ private:
             const sc_core::sc_time start = sc_core::sc_time_stamp();
             Recorder* rec = owner_.recorder_;
             if (rec) rec->counter("DMA bytes in flight", start, static_cast<double>(owner_.in_flight_ += static_cast<int64_t>(p->bytes)));
-            if (descriptor_ns > 0) wait(sc_core::sc_time(descriptor_ns * static_cast<double>(p->descriptors), sc_core::SC_NS));
-            owner_.stream(static_cast<double>(p->bytes));
+            if (descriptor_ns > 0) pause(sc_core::sc_time(descriptor_ns * static_cast<double>(p->descriptors), sc_core::SC_NS), *p);
+            if (!owner_.stale(*p)) owner_.stream(static_cast<double>(p->bytes), *p);
             sc_core::sc_time annotated;
             try {
-                annotated = owner_.move(*p, buf_);
+                if (!owner_.stale(*p)) annotated = owner_.move(*p, buf_);
             } catch (const Cancelled&) {
                 return;  // the host stops the simulation
             }
-            if (annotated > sc_core::SC_ZERO_TIME) wait(annotated);
+            pause(annotated, *p);
             const sc_core::sc_time end = sc_core::sc_time_stamp();
+            if (owner_.stale(*p)) {  // a RESET dropped it meanwhile
+                if (rec) rec->counter("DMA bytes in flight", end, static_cast<double>(owner_.in_flight_ -= static_cast<int64_t>(p->bytes)));
+                continue;
+            }
             busy += end - start;
             ++packets;
             descriptors += p->descriptors;
@@ -139,6 +149,14 @@ private:
     sc_core::sc_event arrived_;
     std::string track_;
     std::vector<uint8_t> buf_;  // a chunk in transit (its own: a memory may wait inside a transport)
+
+public:
+    void reset() {
+        for (auto& q : queues_) q.clear();
+        std::fill(accepted_in_.begin(), accepted_in_.end(), 0);
+        accepted_ = 0;  // (the packet being served is stale: it gives back nothing)
+        arrived_.notify(sc_core::SC_ZERO_TIME);
+    }
 };
 
 DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only,
@@ -221,6 +239,7 @@ void DmaEngines::submit(DmaJob spec) {
             if (!p) {
                 p = std::make_shared<Packet>();
                 p->job = job;
+                p->epoch = epoch_;
                 p->engine = e;
                 p->queue = job->spec.queue;
             }
@@ -249,7 +268,7 @@ double DmaEngines::rate() const {
 
 // The engines moving bytes share the aggregate bandwidth: each streams at rate(), which
 // changes when one starts or stops; the others then go on at the new rate from that moment.
-void DmaEngines::stream(double bytes) {
+void DmaEngines::stream(double bytes, const Packet& p) {
     if (bytes <= 0) return;
     double before = rate();
     ++streaming_;
@@ -261,7 +280,7 @@ void DmaEngines::stream(double bytes) {
         const sc_core::sc_time t0 = sc_core::sc_time_stamp();
         wait(left, share_changed_);
         const sc_core::sc_time took = sc_core::sc_time_stamp() - t0;
-        if (took >= left) break;
+        if (took >= left || stale(p)) break;
         bytes -= r * took.to_seconds() * 1e9;
     }
     before = rate();
@@ -282,6 +301,10 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                 const uint64_t src = tlm_address(t.src, r, t.bytes), dst = tlm_address(t.dst, r, t.bytes);
                 for (uint64_t at = 0; at < t.bytes; at += kChunk) {
                     if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
+                    if (stale(p)) {  // (a memory may wait inside a transport: a RESET may come meanwhile)
+                        annotated_ += annotated;
+                        return annotated;
+                    }
                     const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
                     annotated += from.read(src + at, buf.data(), n);
                     annotated += to.write(dst + at, buf.data(), n);
@@ -294,6 +317,15 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
     }
     annotated_ += annotated;
     return annotated;
+}
+
+bool DmaEngines::stale(const Packet& p) const { return p.epoch != epoch_; }
+
+void DmaEngines::reset() {
+    ++epoch_;
+    for (auto& u : units_) u->reset();
+    reset_event_.notify(sc_core::SC_ZERO_TIME);
+    share_changed_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void DmaEngines::finished(const Packet& p) {

@@ -76,6 +76,10 @@ public:
     // Validates every row (an Error names the endpoint and the range) and charges the budget
     // before any time passes, then queues the job's packets; returns at once. `done` follows.
     void submit(DmaJob job);
+    // The device's RESET: every packet queued or being served is dropped (a packet whose rows
+    // are moving stops at the next chunk); no job of before completes or fails. The rows moved
+    // so far stay where they are.
+    void reset();
 
     uint32_t engines() const { return static_cast<uint32_t>(units_.size()); }
     // The engine a row of a spread transfer goes to: its SBUF/PSUM partition (or, DRAM to DRAM,
@@ -94,11 +98,12 @@ private:
     TlmPort& port(DmaSpace s);
     uint64_t tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t bytes) const;
     // Streams `bytes` at the engines' shared rate: waits until they have moved.
-    void stream(double bytes);
+    void stream(double bytes, const Packet& p);  // (until a RESET drops `p`)
     double rate() const;
     // Moves the packet's rows; returns the time the memories annotated.
     sc_core::sc_time move(const Packet& p, std::vector<uint8_t>& buf);
     void finished(const Packet& p);
+    bool stale(const Packet& p) const;
 
     const Config& cfg_;
     model::isa::AddressMap map_;
@@ -113,6 +118,8 @@ private:
     uint64_t jobs_ = 0, bytes_ = 0;  // (packets and descriptors are the engines')
     sc_core::sc_time annotated_ = sc_core::SC_ZERO_TIME;
     int64_t in_flight_ = 0;           // bytes of packets being served (the counter track)
+    uint64_t epoch_ = 0;              // RESETs so far
+    sc_core::sc_event reset_event_;
 };
 
 }  // namespace neuronsim::platform

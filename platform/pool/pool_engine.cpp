@@ -92,7 +92,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
         detail_.shape.bytes = job.parts[0].total();
         wait_dma_slot();  // a full queue is a stall before it issues
         detail_.start = now();
-        wait(cycles(ctx_.config().gpsimd.swdge_cycles));
+        hold(cycles(ctx_.config().gpsimd.swdge_cycles));
         job.queue = ctx_.config().gpsimd.swdge_queue;
         job.label = label() + "#" + std::to_string(index);
         detail_.shape.busiest_rows = ctx_.dma().busiest_rows(job);
