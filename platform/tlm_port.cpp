@@ -21,9 +21,22 @@ void TlmPort::fail(bool write, uint64_t addr, uint64_t len, const std::string& w
 }
 
 const tlm::tlm_dmi* TlmPort::region(uint64_t addr, bool write) const {
-    for (const tlm::tlm_dmi& d : regions_)
-        if (addr >= d.get_start_address() && addr <= d.get_end_address() && (write ? d.is_write_allowed() : d.is_read_allowed())) return &d;
+    auto fits = [&](const tlm::tlm_dmi& d) {
+        return addr >= d.get_start_address() && addr <= d.get_end_address() && (write ? d.is_write_allowed() : d.is_read_allowed());
+    };
+    if (last_ < regions_.size() && fits(regions_[last_])) return &regions_[last_];
+    for (size_t i = 0; i < regions_.size(); ++i)
+        if (fits(regions_[i])) {
+            last_ = i;
+            return &regions_[i];
+        }
     return nullptr;
+}
+
+bool TlmPort::covered(uint64_t addr) const {
+    for (const tlm::tlm_dmi& d : regions_)
+        if (addr >= d.get_start_address() && addr <= d.get_end_address()) return true;
+    return false;
 }
 
 void TlmPort::invalidate(sc_dt::uint64 start, sc_dt::uint64 end) {
@@ -33,19 +46,34 @@ void TlmPort::invalidate(sc_dt::uint64 start, sc_dt::uint64 end) {
                    regions_.end());
 }
 
+bool TlmPort::request(uint64_t addr, bool write) {
+    tlm::tlm_generic_payload t;
+    t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    t.set_address(addr);
+    tlm::tlm_dmi dmi;
+    if (!(*sock_)->get_direct_mem_ptr(t, dmi)) return false;
+    // A grant that does not hold the address asked for, or has no pointer, is not used.
+    if (!dmi.get_dmi_ptr() || addr < dmi.get_start_address() || addr > dmi.get_end_address() || dmi.get_start_address() > dmi.get_end_address())
+        return false;
+    ++counters_.dmi_grants;
+    // The target's latest word on a range replaces what it said before about it.
+    regions_.erase(std::remove_if(regions_.begin(), regions_.end(),
+                                  [&](const tlm::tlm_dmi& d) {
+                                      return d.get_start_address() <= dmi.get_end_address() && d.get_end_address() >= dmi.get_start_address();
+                                  }),
+                   regions_.end());
+    if (regions_.size() >= kMaxRegions) regions_.erase(regions_.begin());
+    regions_.push_back(dmi);
+    last_ = regions_.size() - 1;
+    return true;
+}
+
 uint8_t* TlmPort::direct(uint64_t addr, uint64_t len) {
     if (!len) return nullptr;
     for (int attempt = 0; attempt < 2; ++attempt) {
         const tlm::tlm_dmi* d = region(addr, true);
-        if (d && d->is_read_allowed() && addr + len - 1 <= d->get_end_address()) return d->get_dmi_ptr() + (addr - d->get_start_address());
-        if (attempt) break;
-        tlm::tlm_generic_payload t;
-        t.set_command(tlm::TLM_READ_COMMAND);
-        t.set_address(addr);
-        tlm::tlm_dmi dmi;
-        if (!(*sock_)->get_direct_mem_ptr(t, dmi)) return nullptr;
-        ++counters_.dmi_grants;
-        regions_.push_back(dmi);
+        if (d && d->is_read_allowed() && len - 1 <= d->get_end_address() - addr) return d->get_dmi_ptr() + (addr - d->get_start_address());
+        if (attempt || !request(addr, true)) break;
     }
     return nullptr;
 }
@@ -66,7 +94,9 @@ sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint6
     sc_core::sc_time total = sc_core::SC_ZERO_TIME;
     while (len) {
         if (const tlm::tlm_dmi* d = region(addr, write)) {
-            const uint64_t n = std::min<uint64_t>(len, d->get_end_address() - addr + 1);
+            // (end - addr + 1 wraps to 0 for a region ending at 2^64 - 1: compare before adding)
+            const uint64_t room = d->get_end_address() - addr;
+            const uint64_t n = room >= len - 1 ? len : room + 1;
             uint8_t* p = d->get_dmi_ptr() + (addr - d->get_start_address());
             if (write) std::memcpy(p, data, n);
             else std::memcpy(data, p, n);
@@ -84,7 +114,9 @@ sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint6
         ++counters_.transports;
         if (t.get_response_status() != tlm::TLM_OK_RESPONSE) fail(write, addr, n, t.get_response_string());
         total += delay;
-        if (t.is_dmi_allowed()) direct(addr, 1);  // the target offers DMI: use it from now on
+        // The target offers DMI: use it from now on, unless it has already said what it grants
+        // here (read-only DMI: the writes stay transactions, and do not ask again).
+        if (t.is_dmi_allowed() && !covered(addr)) request(addr, write);
         addr += n, data += n, len -= n;
     }
     return total;

@@ -1,7 +1,8 @@
 #pragma once
 // An initiator port of the device or of an engine, used by everything that reads or writes a
 // memory target: b_transport with its annotated delay returned to the caller, DMI when the
-// target grants it (regions cached, dropped on invalidate_direct_mem_ptr), transport_dbg for
+// target grants it (at most kMaxRegions regions cached, a new grant replacing those it overlaps,
+// the oldest dropped first; all dropped on invalidate_direct_mem_ptr), transport_dbg for
 // zero-time loading and dumping. An error response is an Error naming the target and range.
 #include <cstdint>
 #include <memory>
@@ -41,18 +42,24 @@ public:
         uint64_t transports = 0, dmi_accesses = 0, dmi_grants = 0, invalidations = 0;
     };
     const Counters& counters() const { return counters_; }
+    static constexpr size_t kMaxRegions = 64;
+    size_t regions() const { return regions_.size(); }
     const std::string& what() const { return what_; }
 
 private:
     sc_core::sc_time access(bool write, uint64_t addr, uint8_t* data, uint64_t len);
     void debug(bool write, uint64_t addr, uint8_t* data, uint64_t len);
     const tlm::tlm_dmi* region(uint64_t addr, bool write) const;
+    bool covered(uint64_t addr) const;  // some region (of any access) holds addr
+    // Asks the target for DMI at `addr` for reading (and writing); keeps what it grants.
+    bool request(uint64_t addr, bool write);
     [[noreturn]] void fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const;
 
     std::unique_ptr<tlm_utils::simple_initiator_socket_optional<TlmPort>> own_;
     sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>* sock_;
     std::string what_;
-    std::vector<tlm::tlm_dmi> regions_;
+    std::vector<tlm::tlm_dmi> regions_;  // oldest first
+    mutable size_t last_ = 0;            // the region used last: looked at first
     Counters counters_;
 };
 
