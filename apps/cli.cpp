@@ -33,7 +33,9 @@ bool parse_options(const std::string& prog, const std::string& description,
     try {
         po::command_line_parser parser(args);
         parser.options(all);
-        if (positional) parser.positional(*positional);
+        // (without a description boost would drop stray arguments silently: refuse them)
+        const po::positional_options_description none;
+        parser.positional(positional ? *positional : none);
         po::store(parser.run(), vm);
         if (vm.count("help")) {
             std::cout << "Usage: " << prog << " " << synopsis << "\n\n" << description << "\n\n" << all << "\n";

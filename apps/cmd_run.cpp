@@ -154,7 +154,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     add_config_options(opts);
     opts.add_options()
-        ("trace,t", po::value<std::string>(), "text trace (default: the built-in demo trace)")
+        ("trace,t", po::value<std::string>(), "text trace (also positional; default: the built-in demo trace)")
         ("streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")
         ("out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")
         ("force", po::bool_switch(), "reuse an output directory that holds an earlier run: first remove what neuronsim wrote there (its .neuronsim-outputs list)")
@@ -170,6 +170,8 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         ("no-csv", po::bool_switch(), "do not write instructions.csv")
         ("no-timeline", po::bool_switch(), "do not write timeline.json")
         ("window", po::value<std::string>(), "record only instructions and slices overlapping simulated time START:END in ns (either may be empty)");
+    po::positional_options_description pos;
+    pos.add("trace", 1);
     po::variables_map vm;
     if (parse_options(prog, "Runs an instruction trace on the simulated NeuronCore of one generation and writes\n"
                             "stats.json, instructions.csv, timeline.json (Chrome/Perfetto), config.yaml and the\n"
@@ -177,7 +179,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
                             "The configuration is the generation's preset, then each --config overlay, then -p.\n"
                             "Exit status: 0 done, 1 error (RUN_INCOMPLETE in --out says why), 2 usage,\n"
                             "130 interrupted (SIGINT or SIGTERM: the outputs cover what completed).",
-                      opts, args, vm))
+                      opts, args, vm, &pos, "[TRACE] [options]"))
         return 0;
     if (vm.count("trace") && vm.count("streams")) throw UsageError(prog + ": give --trace or --streams, not both");
     const std::string numerics = vm["numerics"].as<std::string>();
