@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
@@ -243,22 +244,28 @@ void Engine::run() {
         } catch (const Abandoned&) {
             current_.reset();  // (reset_state() has cleared the counts)
         } catch (const Error& e) {
-            if (issuing_epoch_ != epoch_) {  // an error of an instruction a RESET abandoned
-                current_.reset();
-                continue;
-            }
-            EngineFailure ef;
-            ef.engine = label_;
-            ef.index = index_;
-            ef.opcode = opcode_;
-            ef.message = e.what();
-            ef.summary = "engine " + label_ + ", instruction " + std::to_string(index_) + " (opcode " + opcode_text(opcode_) + "): " + e.what();
-            waiting_ = false;
-            --in_flight_;
-            current_.reset();
-            ctx_.fail(ef);
+            fail_issuing(e.what());
+        } catch (const std::bad_alloc&) {  // (an instruction's own buffers: named like any error)
+            fail_issuing("the host is out of memory for this instruction's buffers");
         }
     }
+}
+
+void Engine::fail_issuing(const std::string& why) {
+    if (issuing_epoch_ != epoch_) {  // an error of an instruction a RESET abandoned
+        current_.reset();
+        return;
+    }
+    EngineFailure ef;
+    ef.engine = label_;
+    ef.index = index_;
+    ef.opcode = opcode_;
+    ef.message = why;
+    ef.summary = "engine " + label_ + ", instruction " + std::to_string(index_) + " (opcode " + opcode_text(opcode_) + "): " + why;
+    waiting_ = false;
+    --in_flight_;
+    current_.reset();
+    ctx_.fail(ef);
 }
 
 // In program order: an instruction retires when it has completed and every earlier one has.

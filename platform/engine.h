@@ -111,6 +111,7 @@ protected:
 private:
     struct InFlight;
     void run();
+    void fail_issuing(const std::string& why);  // the instruction the sequencer holds failed
     void retire();
     void record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& idle_stall);
 

@@ -26,11 +26,28 @@ void Memory::check(uint64_t addr, uint64_t len) const {
                     std::to_string(size_) + " bytes");
 }
 
+void Memory::set_resident_limit(uint64_t bytes, std::string what) {
+    resident_limit_ = bytes;
+    limit_name_ = std::move(what);
+}
+
 uint8_t* Memory::page(uint64_t index, bool create) const {
     auto it = pages_.find(index);
     if (it != pages_.end()) return it->second.get();
     if (!create) return nullptr;
-    auto p = std::make_unique<uint8_t[]>(uint64_t{1} << kPageBits);
+    const uint64_t resident = uint64_t{pages_.size()} << kPageBits;
+    const std::string at = model::fp::hex(index << kPageBits);
+    if (resident + (uint64_t{1} << kPageBits) > resident_limit_)
+        throw Error(std::string(name()) + ": a write at " + at + " would take its resident pages past " + std::to_string(resident_limit_) + " bytes (" +
+                    limit_name_ + "): the run writes more distinct DRAM than that");
+    std::unique_ptr<uint8_t[]> p;
+    try {
+        p = std::make_unique<uint8_t[]>(uint64_t{1} << kPageBits);
+        pages_.reserve(pages_.size() + 1);
+    } catch (const std::bad_alloc&) {
+        throw Error(std::string(name()) + ": the host is out of memory for a page at " + at + " (" + std::to_string(resident) +
+                    " bytes of pages held; " + limit_name_ + " bounds them)");
+    }
     std::memset(p.get(), 0, uint64_t{1} << kPageBits);
     uint8_t* raw = p.get();
     pages_.emplace(index, std::move(p));

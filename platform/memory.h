@@ -30,6 +30,9 @@ public:
     uint64_t size() const { return size_; }
     uint32_t partitions() const { return partitions_; }
     uint64_t bytes_per_partition() const { return partitions_ ? size_ / partitions_ : size_; }
+    // Sparse memories: the most bytes of pages it may hold (`what` names the limit in the error);
+    // a write or DMI grant that would allocate past it is an Error, as is the host running out.
+    void set_resident_limit(uint64_t bytes, std::string what);
 
     // Direct access for loading and dumping (what transport_dbg does), bounds-checked: an
     // access outside the memory is an Error naming the memory and the range.
@@ -49,6 +52,8 @@ private:
     static constexpr uint64_t kPageBits = 16;
     uint64_t size_;
     uint32_t partitions_;
+    uint64_t resident_limit_ = ~uint64_t{0};
+    std::string limit_name_;
     // calloc'd: the kernel hands out zero pages on first touch, so a run pays (in time and
     // resident memory) only for the SBUF/PSUM it uses, not for zeroing all of it.
     struct Free {

@@ -203,7 +203,7 @@ bool Queue::fetch(uint8_t* bundle) {
     try {
         // A memory that annotates a delay makes the engine wait for it.
         const sc_core::sc_time annotated = dev.mem_port.read(at, bundle, kBundle);
-        const sc_core::sc_time until = sc_core::sc_time_stamp() + annotated;
+        const sc_core::sc_time until = after_now(annotated, "the bundle's annotated delay");
         while (sc_core::sc_time_stamp() < until && dev.epoch == epoch) sc_core::wait(until - sc_core::sc_time_stamp(), dev.reset_event);
     } catch (const Error& e) {
         if (dev.epoch == epoch)
@@ -383,7 +383,13 @@ bool NeuronCore::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time&
                 }
                 q.size = v, q.head = q.tail = 0;
                 return true;
-            case reg::kQueueTail: doorbell(q, v, delay); return true;
+            case reg::kQueueTail:
+                if (delay >= sc_core::sc_max_time() - sc_core::sc_time_stamp()) {  // (at the maximum: never)
+                    why = "queue " + q.label + ": the doorbell's annotated delay " + delay.to_string() + " passes the end of simulated time";
+                    return false;
+                }
+                doorbell(q, v, delay);
+                return true;
         }
         why = "read-only queue register";
         return false;

@@ -9,6 +9,16 @@
 
 namespace neuronsim::platform {
 
+sc_core::sc_time add_delay(const sc_core::sc_time& a, const sc_core::sc_time& b, const std::string& what) {
+    if (b > sc_core::sc_max_time() - a)
+        throw Error(what + ": " + a.to_string() + " + " + b.to_string() + " passes the end of simulated time (" + sc_core::sc_max_time().to_string() + ")");
+    return a + b;
+}
+
+sc_core::sc_time after_now(const sc_core::sc_time& delay, const std::string& what) {
+    return add_delay(sc_core::sc_time_stamp(), delay, what);
+}
+
 TlmPort::TlmPort(const char* socket_name, std::string what)
     : own_(std::make_unique<tlm_utils::simple_initiator_socket_optional<TlmPort>>(socket_name)), sock_(own_.get()), what_(std::move(what)) {
     own_->register_invalidate_direct_mem_ptr(this, &TlmPort::invalidate);
@@ -100,7 +110,9 @@ sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint6
             uint8_t* p = d->get_dmi_ptr() + (addr - d->get_start_address());
             if (write) std::memcpy(p, data, n);
             else std::memcpy(data, p, n);
-            total += write ? d->get_write_latency() : d->get_read_latency();
+            const sc_core::sc_time& latency = write ? d->get_write_latency() : d->get_read_latency();
+            if (latency > sc_core::sc_max_time() - total) fail(write, addr, n, "the DMI latencies sum past the end of simulated time");
+            total += latency;
             ++counters_.dmi_accesses;
             addr += n, data += n, len -= n;
             continue;
@@ -113,6 +125,7 @@ sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint6
         (*sock_)->b_transport(t, delay);
         ++counters_.transports;
         if (t.get_response_status() != tlm::TLM_OK_RESPONSE) fail(write, addr, n, t.get_response_string());
+        if (delay > sc_core::sc_max_time() - total) fail(write, addr, n, "the annotated delays sum past the end of simulated time");
         total += delay;
         // The target offers DMI: use it from now on, unless it has already said what it grants
         // here (read-only DMI: the writes stay transactions, and do not ask again).

@@ -15,6 +15,11 @@
 
 namespace neuronsim::platform {
 
+// a + b, or an Error when the sum passes the end of simulated time (sc_time would wrap).
+sc_core::sc_time add_delay(const sc_core::sc_time& a, const sc_core::sc_time& b, const std::string& what);
+// now + `delay` as an Error when it passes the end of simulated time.
+sc_core::sc_time after_now(const sc_core::sc_time& delay, const std::string& what);
+
 class TlmPort {
 public:
     // A port with its own socket (bound by the owner); `what` names the target in messages.

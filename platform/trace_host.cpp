@@ -66,6 +66,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     d.act_reference_kernel = options_.act_reference_kernel;
     d.cancel = options_.stop;
     dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
+    dram_->set_resident_limit(cfg_.run.max_dram_resident_bytes, "run.max_dram_resident_bytes");
     core_ = std::make_unique<NeuronCore>("core", cfg_, d);
     core_->mem.bind(dram_->socket);
     mmio_.socket().bind(core_->mmio);

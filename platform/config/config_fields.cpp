@@ -326,6 +326,10 @@ std::vector<ConfigField> make_table() {
                             "0 [A]"));
     t.push_back(number<u64>("run.max_dump_bytes", NS_FIELD(run.max_dump_bytes), 1, u64{1} << 48, "bytes",
                             "most bytes a trace's .dump directives may write, all together (checked before the run)", "2^30 (1 GiB) [A]"));
+    t.push_back(number<u64>("run.max_dram_resident_bytes", NS_FIELD(run.max_dram_resident_bytes), 1 << 16, u64{1} << 48, "bytes",
+                            "host memory `run`'s sparse DRAM may hold (64 KiB pages, allocated when first written): a trace that writes more "
+                            "distinct DRAM fails at the instruction that would pass it, instead of exhausting the host",
+                            "2^34 (16 GiB) [A]"));
     t.push_back(number<double>("device.instruction_fetch_ns", NS_FIELD(device.instruction_fetch_ns), 0, 1e6, "ns",
                                "from a doorbell to the bundles it adds being fetched (their DRAM read); later bundles are prefetched while the engine "
                                "works, so this shows when a queue starts or runs dry",

@@ -1,6 +1,7 @@
 #include "platform/dma/dma_engines.h"
 
 #include <algorithm>
+#include <new>
 
 #include "model/common/error.h"
 #include "model/isa/address.h"
@@ -306,16 +307,26 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                         return annotated;
                     }
                     const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
-                    annotated += from.read(src + at, buf.data(), n);
-                    annotated += to.write(dst + at, buf.data(), n);
+                    annotated = add_delay(annotated, from.read(src + at, buf.data(), n), "the memories' annotated delays");
+                    annotated = add_delay(annotated, to.write(dst + at, buf.data(), n), "the memories' annotated delays");
                 }
             }
         }
     } catch (const Error& e) {
         if (!p.job->failed && spec.failed) spec.failed(e.what());
         p.job->failed = true;
+    } catch (const std::bad_alloc&) {
+        if (!p.job->failed && spec.failed) spec.failed("the host is out of memory moving its rows");
+        p.job->failed = true;
     }
-    annotated_ += annotated;
+    try {
+        after_now(annotated, "the memories' annotated delays");  // (waited for by the engine next)
+    } catch (const Error& e) {
+        if (!p.job->failed && spec.failed) spec.failed(e.what());
+        p.job->failed = true;
+        annotated = sc_core::SC_ZERO_TIME;
+    }
+    annotated_ = annotated > sc_core::sc_max_time() - annotated_ ? sc_core::sc_max_time() : annotated_ + annotated;  // (a statistic: saturates)
     return annotated;
 }
 

@@ -18,6 +18,7 @@
 
 #include "tests/support/profile_builder.h"
 #include "tests/support/golden_examples.h"
+#include "tests/support/asan.h"
 #include "tests/support/run_cli.h"
 
 extern char** environ;
@@ -284,6 +285,30 @@ TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("u.trace:2: the trace's dumps reach 4294967295 bytes, more than run.max_dump_bytes (1073741824)"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(t.file("u/x.bin")));
+}
+
+// DRAM the run writes is host memory (issue 23 item 7): bounded by run.max_dram_resident_bytes,
+// and a host that runs out names the instruction instead of SystemC's bare E549.
+TEST(RunOutputs, DramPagesAreBoundedAndRunningOutNamesTheInstruction) {
+    TempDir t;
+    t.write("d.trace", "act sync\ndma0 copy src=dram:0x0 dst=dram:0x40000000 partitions=4 bytes=1048576 src_stride=1048576 dst_stride=1048576\n");
+    CliResult r = run_cli("run --trace " + t.file("d.trace") + " -p run.max_dram_resident_bytes=2097152 --no-progress --out " + t.file("o"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("d.trace:2: engine dma0, instruction 0"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("would take its resident pages past 2097152 bytes (run.max_dram_resident_bytes)"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(t.file("o/RUN_INCOMPLETE")));
+    if (NEURONSIM_ASAN) GTEST_SKIP() << "ASan reserves terabytes of address space";
+    // 4 rows of 4 GiB - 1 bytes under a 1 GiB address space: the limit is not reached first.
+    t.write("h.trace", "dma0 copy src=dram:0x0 dst=dram:0x400000000 partitions=4 bytes=0xFFFFFFFF src_stride=0xFFFFFFFF dst_stride=0xFFFFFFFF\n");
+    const std::string cmd = "ulimit -v 1048576 && " + std::string(NEURONSIM_EXE) + " run --trace " + t.file("h.trace") + " --no-progress --out " +
+                            t.file("h") + " 2>" + t.file("err");
+    const int rc = std::system(("/bin/sh -c '" + cmd + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(rc)) << rc;
+    EXPECT_EQ(WEXITSTATUS(rc), 1);
+    const std::string err = read_file(t.file("err"));
+    EXPECT_NE(err.find("h.trace:1: engine dma0, instruction 0"), std::string::npos) << err;
+    EXPECT_NE(err.find("the host is out of memory"), std::string::npos) << err;
+    EXPECT_EQ(err.find("E549"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -273,5 +273,63 @@ TEST(NeuronCore, TheMemorysAnnotatedDelayIsChargedToTheTransfer) {
     EXPECT_EQ(slow - base, sc_core::sc_time(21, sc_core::SC_NS));
 }
 
+// Times past the end of simulated time (issue 23 item 7): sc_time would wrap to the past.
+TEST(NeuronCore, ADoorbellAnnotatedPastTheEndOfTimeIsRefused) {
+    bool ran = false;
+    run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {
+        const uint32_t q = core.queue_index("dma0");
+        h.run_queue(dram, q, 0x10000, {});  // the ring, no bundles yet
+        dram.put(0x10000, model::trace::parse_trace_line(kCopy, "t", 1, ".")->instruction.bundle.b.data(), 64);
+        tlm::tlm_generic_payload t;
+        uint32_t tail = 1;
+        t.set_command(tlm::TLM_WRITE_COMMAND);
+        t.set_address(reg::kQueues + q * reg::kQueueStride + reg::kQueueTail);
+        t.set_data_ptr(reinterpret_cast<unsigned char*>(&tail));
+        t.set_data_length(4);
+        t.set_streaming_width(4);
+        sc_core::sc_time d = sc_core::sc_max_time();
+        h.mmio->b_transport(t, d);
+        EXPECT_EQ(t.get_response_status(), tlm::TLM_COMMAND_ERROR_RESPONSE);  // (took effect at once)
+        sc_core::wait(10, sc_core::SC_US);
+        EXPECT_EQ(h.rd(reg::kQueues + q * reg::kQueueStride + reg::kQueueDoneLo), 0u);
+        EXPECT_EQ(h.rd(reg::kStatus), 0u);
+        ran = true;
+    });
+    EXPECT_TRUE(ran);
+}
+
+TEST(NeuronCore, MemoryDelaysSummingPastTheEndOfTimeFailTheInstruction) {
+    std::string msg;
+    run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {
+        dram.dmi = false;
+        dram.delay = sc_core::sc_time::from_value(sc_core::sc_max_time().value() / 2 + 1);  // the fetch's fits, two rows' do not
+        h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+        h.run_queue(dram, core.queue_index("dma0"), 0x10000, {kCopy});
+        EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqError);
+        EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorInstruction);
+        msg.resize(h.rd(reg::kErrorMessageLength));
+        h.access(tlm::TLM_READ_COMMAND, reg::kErrorMessage, msg.data(), static_cast<unsigned>(msg.size()));
+    });
+    EXPECT_NE(msg.find("engine dma0, instruction 0 (opcode 0xd1 (copy)): the memories' annotated delays"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("passes the end of simulated time"), std::string::npos) << msg;
+}
+
+TEST(NeuronCore, AFetchDelayPastTheEndOfTimeLatchesAFetchError) {
+    std::string msg;
+    run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {
+        dram.dmi = false;
+        dram.delay = sc_core::sc_max_time();
+        h.wr(reg::kIrqMask, reg::kIrqError);
+        h.run_queue(dram, core.queue_index("dma0"), 0x10000, {kCopy});
+        h.wait_irq(reg::kIrqError);
+        EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorFetch);
+        msg.resize(h.rd(reg::kErrorMessageLength));
+        h.access(tlm::TLM_READ_COMMAND, reg::kErrorMessage, msg.data(), static_cast<unsigned>(msg.size()));
+        EXPECT_LT(sc_core::sc_time_stamp(), sc_core::sc_time(1, sc_core::SC_MS));
+    });
+    EXPECT_NE(msg.find("queue dma0: instruction fetch"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("passes the end of simulated time"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace neuronsim::test
