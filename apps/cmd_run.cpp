@@ -55,26 +55,40 @@ void write_file(const std::string& path, const std::string& text) { model::io::w
 const char* const kManifest = ".neuronsim-outputs";
 const char* const kOutputs[] = {"stats.json", "instructions.csv", "timeline.json", "host.json", "config.yaml", "RUN_INCOMPLETE", "demo.trace", "streams"};
 
+// A directory is an earlier run's only when it holds the manifest; --force then removes what
+// the manifest lists and nothing else. A directory without one is the user's: neuronsim writes
+// there only if none of its output names is taken, and never removes anything from it.
 void prepare_output_dir(const std::string& prog, const std::string& out, bool force) {
     std::error_code ec;
     if (fs::exists(out, ec) && !fs::is_directory(out, ec)) throw Error(out + ": --out names a file, not a directory");
     if (fs::is_directory(out, ec) && !fs::is_empty(out, ec)) {
-        bool ours = fs::exists(fs::path(out) / kManifest);
-        for (const char* f : kOutputs) ours |= fs::exists(fs::path(out) / f);
-        if (ours && !force)
-            throw UsageError(prog + ": " + out + " holds an earlier run's outputs; give --force to replace them (it removes what neuronsim wrote there) or choose another --out");
-        // What the earlier run wrote: its manifest, and the fixed names in any case.
-        std::vector<std::string> old(std::begin(kOutputs), std::end(kOutputs));
-        if (fs::exists(fs::path(out) / kManifest)) {
-            std::istringstream in(model::io::read_text_file(out + "/" + kManifest));
-            for (std::string line; std::getline(in, line);)
-                if (!line.empty() && line.find("..") == std::string::npos && line[0] != '/') old.push_back(line);
+        const fs::path manifest = fs::path(out) / kManifest;
+        if (!fs::exists(manifest, ec)) {
+            std::string taken;
+            for (const char* f : kOutputs)
+                if (fs::exists(fs::symlink_status(fs::path(out) / f, ec))) taken += (taken.empty() ? "" : ", ") + std::string(f);
+            if (!taken.empty())
+                throw UsageError(prog + ": " + out + " holds " + taken + ", which neuronsim did not write (there is no " + kManifest +
+                                 "): move them or choose another --out; --force replaces only an earlier run's outputs");
+            model::io::make_directories(out);
+            return;
+        }
+        if (!force)
+            throw UsageError(prog + ": " + out + " holds an earlier run's outputs; give --force to replace them (it removes what neuronsim wrote there, as " +
+                             kManifest + " lists) or choose another --out");
+        std::vector<std::string> old;
+        std::istringstream in(model::io::read_text_file(manifest.string()));
+        for (std::string line; std::getline(in, line);) {
+            const fs::path rel(line);
+            bool inside = !line.empty() && rel.is_relative();
+            for (const auto& part : rel) inside = inside && part != "..";
+            if (inside) old.push_back(line);  // (anything else in a manifest is not ours to follow)
         }
         for (const std::string& f : old) {
             fs::remove_all(fs::path(out) / f, ec);
             if (ec) throw Error(out + "/" + f + ": cannot remove the earlier run's output: " + ec.message());
         }
-        fs::remove(fs::path(out) / kManifest, ec);
+        fs::remove(manifest, ec);
     }
     model::io::make_directories(out);
 }
@@ -157,7 +171,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         ("trace,t", po::value<std::string>(), "text trace (also positional; default: the built-in demo trace)")
         ("streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")
         ("out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")
-        ("force", po::bool_switch(), "reuse an output directory that holds an earlier run: first remove what neuronsim wrote there (its .neuronsim-outputs list)")
+        ("force", po::bool_switch(), "reuse an output directory that holds an earlier run: first remove what neuronsim wrote there (its .neuronsim-outputs list, nothing else); a directory without that list is never cleared")
         ("pwp", po::value<std::string>(), "a pwp_bin_* directory (ours or the vendor's) whose sets LoadActFuncSet loads (default: the built-in catalog's pwp_bin_trainium)")
         ("numerics", po::value<std::string>()->default_value("full"),
          "full: every element is computed; none: timing only, for fast what-if sweeps: the same instruction times, stats and timeline, "
@@ -248,6 +262,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
 
     RunOptions ro;
     ro.out_dir = out;
+    ro.dumps_overwrite = false;
     ro.skip_unknown = vm["skip-unknown"].as<bool>();
     if (vm.count("pwp")) ro.pwp_dir = vm["pwp"].as<std::string>();
     const std::string act_numerics = vm["act-numerics"].as<std::string>();

@@ -110,6 +110,10 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
                 if (dump_bytes > cfg_.run.max_dump_bytes)
                     throw Error(r->where() + ": the trace's dumps reach " + std::to_string(dump_bytes) + " bytes, more than run.max_dump_bytes (" +
                                 std::to_string(cfg_.run.max_dump_bytes) + ")");
+                // (the CLI has cleared --out of its earlier outputs: a file there is the user's)
+                if (!options_.dumps_overwrite && !options_.out_dir.empty() && fs::exists(fs::symlink_status(fs::path(options_.out_dir) / r->dump.file)))
+                    throw Error(r->where() + ": .dump file=" + r->dump.file + ": " + options_.out_dir + "/" + r->dump.file +
+                                " exists and neuronsim did not write it; it is not overwritten");
                 dumps_.push_back(r->dump);
             } else {
                 throw Error(r->where() + ": instructions belong in the engine streams, not in setup.trace");

@@ -25,6 +25,9 @@ namespace neuronsim::platform {
 
 struct RunOptions {
     std::string out_dir;          // dumps go here; recordings too unless record_dir says otherwise
+    // false (the CLI, which has cleared out_dir of its own earlier outputs): a file already at a
+    // dump's path is the user's, and the trace is refused rather than overwrite it.
+    bool dumps_overwrite = true;
     std::string pwp_dir;          // a pwp_bin_* directory; empty: the built-in catalog's pwp_bin_trainium
     bool act_exact = false;       // Activate uses the closed forms instead of the tables
     bool act_reference_kernel = false;  // Activate element by element, one thread (DeviceOptions)

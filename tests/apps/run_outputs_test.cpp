@@ -143,6 +143,40 @@ TEST(RunOutputs, AnEarlierRunIsRefusedUnlessForcedAndForceClearsOnlyItsOwnFiles)
     EXPECT_EQ(run_cli("run --no-progress --out " + e.path()).status, 0);
 }
 
+// Issue 23 item 8: a directory without the manifest is the user's, whatever its files are called.
+TEST(RunOutputs, ForceNeverRemovesWhatNeuronsimDidNotWrite) {
+    TempDir t;
+    const std::string proj = t.file("proj");
+    std::filesystem::create_directories(proj + "/streams");
+    std::ofstream(proj + "/config.yaml") << "my: own config\n";
+    std::ofstream(proj + "/streams/notes.txt") << "x\n";
+    for (const char* force : {"", " --force"}) {
+        CliResult r = run_cli("run --no-progress" + std::string(force) + " --out " + proj);
+        EXPECT_EQ(r.status, 2) << force;
+        EXPECT_NE(r.err.find(proj + " holds config.yaml, streams, which neuronsim did not write (there is no .neuronsim-outputs)"), std::string::npos)
+            << r.err;
+        EXPECT_EQ(read_file(proj + "/config.yaml"), "my: own config\n");
+        EXPECT_TRUE(std::filesystem::exists(proj + "/streams/notes.txt"));
+        EXPECT_FALSE(std::filesystem::exists(proj + "/.neuronsim-outputs"));
+    }
+    // A manifest that names paths outside the directory is not followed.
+    const std::string o = t.file("o");
+    ASSERT_EQ(run_cli("run --no-progress --out " + o).status, 0);
+    std::ofstream(t.file("precious")) << "keep\n";
+    std::ofstream(o + "/.neuronsim-outputs", std::ios::app) << "../precious\n" << t.file("precious") << "\n";
+    ASSERT_EQ(run_cli("run --no-progress --force --out " + o).status, 0);
+    EXPECT_EQ(read_file(t.file("precious")), "keep\n");
+    // A dump onto a file of the user's: refused, naming the trace line; the file stays.
+    const std::string d = t.file("d");
+    std::filesystem::create_directories(d);
+    std::ofstream(d + "/x.bin") << "mine\n";
+    const std::string tr = t.write("dump.trace", "act sync\n.dump sbuf:0:0x0 bytes=16 file=x.bin\n");
+    CliResult r = run_cli("run --trace " + tr + " --no-progress --force --out " + d);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("dump.trace:2: .dump file=x.bin: " + d + "/x.bin exists and neuronsim did not write it"), std::string::npos) << r.err;
+    EXPECT_EQ(read_file(d + "/x.bin"), "mine\n");
+}
+
 // `neuronsim run --trace TRACE --no-progress --out OUT [extra]` started in the background
 // (stdout to /dev/null); returns once the simulation has started (its recording exists).
 pid_t start_run(const std::string& trace, const std::string& out, const std::vector<std::string>& extra = {}) {
