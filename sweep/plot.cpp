@@ -60,21 +60,31 @@ std::vector<std::string> split(const std::string& s, char sep) {
     return out;
 }
 
-// A gnuplot single-quoted string ('' stands for a quote).
+// Every user-supplied string reaches the script through these: a line break (or any control
+// character) would end the line and let the rest run as gnuplot commands (`system(...)`).
+bool control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+// Text for a comment line.
+std::string comment_text(const std::string& s) {
+    std::string q;
+    for (char c : s) q += control(c) ? ' ' : c;
+    return q;
+}
+
+// A gnuplot single-quoted string ('' stands for a quote; no other escapes exist in it).
 std::string gp_quoted(const std::string& s) {
     std::string q = "'";
     for (char c : s) {
         if (c == '\'') q += "''";
-        else if (c == '\n' || c == '\r') q += ' ';
-        else q += c;
+        else q += control(c) ? ' ' : c;
     }
     return q + "'";
 }
 
-// A category in a data block: double-quoted, without quotes or line breaks.
+// A category in a data block: double-quoted, without quotes or control characters.
 std::string data_text(const std::string& s) {
     std::string q = "\"";
-    for (char c : s) q += (c == '"' || c == '\n' || c == '\r') ? ' ' : c;
+    for (char c : s) q += (c == '"' || control(c)) ? ' ' : c;
     return q + "\"";
 }
 
@@ -156,7 +166,7 @@ PlotData collect_plot_data(const PlotRequest& r) {
 
 std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::string& output_path) {
     const std::string ext = fs::path(r.out).extension().string();
-    std::string s = "# neuronsim plot: " + r.y + " against " + r.x + (r.series.empty() ? "" : " by " + r.series) + " from " + r.db + "\n";
+    std::string s = "# neuronsim plot: " + comment_text(r.y + " against " + r.x + (r.series.empty() ? "" : " by " + r.series) + " from " + r.db) + "\n";
     if (ext == ".png")
         s += "set terminal pngcairo size 1000,600 enhanced font 'Sans,10'\n";
     else
@@ -190,7 +200,7 @@ std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::s
         // One block per series, separated by two blank lines (gnuplot's index).
         for (size_t si = 0; si < d.series.size(); ++si) {
             for (size_t xi = 0; xi < d.xs.size(); ++xi)
-                if (!std::isnan(d.y[si][xi])) s += d.xs[xi] + " " + num(d.y[si][xi]) + "\n";
+                if (!std::isnan(d.y[si][xi])) s += num(std::strtod(d.xs[xi].c_str(), nullptr)) + " " + num(d.y[si][xi]) + "\n";  // (numeric x: as a number)
             if (si + 1 < d.series.size()) s += "\n\n";
         }
         s += "EOD\n";

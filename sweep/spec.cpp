@@ -325,6 +325,14 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
             ps.x = p.child("x").text();
             ps.y = p.child("y").text();
             ps.out = p.child("out").text();
+            {  // beside the database: a relative path that stays in its directory
+                const std::filesystem::path o(ps.out);
+                bool inside = !ps.out.empty() && o.is_relative();
+                for (const auto& part : o) inside = inside && part != "..";
+                if (!inside) p.child("out").fail("\"" + ps.out + "\" must be a relative path inside the database's directory (no .. and not absolute)");
+                const std::string ext = o.extension().string();
+                if (ext != ".png" && ext != ".svg") p.child("out").fail("\"" + ps.out + "\": expected a .png or .svg file name");
+            }
             if (p.has("series")) ps.series = p.child("series").text();
             if (p.has("bar")) ps.bar = p.child("bar").flag();
             if (p.has("where")) {

@@ -25,7 +25,7 @@ std::vector<PlotRequest> study_plots(const Spec& spec, const std::string& db) {
             r.y = p.y;
             r.series = p.series;
             // Relative to the database's directory: a study's plots go beside its results.
-            r.out = fs::path(p.out).is_absolute() ? p.out : (fs::path(db).parent_path() / p.out).string();
+            r.out = (fs::path(db).parent_path() / p.out).string();  // (spec.cpp: relative, no ..)
             r.bar = p.bar;
             r.where = p.where;
             out.push_back(r);

@@ -10,10 +10,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "sweep/child_process.h"
 #include "sweep/mpi_runner.h"
+#include "sweep/plot.h"
 #include "sweep/results_db.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
@@ -265,6 +268,46 @@ TEST(SweepCli, ExportAndPlot) {
     EXPECT_EQ(test::read_file(dir.file("rc")), "1\n");
     EXPECT_NE(test::read_file(dir.file("err")).find("gnuplot not found"), std::string::npos) << test::read_file(dir.file("err"));
     EXPECT_FALSE(std::filesystem::exists(dir.file("n.svg")));
+}
+
+// Issue 23 item 9: no user-supplied string runs as gnuplot (a line break ended the comment line
+// the database's name was in, and the next line ran), and a spec's plot stays beside its database.
+TEST(SweepCli, PlotRunsNoCommandFromItsStringsAndStaysBesideTheDatabase) {
+    test::TempDir dir;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/demo_dma.trace]\ngenerations: [cayman, mariana]\n");
+    ASSERT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml -o s.db").status, 0);
+    const std::string pwned = dir.file("PWNED");
+    const std::string payload = "\nsystem(\"touch " + pwned + "\")\n";
+    // (a file name has no '/': its command touches a file in the working directory)
+    const std::filesystem::path pwned_db = std::filesystem::current_path() / "PWNED-by-db-name";
+    std::filesystem::remove(pwned_db);
+    const std::string db = dir.file("ev\nsystem(\"touch PWNED-by-db-name\")\n.db");
+    std::filesystem::copy_file(dir.file("s.db"), db);
+    if (!sweep::find_gnuplot().empty()) {
+        // The arguments as a user's shell passes them: argv, no quoting of ours in between.
+        sweep::ChildPool pool;
+        pool.start(NEURONSIM_EXE, {"plot", db, "--x", "generation", "--y", "core.simulated_ps", "--title", "t" + payload, "--out", dir.file("p.svg"),
+                                   "--script", dir.file("p.gp")},
+                   dir.file("err"));
+        std::vector<sweep::ChildExit> ended;
+        while (ended.empty()) ended = pool.wait(1000);
+        ASSERT_EQ(ended[0].exit_code, 0) << test::read_file(dir.file("err"));
+        EXPECT_FALSE(std::filesystem::exists(pwned)) << "the title ran as a gnuplot command";
+        EXPECT_FALSE(std::filesystem::exists(pwned_db)) << "the database's name ran as a gnuplot command";
+        EXPECT_NE(test::read_file(dir.file("p.svg")).find("<svg"), std::string::npos);
+        const std::string script = test::read_file(dir.file("p.gp"));
+        EXPECT_NE(script.find("system(\"touch " + pwned + "\")"), std::string::npos) << "the strings are in the script, inside quotes or a comment";
+        std::istringstream lines(script);
+        for (std::string line; std::getline(lines, line);) EXPECT_NE(line.rfind("system(", 0), 0u) << line;
+    }
+    // plots[].out: relative, inside the database's directory.
+    for (const char* out : {"../p.svg", "/tmp/p.svg", "a/../../p.svg"}) {
+        dir.write("bad.yaml", "traces: [" + kSrc + "/traces/demo_dma.trace]\nplots:\n  - {x: generation, y: core.simulated_ps, out: '" + out + "'}\n");
+        auto r = test::run_cli_in(dir.path(), "sweep bad.yaml -o b.db --plot");
+        EXPECT_EQ(r.status, 1) << out;
+        EXPECT_NE(r.err.find("must be a relative path inside the database's directory"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("b.db")));
 }
 
 TEST(SweepCli, MergeRefusesConflictsByName) {
