@@ -19,18 +19,33 @@ std::vector<std::string> split(const std::string& path) {
     return parts;
 }
 
+// Bounds on a layer once its aliases are expanded: a few hundred bytes of YAML aliasing
+// aliases grow exponentially (nine levels of ten: 10^9 nodes), and everything that reads a
+// layer walks the expansion. A real configuration has a few hundred values, 4 levels deep.
+constexpr size_t kMaxNodes = 100000, kMaxDepth = 32;
+
 // yaml-cpp keeps the first of duplicate keys silently; a layer must not say two things.
-void check_duplicates(const YAML::Node& n, const std::string& path, const std::string& name) {
+void check_layer(const YAML::Node& n, const std::string& path, const std::string& name, size_t depth, size_t& nodes) {
+    if (++nodes > kMaxNodes)
+        throw Error(name + ": more than " + std::to_string(kMaxNodes) + " values once its aliases are expanded (at " + (path.empty() ? "(root)" : path) +
+                    "): a configuration has a few hundred; is it an alias bomb?");
+    if (depth > kMaxDepth)
+        throw Error(name + ":" + std::to_string(n.Mark().line + 1) + ": " + path + ": nested more than " + std::to_string(kMaxDepth) + " levels deep");
     if (n.IsSequence())
-        for (size_t i = 0; i < n.size(); ++i) check_duplicates(n[i], path + "[" + std::to_string(i) + "]", name);
+        for (size_t i = 0; i < n.size(); ++i) check_layer(n[i], path + "[" + std::to_string(i) + "]", name, depth + 1, nodes);
     if (!n.IsMap()) return;
     std::set<std::string> keys;
     for (auto it = n.begin(); it != n.end(); ++it) {
         if (!it->first.IsScalar()) throw Error(name + ":" + std::to_string(it->first.Mark().line + 1) + ": " + (path.empty() ? "(root)" : path) + ": a key must be a plain name");
         const std::string k = it->first.Scalar();
         if (!keys.insert(k).second) throw Error(name + ":" + std::to_string(it->first.Mark().line + 1) + ": " + join(path, k) + ": duplicate key");
-        check_duplicates(it->second, join(path, k), name);
+        check_layer(it->second, join(path, k), name, depth + 1, nodes);
     }
+}
+
+void check_layer(const YAML::Node& n, const std::string& path, const std::string& name) {
+    size_t nodes = 0;
+    check_layer(n, path, name, 0, nodes);
 }
 
 }  // namespace
@@ -44,7 +59,7 @@ void ConfigLayers::add_document(const std::string& text, const std::string& name
     }
     if (!doc || doc.IsNull()) throw Error(name + ": empty configuration");
     if (!doc.IsMap()) throw Error(name + ": expected a mapping of sections (generation, memory, ...) at the top level");
-    check_duplicates(doc, "", name);
+    check_layer(doc, "", name);
     const Origin o{name, true, ++layers_};
     if (description_.empty()) record("", o);  // the base layer answers for everything it holds
     merge(root_, doc, "", o);
@@ -66,7 +81,7 @@ void ConfigLayers::add_override(const std::string& assignment) {
     } catch (const YAML::Exception& e) {
         throw Error(name + ": value is not valid YAML: " + e.msg);
     }
-    check_duplicates(parsed, key, name);
+    check_layer(parsed, key, name);
     // Only maps can hold the next key: say so rather than replacing a value by a mapping.
     std::string path;
     for (size_t i = 0; i + 1 < parts.size(); ++i) {

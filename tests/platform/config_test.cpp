@@ -164,6 +164,46 @@ TEST(Config, LayerErrorsNameTheLayerAndLine) {
     EXPECT_EQ(config_to_yaml(full), config_to_yaml(parse_config(builtin_config_text("sunda"), "s")));
 }
 
+// Issue 23 item 10: aliases of aliases (a 480-byte overlay of nine levels of ten expands to 10^9
+// values, and the layer checks walked them all) and deep nesting are refused, naming the layer.
+TEST(Config, AliasBombsAndDeepNestingAreRefused) {
+    auto error = [](std::vector<std::pair<std::string, std::string>> overlays, std::vector<std::string> p = {}) {
+        try {
+            compose_config_text("mariana", overlays, p);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    auto levels = [](int n) {
+        std::string y = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+        for (int i = 1; i < n; ++i) {
+            y += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+            for (int k = 0; k < 10; ++k) y += (k ? ", *a" : "*a") + std::to_string(i - 1);
+            y += "]\n";
+        }
+        return y;
+    };
+    const std::string bomb = levels(9);
+    EXPECT_LT(bomb.size(), 520u);
+    EXPECT_EQ(error({{"bomb.yaml", bomb}}).rfind("bomb.yaml: more than 100000 values once its aliases are expanded", 0), 0u)
+        << error({{"bomb.yaml", bomb}});
+    // -p: seven levels in one value.
+    std::string v = "[&b0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]";
+    for (int i = 1; i < 7; ++i) {
+        v += ", &b" + std::to_string(i) + " [";
+        for (int k = 0; k < 10; ++k) v += (k ? ", *b" : "*b") + std::to_string(i - 1);
+        v += "]";
+    }
+    v += "]";
+    EXPECT_EQ(error({}, {"act.opcodes=" + v}).rfind("-p act.opcodes=" + v + ": more than 100000 values", 0), 0u) << error({}, {"act.opcodes=" + v});
+    // A few aliases are fine (they are checked like any value), and nesting is bounded.
+    EXPECT_EQ(error({{"ok.yaml", "act: {lanes: &l 7}\ngpsimd: {cores: *l}\n"}}).find("alias"), std::string::npos);
+    const std::string deep = "act:\n  opcodes: " + std::string(40, '[') + std::string(40, ']') + "\n";
+    EXPECT_NE(error({{"deep.yaml", deep}}).find("deep.yaml:2: act.opcodes[0]"), std::string::npos) << error({{"deep.yaml", deep}});
+    EXPECT_NE(error({{"deep.yaml", deep}}).find("nested more than 32 levels deep"), std::string::npos);
+}
+
 TEST(Config, DmaQueuesOfTheEnginesAreChecked) {
     // Every queue a DMA is sent to exists on the engines.
     for (const std::string key : {"act.table_load_dma_queue", "act.hwdge_queue", "gpsimd.swdge_queue"}) {
