@@ -131,18 +131,31 @@ void TraceHost::check_not_reserved(const model::isa::Location& l, uint64_t bytes
                     ", which `neuronsim run` keeps for the instruction queues and the function sets");
 }
 
+// The values are streamed from their file (or the inline bytes), never held whole: DRAM now,
+// SBUF/PSUM through the core's window once the simulation has started (sockets complete their
+// binding then), each row read again then.
 void TraceHost::apply(const model::trace::DataDirective& d, const std::string& where) {
-    const uint64_t row = d.bytes.size() / d.partitions;
+    const uint64_t row = d.size / d.partitions;
     map_.check_rows(d.at, d.partitions, row, where);
-    check_not_reserved(d.at, d.bytes.size(), where);
+    check_not_reserved(d.at, d.size, where);
+    auto directive = std::make_shared<const model::trace::DataDirective>(d);
     for (uint32_t p = 0; p < d.partitions; ++p) {
         model::isa::Location l = d.at;
         l.partition += p;
         const uint64_t a = map_.linear(l, row, where);
-        const uint8_t* data = d.bytes.data() + p * row;
-        if (d.at.space == MemSpace::Dram) dram_->write(a, data, row);
-        else  // through the core's window once the simulation has started (sockets complete their binding then)
-            window_writes_.push_back({(d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a, std::vector<uint8_t>(data, data + row)});
+        if (d.at.space == MemSpace::Dram) {
+            uint64_t at = a;
+            try {
+                model::trace::read_data(d, uint64_t{p} * row, row, [&](const uint8_t* bytes, size_t n) {
+                    dram_->write(at, bytes, n);
+                    at += n;
+                });
+            } catch (const Error& e) {
+                throw Error(where + ": " + e.what());
+            }
+        } else {
+            window_writes_.push_back({(d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a, directive, uint64_t{p} * row, row, where});
+        }
     }
 }
 
@@ -263,7 +276,17 @@ RunReport TraceHost::run() {
     // Elaborate (the sockets complete their binding), load the trace's SBUF/PSUM data through
     // the core's windows, then simulate: the host's wall time counts the simulation only.
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    for (const auto& [addr, bytes] : window_writes_) mmio_.debug_write(addr, bytes.data(), bytes.size());
+    for (const WindowWrite& w : window_writes_) {
+        uint64_t at = w.addr;
+        try {
+            model::trace::read_data(*w.data, w.offset, w.bytes, [&](const uint8_t* bytes, size_t n) {
+                mmio_.debug_write(at, bytes, n);
+                at += n;
+            });
+        } catch (const Error& e) {
+            throw Error(w.where + ": " + e.what());
+        }
+    }
     window_writes_.clear();
     start_.notify(sc_core::SC_ZERO_TIME);
     const auto t0 = std::chrono::steady_clock::now();

@@ -89,7 +89,13 @@ private:
     std::vector<std::unique_ptr<Stream>> streams_;
     std::vector<std::pair<uint32_t, uint32_t>> regs_;  // .reg directives
     std::vector<model::trace::DumpDirective> dumps_;
-    std::vector<std::pair<uint64_t, std::vector<uint8_t>>> window_writes_;  // SBUF/PSUM .data, applied at start
+    struct WindowWrite {  // a row of SBUF/PSUM .data, streamed at the start
+        uint64_t addr;
+        std::shared_ptr<const model::trace::DataDirective> data;
+        uint64_t offset, bytes;
+        std::string where;
+    };
+    std::vector<WindowWrite> window_writes_;
     uint64_t reserved_ = 0;                          // DRAM from here up: rings and function sets
     uint64_t sets_base_ = 0;
     uint32_t sets_count_ = 0;

@@ -110,6 +110,27 @@ OpenedFile open_regular_file(const std::string& path, uint64_t max_bytes, const 
     return OpenedFile{fd.release(), size};
 }
 
+void read_file_range(const std::string& path, uint64_t expected_size, uint64_t offset, uint64_t n, const std::string& what,
+                     const std::function<void(const uint8_t*, size_t)>& sink) {
+    const OpenedFile f = open_regular_file(path, UINT64_MAX, what);
+    Fd fd(f.fd);
+    if (f.size != expected_size)
+        throw Error(path + ": is " + size_text(f.size) + " now, " + size_text(expected_size) + " when the trace was read: it changed meanwhile");
+    if (offset > f.size || n > f.size - offset) throw Error(path + ": bytes [" + std::to_string(offset) + ", +" + std::to_string(n) + ") are past its end");
+    std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(n, uint64_t{1} << 20)));
+    for (uint64_t done = 0; done < n;) {
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), n - done));
+        const ssize_t got = ::pread(fd.get(), buf.data(), want, static_cast<off_t>(offset + done));
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            throw Error(path + ": read error at byte offset " + std::to_string(offset + done) + ": " + std::strerror(errno));
+        }
+        if (got == 0) throw Error(path + ": ended at byte offset " + std::to_string(offset + done) + " (the file shrank while it was read)");
+        sink(buf.data(), static_cast<size_t>(got));
+        done += static_cast<uint64_t>(got);
+    }
+}
+
 ByteStream::ByteStream(const std::string& path, uint64_t max_bytes, const std::string& what, size_t buffer_bytes)
     : path_(path), buf_(buffer_bytes ? buffer_bytes : 1) {
     const OpenedFile f = open_regular_file(path, max_bytes, what);

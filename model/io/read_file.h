@@ -5,6 +5,7 @@
 // cut short or growing while read is an error, never a silent truncation) and turns an
 // allocation failure into an error naming the file. Messages name the file and say why.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ struct OpenedFile {
     uint64_t size = 0;
 };
 OpenedFile open_regular_file(const std::string& path, uint64_t max_bytes, const std::string& what);
+
+// Bytes [offset, offset + n) of the regular file `path`, which must still be `expected_size`
+// bytes long (a file that changed since it was checked is an error), handed to `sink` in
+// chunks of at most 1 MiB: memory does not grow with the file. Errors name the file and offset.
+void read_file_range(const std::string& path, uint64_t expected_size, uint64_t offset, uint64_t n, const std::string& what,
+                     const std::function<void(const uint8_t*, size_t)>& sink);
 
 // Reads a regular file front to back through a fixed buffer, for readers that stream (traces,
 // element files): memory does not grow with the file. A read error, or an end before the size

@@ -74,7 +74,7 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
             if (!d.file.empty()) text << " file=" << d.file;
             else {
                 text << " u8";
-                for (size_t i = 0; i < d.bytes.size() / d.partitions; ++i) text << " " << unsigned(d.bytes[i]);
+                for (size_t i = 0; i < d.size / d.partitions; ++i) text << " " << unsigned(d.bytes[i]);
             }
         } else if (r->kind == Record::Kind::Reg) {
             text << ".reg " << r->reg.index << " " << r->reg.value;

@@ -1,5 +1,8 @@
 #include "model/trace/trace_reader.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -85,6 +88,13 @@ std::string_view strip_comment(std::string_view s) {
 
 }  // namespace
 
+void read_data(const DataDirective& d, uint64_t offset, uint64_t n, const std::function<void(const uint8_t*, size_t)>& sink) {
+    if (!d.file.empty()) return io::read_file_range(d.file, d.size, offset, n, ".data file", sink);
+    if (offset > d.bytes.size() || n > d.bytes.size() - offset) throw Error(".data: bytes past the directive's values");
+    for (uint64_t at = 0; at < n; at += uint64_t{1} << 20)
+        sink(d.bytes.data() + offset + at, static_cast<size_t>(std::min<uint64_t>(uint64_t{1} << 20, n - at)));
+}
+
 std::optional<Record> parse_trace_line(const std::string& raw, const std::string& file, size_t line, const std::string& base_dir) {
     std::vector<std::string> w = split_words(strip_comment(raw));
     if (w.empty()) return std::nullopt;
@@ -113,12 +123,15 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
                 fs::path p = w[i].substr(5);
                 if (p.is_relative()) p = fs::path(base_dir) / p;
                 r.data.file = fs::absolute(p).lexically_normal().string();
-                // Refused before reading when bigger than the memory it describes can hold.
-                r.data.bytes = io::read_bytes_checked(r.data.file, data_limit(r.data.at, r.data.partitions),
-                                                      ".data file at " + isa::format_location(r.data.at) +
-                                                          (r.data.partitions > 1 ? " x " + std::to_string(r.data.partitions) + " partitions" : ""));
-                if (r.data.bytes.size() % r.data.partitions)
-                    throw Error(".data: " + r.data.file + " holds " + std::to_string(r.data.bytes.size()) + " bytes, not a multiple of " +
+                // Checked here (a regular file no bigger than the memory it describes can hold);
+                // its bytes are streamed when they are applied (read_data), not held.
+                const io::OpenedFile of = io::open_regular_file(r.data.file, data_limit(r.data.at, r.data.partitions),
+                                                                ".data file at " + isa::format_location(r.data.at) +
+                                                                    (r.data.partitions > 1 ? " x " + std::to_string(r.data.partitions) + " partitions" : ""));
+                ::close(of.fd);
+                r.data.size = of.size;
+                if (r.data.size % r.data.partitions)
+                    throw Error(".data: " + r.data.file + " holds " + std::to_string(r.data.size) + " bytes, not a multiple of " +
                                 std::to_string(r.data.partitions) + " partitions");
             } else {
                 const std::string type = w[i++];
@@ -140,9 +153,10 @@ std::optional<Record> parse_trace_line(const std::string& raw, const std::string
                 // Inline values are replicated into each partition.
                 std::vector<uint8_t> one = r.data.bytes;
                 for (uint32_t p = 1; p < r.data.partitions; ++p) r.data.bytes.insert(r.data.bytes.end(), one.begin(), one.end());
+                r.data.size = r.data.bytes.size();
             }
             if (r.data.at.space == isa::MemSpace::Dram && r.data.partitions != 1) throw Error(".data: partitions= applies to sbuf/psum only");
-            check_window(".data", r.data.at, r.data.partitions, r.data.bytes.size() / r.data.partitions);
+            check_window(".data", r.data.at, r.data.partitions, r.data.size / r.data.partitions);
             return r;
         }
         if (w[0] == ".dump"sv) {

@@ -27,9 +27,14 @@ struct Instruction {
 struct DataDirective {
     isa::Location at;
     uint32_t partitions = 1;
-    std::vector<uint8_t> bytes;  // inline values, or the file's contents
-    std::string file;            // the file they came from ("" for inline), absolute
+    std::vector<uint8_t> bytes;  // inline values (a file's bytes are not read here: read_data)
+    std::string file;            // the file they come from ("" for inline), absolute
+    uint64_t size = 0;           // bytes over all partitions: inline, or the file's size when checked
 };
+
+// Bytes [offset, offset + n) of a .data directive's values, in chunks of at most 1 MiB: inline,
+// or streamed from its file (which must not have changed size since the trace was read).
+void read_data(const DataDirective& d, uint64_t offset, uint64_t n, const std::function<void(const uint8_t*, size_t)>& sink);
 
 struct DumpDirective {
     isa::Location at;

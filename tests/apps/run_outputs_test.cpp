@@ -321,6 +321,30 @@ TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {
     EXPECT_FALSE(std::filesystem::exists(t.file("u/x.bin")));
 }
 
+// Issue 23 item 11: .data files are streamed where they go, not held: 48 lines loading one
+// 32 MiB file into SBUF reached 1.6 GB before the simulation started; now they fit in 1 GB of
+// address space. DRAM past its limit names the trace line.
+TEST(RunOutputs, DataFilesAreStreamedAndTheirFailuresNameTheLine) {
+    TempDir t;
+    t.write("w.bin", std::string(32 << 20, '\x5a'));
+    std::string trace;
+    for (int i = 0; i < 48; ++i) trace += ".data sbuf:0:0x0 partitions=128 file=w.bin\n";
+    trace += "act sync\n.dump sbuf:127:0x3fff0 bytes=16 file=tail.bin\n";
+    t.write("s.trace", trace);
+    if (!NEURONSIM_ASAN) {
+        const std::string cmd = "ulimit -v 1048576 && " + std::string(NEURONSIM_EXE) + " run --trace " + t.file("s.trace") + " --no-progress --out " +
+                                t.file("o") + " >/dev/null 2>" + t.file("err");
+        const int rc = std::system(("/bin/sh -c '" + cmd + "'").c_str());
+        ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << read_file(t.file("err"));
+        EXPECT_EQ(read_file(t.file("o/tail.bin")), std::string(16, '\x5a'));
+    }
+    t.write("d.trace", "act sync\n.data dram:0x0 file=w.bin\n");
+    CliResult r = run_cli("run --trace " + t.file("d.trace") + " -p run.max_dram_resident_bytes=1048576 --no-progress --out " + t.file("d"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("d.trace:2: host.dram: a write at 0x"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("would take its resident pages past 1048576 bytes (run.max_dram_resident_bytes)"), std::string::npos) << r.err;
+}
+
 // DRAM the run writes is host memory (issue 23 item 7): bounded by run.max_dram_resident_bytes,
 // and a host that runs out names the instruction instead of SystemC's bare E549.
 TEST(RunOutputs, DramPagesAreBoundedAndRunningOutNamesTheInstruction) {

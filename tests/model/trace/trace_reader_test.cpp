@@ -47,9 +47,14 @@ TEST(TraceReader, RecordsAndComments) {
     EXPECT_EQ(d->data.bytes.size(), 16u);  // 8 bytes, replicated per partition
     EXPECT_EQ(d->data.bytes[3], 0x3f);
     EXPECT_EQ(d->data.bytes[15], 0x40);
+    EXPECT_EQ(d->data.size, 16u);
     auto f = r.next();
-    EXPECT_EQ(f->data.bytes.size(), 8u);
+    EXPECT_EQ(f->data.size, 8u);
+    EXPECT_TRUE(f->data.bytes.empty()) << "a file's bytes are streamed when applied, not held";
     EXPECT_EQ(f->data.file, std::filesystem::absolute(t.file("w.bin")).lexically_normal().string());
+    std::string got;
+    read_data(f->data, 2, 5, [&](const uint8_t* p, size_t n) { got.append(reinterpret_cast<const char*>(p), n); });
+    EXPECT_EQ(got, std::string("\x03\x04\x05\x06\x07", 5));
     auto g = r.next();
     EXPECT_EQ(g->data.partitions, 4u);
     auto dump = r.next();
@@ -57,6 +62,14 @@ TEST(TraceReader, RecordsAndComments) {
     EXPECT_EQ(dump->dump.bytes, 64u);
     EXPECT_EQ(dump->dump.partitions, 3u);
     EXPECT_FALSE(r.next());
+    // A file that changed since the trace was read is an error naming it, not other bytes.
+    t.write("w.bin", std::string(9, 'x'));
+    try {
+        read_data(f->data, 0, 8, [](const uint8_t*, size_t) {});
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("w.bin: is 9 bytes now, 8 bytes when the trace was read"), std::string::npos) << e.what();
+    }
 }
 
 // setup.trace's directives carry "# from FILE:LINE" of the trace they came from; a CRLF line
