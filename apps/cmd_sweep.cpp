@@ -103,6 +103,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         ("shard", po::value<std::string>(), "I/N: run only the I-th (0-based) of N disjoint slices of the points (point index mod N == I), e.g. a Slurm array task; join the databases with `sweep merge`")
         ("numerics", po::value<std::string>(), "full or none: passed to every `neuronsim run` as --numerics (overrides the spec's numerics:); none: timing-only runs, the same times and stats, faster")
         ("retry-failed", po::bool_switch(), "delete the failed points from the database first and run them again (by default a resumed sweep skips every point already recorded, failed or not)")
+        ("timeout", po::value<double>(), "seconds a point may run before it is killed and recorded as failed (0: no limit; overrides the spec's timeout_seconds:; default 600 s + 120 s per MiB of the point's trace)")
         ("keep-runs", po::value<std::string>(), "keep each point's run output in DIR/<point key>/ (default: a temporary directory, removed)")
         ("plot", po::bool_switch(), "after the sweep, draw the spec's plots: (or one default plot per trace and axis) with gnuplot")
         ("no-progress", po::bool_switch(), "no progress bar (it is drawn only when stderr is a terminal)");
@@ -165,6 +166,12 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     o.exec.exe = self_executable();
     o.exec.numerics = spec.numerics;
     o.exec.keep_outputs = vm.count("keep-runs") > 0;
+    o.exec.timeout_seconds = spec.timeout_seconds;
+    if (vm.count("timeout")) {
+        const double t = vm["timeout"].as<double>();
+        if (!(t >= 0) || t > 1e7) throw UsageError(prog + ": --timeout: expected seconds in [0, 1e7] (0: no limit)");
+        o.exec.timeout_seconds = t;
+    }
     const std::string db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db(spec_path, shard_index, shard_count);
     install_interrupt_handlers();
 

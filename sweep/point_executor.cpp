@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -55,6 +56,12 @@ std::string error_text(const std::string& path) {
 
 }  // namespace
 
+double default_point_timeout(const Point& p) {
+    std::error_code ec;
+    const uintmax_t bytes = fs::file_size(p.trace_path, ec);
+    return 600.0 + 120.0 * (ec ? 0.0 : double(bytes) / double(1 << 20));
+}
+
 PointExecutor::PointExecutor(ExecutorOptions o) : o_(std::move(o)) { model::io::make_directories(o_.work_dir); }
 
 void PointExecutor::start(const Point& p) {
@@ -63,17 +70,33 @@ void PointExecutor::start(const Point& p) {
     fs::remove_all(dir, ec);  // a point's earlier, unrecorded attempt
     model::io::make_directories(dir);
     const pid_t pid = pool_.start(o_.exe, run_arguments(p, dir + "/out", o_.numerics), dir + "/stderr.txt");
-    running_[pid] = p;
+    Running r;
+    r.point = p;
+    r.timeout = o_.timeout_seconds < 0 ? default_point_timeout(p) : o_.timeout_seconds;
+    r.deadline = r.timeout > 0 ? now_seconds() + r.timeout : 0;
+    running_[pid] = r;
+}
+
+void PointExecutor::kill_overdue() {
+    const double now = now_seconds();
+    for (auto& [pid, r] : running_)
+        if (r.deadline > 0 && now >= r.deadline && !r.timed_out) {
+            r.timed_out = true;
+            ::kill(pid, SIGKILL);
+        }
 }
 
 std::vector<PointDone> PointExecutor::poll(int timeout_ms) {
     std::vector<PointDone> out;
+    kill_overdue();
     for (const ChildExit& e : pool_.wait(timeout_ms)) out.push_back(finish(e));
+    kill_overdue();
     return out;
 }
 
 PointDone PointExecutor::finish(const ChildExit& e) {
-    const Point p = running_.at(e.pid);
+    const Running run = running_.at(e.pid);
+    const Point& p = run.point;
     running_.erase(e.pid);
     PointDone d;
     d.index = p.index;
@@ -90,7 +113,15 @@ PointDone PointExecutor::finish(const ChildExit& e) {
     // batch system's; the run exits 130 or dies of it), or killed while the sweep stops points.
     const bool by_interrupt = e.signal == SIGINT || e.signal == SIGTERM || e.signal == SIGHUP || e.exit_code == 130 ||
                               e.exit_code == 143 || (stopping_ && e.signal == SIGKILL);
-    if (by_interrupt) {
+    if (run.timed_out) {
+        r.status = "failed";
+        r.exit_code = 124;  // (as timeout(1) says it)
+        char t[64];
+        std::snprintf(t, sizeof t, "%.0f", run.timeout);
+        r.error = std::string("timed out: still running after ") + t + " s (" +
+                  (o_.timeout_seconds < 0 ? "the default for this point: 600 s + 120 s per MiB of trace" : "timeout_seconds / --timeout") +
+                  "), killed; the point is recorded as failed, `sweep --retry-failed --timeout S` runs it again";
+    } else if (by_interrupt) {
         d.interrupted = true;
     } else if (e.signal != 0) {
         r.status = "failed";

@@ -19,7 +19,14 @@ struct ExecutorOptions {
     std::string work_dir;   // each point runs in work_dir/<point key>
     std::string numerics;   // --numerics for every run, when not empty
     bool keep_outputs = false;  // keep each point's output directory
+    double timeout_seconds = -1;  // a point still running after this is killed and recorded as failed;
+                                  // -1: default_point_timeout(point), 0: none
 };
+
+// The timeout of a point when neither the spec nor --timeout gives one: 600 s plus 120 s per
+// MiB of its trace [A]: the 0.4 MiB trace of a LLaMA-2-7B layer's softmax runs in 1.8 s
+// (docs/workloads.md), so a point hundreds of times slower than that has hung, not worked.
+double default_point_timeout(const Point& p);
 
 struct PointDone {
     size_t index = 0;  // Point::index
@@ -43,7 +50,13 @@ private:
 
     ExecutorOptions o_;
     ChildPool pool_;
-    std::map<pid_t, Point> running_;
+    struct Running {
+        Point point;
+        double deadline = 0, timeout = 0;  // now_seconds(); 0: none
+        bool timed_out = false;            // killed at its deadline
+    };
+    void kill_overdue();
+    std::map<pid_t, Running> running_;
     bool stopping_ = false;
 };
 

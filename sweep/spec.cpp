@@ -249,7 +249,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     s.base_dir = base_dir;
     Node root(root_node, "", source);
     root.expect_map();
-    root.only({"name", "traces", "generations", "overlays", "params", "axes", "combine", "repeat", "numerics", "run_args", "plots"});
+    root.only({"name", "traces", "generations", "overlays", "params", "axes", "combine", "repeat", "numerics", "timeout_seconds", "run_args", "plots"});
     if (root.has("name")) s.name = root.child("name").text();
     if (!root.has("traces")) root.fail("missing key 'traces' (a list of trace files)");
     for (const Node& t : root.child("traces").list()) {
@@ -304,6 +304,11 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
                                                std::to_string(a.size()));
     }
     if (root.has("repeat")) s.repeat = int(root.child("repeat").integer(1, 10000));
+    if (root.has("timeout_seconds")) {
+        s.timeout_seconds = root.child("timeout_seconds").number();
+        if (!(s.timeout_seconds >= 0) || s.timeout_seconds > 1e7)
+            root.child("timeout_seconds").fail("expected seconds in [0, 1e7] (0: no timeout), got " + format_number(s.timeout_seconds));
+    }
     if (root.has("numerics")) {
         s.numerics = root.child("numerics").text();
         if (s.numerics != "full" && s.numerics != "none") root.child("numerics").fail("expected full or none, got \"" + s.numerics + "\"");

@@ -42,6 +42,7 @@ struct Spec {
     std::string combine = "grid";  // grid | zip
     int repeat = 1;
     std::string numerics;          // passed as --numerics when not empty
+    double timeout_seconds = -1;   // per point: -1 derived from the point (default_point_timeout), 0 none
     std::vector<std::string> run_args;
     std::vector<PlotSpec> plots;
 };

@@ -168,6 +168,42 @@ TEST(SweepCli, AFailingPointIsRecordedAndTheSweepGoesOn) {
     }
 }
 
+// Issue 23 item 12: a point that does not finish in its timeout is killed and recorded as
+// failed with the reason; the sweep goes on.
+TEST(SweepCli, APointPastItsTimeoutIsKilledAndRecordedAsFailed) {
+    test::TempDir dir;
+    std::string slow = "act load_act_func_set set=0\n";  // about 8 s of host time
+    for (int i = 0; i < 2000; ++i)
+        slow += "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=16384,1,1 "
+                "src.step=1,0,0 dst=sbuf:0:0x10000 dst.num=16384,1,1 dst.step=1,0,0\n";
+    dir.write("slow.trace", slow);
+    dir.write("spec.yaml", "traces: [slow.trace, " + kSrc + "/traces/softmax.trace]\ntimeout_seconds: 1\n");
+    const double t0 = now_seconds();
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o t.db -j 2");
+    EXPECT_LT(now_seconds() - t0, 6.0) << "the slow point was not stopped at its timeout";
+    EXPECT_EQ(r.status, 3) << r.out << r.err;
+    const auto recorded = rows(dir.file("t.db"));
+    ASSERT_EQ(recorded.size(), 2u);
+    for (const auto& [key, rec] : recorded) {
+        if (rec.trace == "slow.trace") {
+            EXPECT_EQ(rec.status, "failed");
+            EXPECT_EQ(rec.exit_code, 124);
+            EXPECT_EQ(rec.error.rfind("timed out: still running after 1 s (timeout_seconds / --timeout), killed", 0), 0u) << rec.error;
+        } else {
+            EXPECT_EQ(rec.status, "ok") << rec.error;
+        }
+    }
+    // --timeout overrides the spec (0: none); a bad value is a usage error; so is a bad spec value.
+    EXPECT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml -o u.db --timeout -1").status, 2);
+    dir.write("bad.yaml", "traces: [slow.trace]\ntimeout_seconds: -5\n");
+    r = test::run_cli_in(dir.path(), "sweep bad.yaml -o b.db");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("bad.yaml: timeout_seconds (line 2): expected seconds in [0, 1e7] (0: no timeout), got -5"), std::string::npos) << r.err;
+    Point p;
+    p.trace_path = dir.file("slow.trace");
+    EXPECT_NEAR(default_point_timeout(p), 600 + 120.0 * double(slow.size()) / (1 << 20), 1e-9);
+}
+
 TEST(SweepCli, InterruptStopsLaunchingKeepsWhatWasRecordedAndResumes) {
     test::TempDir dir;
     dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
