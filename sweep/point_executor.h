@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sweep/child_process.h"
+#include "sweep/host_info.h"
 #include "sweep/point.h"
 #include "sweep/results_db.h"
 
@@ -59,10 +60,5 @@ private:
     std::map<pid_t, Running> running_;
     bool stopping_ = false;
 };
-
-// "host" recorded with each point (gethostname).
-std::string host_name();
-// UTC now as 2026-12-01T05:04:05Z.
-std::string utc_now();
 
 }  // namespace neuronsim::sweep

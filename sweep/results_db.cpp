@@ -1,13 +1,20 @@
 #include "sweep/results_db.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
 #include "model/common/error.h"
+#include "sweep/host_info.h"
 
 namespace neuronsim::sweep {
 
@@ -147,6 +154,7 @@ static const std::string& existing(const std::string& path, bool create) {
 // The insert statements are prepared once the schema exists; until then they hold a no-op.
 ResultsDb::ResultsDb(const std::string& path, bool create)
     : db_(existing(path, create), create), insert_point_(db_, "SELECT 1"), insert_param_(db_, "SELECT 1"), insert_stat_(db_, "SELECT 1") {
+    if (create) lock_as_writer();  // (before the schema: two sweeps may both find the file new)
     bool has_meta = false;
     {
         Stmt t(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
@@ -168,9 +176,38 @@ ResultsDb::ResultsDb(const std::string& path, bool create)
         db_.exec(std::string("BEGIN;") + kSchema + "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(kDbSchemaVersion) +
                  "'), ('created_by', 'neuronsim sweep'); COMMIT;");
     }
+    if (create) {
+        Stmt w(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES ('writer', ?)");
+        w.bind(1, "process " + std::to_string(::getpid()) + " on " + host_name() + ", since " + utc_now());
+        w.run();
+    }
     insert_point_ = Stmt(db_, std::string("INSERT INTO points(") + (kPointColumns + 4) + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     insert_param_ = Stmt(db_, "INSERT INTO params(point_id, key, value, num) VALUES (?,?,?,?)");
     insert_stat_ = Stmt(db_, "INSERT INTO stats(point_id, key, value, ord) VALUES (?,?,?,?)");
+}
+
+ResultsDb::~ResultsDb() {
+    if (lock_fd_ >= 0) ::close(lock_fd_);  // (releases the flock)
+}
+
+// flock, not fcntl: SQLite's own locks are fcntl locks on the same file, and the two kinds do
+// not interact on Linux, so this lock neither blocks nor is broken by SQLite's.
+void ResultsDb::lock_as_writer() {
+    lock_fd_ = ::open(db_.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (lock_fd_ < 0) throw Error(db_.path() + ": cannot open it to lock it: " + std::strerror(errno));
+    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0) return;
+    const int err = errno;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    if (err != EWOULDBLOCK) throw Error(db_.path() + ": cannot lock it: " + std::strerror(err));
+    std::string holder = "another process";
+    try {
+        Stmt w(db_, "SELECT value FROM meta WHERE key = 'writer'");
+        if (w.step()) holder = w.text(0);
+    } catch (const std::exception&) {  // (the holder may not have written its row yet)
+    }
+    throw Error(db_.path() + ": another sweep is writing this database (" + holder +
+                "); wait for it to finish, or give this sweep another -o and join the two with `sweep merge`");
 }
 
 std::set<std::string> ResultsDb::point_keys() {
@@ -196,6 +233,8 @@ void ResultsDb::delete_failed() { db_.exec("DELETE FROM points WHERE status != '
 void ResultsDb::record(const PointRecord& r) {
     db_.exec("BEGIN IMMEDIATE");
     try {
+        if (has(r.point_key))  // (only when something else wrote the file without the lock)
+            throw Error(db_.path() + ": point " + r.point_key + " is already recorded: another process wrote this database meanwhile");
         insert_point_.bind(1, r.point_key).bind(2, r.point_index).bind(3, r.trace).bind(4, r.generation);
         insert_point_.bind(5, nlohmann::json(r.overlays).dump()).bind(6, params_json(r.params).dump()).bind(7, nlohmann::json(r.run_args).dump());
         insert_point_.bind(8, r.repeat).bind(9, r.status).bind(10, r.exit_code).bind(11, r.error).bind(12, r.wall_seconds);

@@ -48,8 +48,14 @@ PointRecord record_for(const Point& p);
 class ResultsDb {
 public:
     // Opens `path`, creating it and its schema when `create`; an existing file must be a
-    // neuronsim sweep database of this schema version.
+    // neuronsim sweep database of this schema version. `create` opens it as its one writer:
+    // an exclusive lock on the file (flock; released when the process ends, however it ends)
+    // and the meta row `writer` saying who holds it; a second writer gets an Error naming the
+    // process that holds the lock, before any point runs.
     ResultsDb(const std::string& path, bool create);
+    ~ResultsDb();
+    ResultsDb(const ResultsDb&) = delete;
+    ResultsDb& operator=(const ResultsDb&) = delete;
 
     std::set<std::string> point_keys();
     size_t failed_count();
@@ -65,7 +71,9 @@ public:
     Db& db() { return db_; }
 
 private:
+    void lock_as_writer();
     Db db_;
+    int lock_fd_ = -1;
     Stmt insert_point_, insert_param_, insert_stat_;
 };
 

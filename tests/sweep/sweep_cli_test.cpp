@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "sweep/child_process.h"
+#include "sweep/host_info.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/plot.h"
 #include "sweep/results_db.h"
@@ -202,6 +203,43 @@ TEST(SweepCli, APointPastItsTimeoutIsKilledAndRecordedAsFailed) {
     Point p;
     p.trace_path = dir.file("slow.trace");
     EXPECT_NEAR(default_point_timeout(p), 600 + 120.0 * double(slow.size()) / (1 << 20), 1e-9);
+}
+
+// Issue 23 item 13: a second sweep into a database another is writing is refused at once,
+// naming the process that holds it (it used to duplicate the work, then fail on UNIQUE).
+TEST(SweepCli, ASecondWriterIsRefusedNamingTheFirst) {
+    test::TempDir dir;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
+    const std::string db = dir.file("w.db");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
+        ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", db.c_str(), "-j", "1", static_cast<char*>(nullptr));
+        _exit(98);
+    }
+    bool writing = false;
+    for (int i = 0; i < 6000 && !writing; ++i) {
+        ::usleep(10000);
+        try {
+            writing = ResultsDb(db, false).db().prepare("SELECT value FROM meta WHERE key = 'writer'").step();
+        } catch (const std::exception&) {  // not created yet
+        }
+    }
+    ASSERT_TRUE(writing) << test::read_file(dir.file("err"));
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o w.db");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("w.db: another sweep is writing this database (process " + std::to_string(pid) + " on " + host_name() + ", since "),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("run now"), std::string::npos) << "nothing ran: " << r.out;
+    ::kill(pid, SIGINT);
+    int st = 0;
+    ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+    // The lock went with the process: the same command now resumes.
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o w.db");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(rows(db).size(), 60u);
 }
 
 TEST(SweepCli, InterruptStopsLaunchingKeepsWhatWasRecordedAndResumes) {
