@@ -143,18 +143,28 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     const std::string spec_path = vm["spec"].as<std::string>();
     Spec spec;
     std::vector<Point> points;
+    const bool dry_run = vm["dry-run"].as<bool>();
     try {
         spec = load_spec(spec_path);
         check_spec_against_presets(spec);
         if (vm.count("numerics")) spec.numerics = vm["numerics"].as<std::string>();
-        points = shard_points(expand(spec), shard_index, shard_count);
+        if (!dry_run)
+            for_each_point(spec, [&](const Point& p) {
+                if (in_shard(p, shard_index, shard_count)) points.push_back(p);
+            });
     } catch (const std::exception&) {
         if (!coordinator) return 1;  // every rank reads the same spec; rank 0 reports
         throw;
     }
-    if (vm["dry-run"].as<bool>()) {
-        for (const Point& p : points) std::printf("%zu %s %s\n", p.index, p.key().c_str(), p.describe().c_str());
-        std::printf("%zu points%s\n", points.size(), shard_count > 1 ? (" (shard " + vm["shard"].as<std::string>() + ")").c_str() : "");
+    if (dry_run) {  // streamed: a million points print without being held
+        size_t n = 0;
+        for_each_point(spec, [&](const Point& p) {
+            if (!in_shard(p, shard_index, shard_count)) return;
+            std::printf("%zu %s %s\n", p.index, p.key().c_str(), p.describe().c_str());
+            ++n;
+        });
+        std::printf("%zu points%s\n", n, shard_count > 1 ? (" (shard " + vm["shard"].as<std::string>() + ")").c_str() : "");
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Error("--dry-run: writing the points to stdout failed");
         return 0;
     }
     SweepOptions o;

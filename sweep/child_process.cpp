@@ -36,17 +36,20 @@ ChildPool::~ChildPool() {
         int st = 0;
         while (::waitpid(c.pid, &st, 0) < 0 && errno == EINTR) {
         }
+        if (c.err_fd >= 0) ::close(c.err_fd);
     }
 }
 
-pid_t ChildPool::start(const std::string& exe, const std::vector<std::string>& args, const std::string& stderr_path) {
+pid_t ChildPool::start(const std::string& exe, const std::vector<std::string>& args) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw Error("cannot start " + exe + ": no pipe for its stderr: " + std::strerror(errno));
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&attr);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);  // (dup2 clears close-on-exec on fd 2)
     sigset_t defaults, empty;
     sigemptyset(&defaults);
     sigaddset(&defaults, SIGINT);
@@ -64,9 +67,31 @@ pid_t ChildPool::start(const std::string& exe, const std::vector<std::string>& a
     const int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
-    if (rc != 0) throw Error("cannot start " + exe + ": " + std::strerror(rc));
-    children_.push_back({pid, now_seconds()});
+    ::close(fds[1]);
+    if (rc != 0) {
+        ::close(fds[0]);
+        throw Error("cannot start " + exe + ": " + std::strerror(rc));
+    }
+    ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    children_.push_back({pid, now_seconds(), fds[0], {}});
     return pid;
+}
+
+// Reads what the child's stderr holds now (all of it once the child has exited).
+void ChildPool::drain(Child& c) {
+    char buf[4096];
+    while (c.err_fd >= 0) {
+        const ssize_t n = ::read(c.err_fd, buf, sizeof buf);
+        if (n > 0) {
+            c.err.append(buf, size_t(n));
+            if (c.err.size() > 2 * kStderrKeep) c.err.erase(0, c.err.size() - kStderrKeep);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        ::close(c.err_fd);  // the end (or an error): nothing more comes
+        c.err_fd = -1;
+    }
 }
 
 std::vector<ChildExit> ChildPool::wait(int timeout_ms) {
@@ -74,13 +99,15 @@ std::vector<ChildExit> ChildPool::wait(int timeout_ms) {
     const double deadline = now_seconds() + timeout_ms * 1e-3;
     while (true) {
         for (size_t i = 0; i < children_.size();) {
+            Child& c = children_[i];
+            drain(c);  // (a child blocked on a full pipe would never exit)
             int st = 0;
             struct rusage ru {};
-            const pid_t r = ::wait4(children_[i].pid, &st, WNOHANG, &ru);
-            if (r == children_[i].pid || (r < 0 && errno == ECHILD)) {
+            const pid_t r = ::wait4(c.pid, &st, WNOHANG, &ru);
+            if (r == c.pid || (r < 0 && errno == ECHILD)) {
                 ChildExit e;
-                e.pid = children_[i].pid;
-                e.wall_seconds = now_seconds() - children_[i].started;
+                e.pid = c.pid;
+                e.wall_seconds = now_seconds() - c.started;
                 e.cpu_seconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
                 if (r < 0) {
                     e.exit_code = -1;  // reaped elsewhere: outcome unknown
@@ -89,7 +116,12 @@ std::vector<ChildExit> ChildPool::wait(int timeout_ms) {
                 } else if (WIFSIGNALED(st)) {
                     e.signal = WTERMSIG(st);
                 }
-                out.push_back(e);
+                // The rest of its stderr (a grandchild holding the pipe open cannot stall this:
+                // the read end is non-blocking, so only what is there now is taken).
+                drain(c);
+                if (c.err_fd >= 0) ::close(c.err_fd);
+                e.stderr_text = c.err.size() > kStderrKeep ? c.err.substr(c.err.size() - kStderrKeep) : c.err;
+                out.push_back(std::move(e));
                 children_.erase(children_.begin() + long(i));
             } else {
                 ++i;

@@ -237,23 +237,18 @@ std::string draw_plot(const PlotRequest& r) {
     const std::string tmp = r.out + ".tmp-" + std::to_string(::getpid()) + ext;
     const std::string script = gnuplot_script(r, d, tmp);
     if (!r.script_out.empty()) model::io::write_file_atomic(r.script_out, gnuplot_script(r, d, r.out));
-    const std::string script_path = r.out + ".tmp-" + std::to_string(::getpid()) + ".gp", err_path = script_path + ".err";
+    const std::string script_path = r.out + ".tmp-" + std::to_string(::getpid()) + ".gp";
     model::io::write_file_atomic(script_path, script);
     ChildExit e;
     {
         ChildPool pool;
-        pool.start(gnuplot, {script_path}, err_path);
+        pool.start(gnuplot, {script_path});
         std::vector<ChildExit> ended;
         while (ended.empty()) ended = pool.wait(1000);
         e = ended.front();
     }
-    std::string err;
-    try {
-        err = model::io::read_text_file(err_path, model::io::kMaxJsonFileBytes, "gnuplot's messages");
-    } catch (const std::exception&) {
-    }
+    const std::string err = e.stderr_text;
     std::remove(script_path.c_str());
-    std::remove(err_path.c_str());
     if (e.exit_code != 0 || e.signal != 0) {
         std::remove(tmp.c_str());
         throw Error(gnuplot + " failed (exit " + std::to_string(e.exit_code) + "): " + err);

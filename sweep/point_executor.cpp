@@ -20,13 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The end of a child's stderr: the error message of `neuronsim run` is its last line(s).
-std::string error_text(const std::string& path) {
-    std::string text;
-    try {
-        text = model::io::read_text_file(path, model::io::kMaxJsonFileBytes, "stderr of a point");
-    } catch (const std::exception& e) {
-        return std::string("(stderr not readable: ") + e.what() + ")";
-    }
+std::string error_text(std::string text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
     // The run's own prefix says nothing here: the point's row is the context.
     for (const char* prefix : {"neuronsim: error: ", "neuronsim: "})
@@ -54,7 +48,7 @@ void PointExecutor::start(const Point& p) {
     std::error_code ec;
     fs::remove_all(dir, ec);  // a point's earlier, unrecorded attempt
     model::io::make_directories(dir);
-    const pid_t pid = pool_.start(o_.exe, run_arguments(p, dir + "/out", o_.numerics), dir + "/stderr.txt");
+    const pid_t pid = pool_.start(o_.exe, run_arguments(p, dir + "/out", o_.numerics));
     Running r;
     r.point = p;
     r.timeout = o_.timeout_seconds < 0 ? default_point_timeout(p) : o_.timeout_seconds;
@@ -112,12 +106,12 @@ PointDone PointExecutor::finish(const ChildExit& e) {
         r.status = "failed";
         r.exit_code = 128 + e.signal;
         r.error = std::string("killed by signal ") + std::to_string(e.signal) + " (" + strsignal(e.signal) + ")";
-        const std::string err = error_text(dir + "/stderr.txt");
+        const std::string err = error_text(e.stderr_text);
         if (!err.empty()) r.error += ": " + err;
     } else if (e.exit_code != 0) {
         r.status = "failed";
         r.exit_code = e.exit_code;
-        r.error = error_text(dir + "/stderr.txt");
+        r.error = error_text(e.stderr_text);
         if (r.error.empty()) r.error = "exit status " + std::to_string(e.exit_code) + " and no message";
     } else {
         try {

@@ -6,10 +6,12 @@
 
 namespace neuronsim::sweep {
 
+bool in_shard(const Point& p, int index, int count) { return p.index % size_t(count) == size_t(index); }
+
 std::vector<Point> shard_points(const std::vector<Point>& points, int index, int count) {
     std::vector<Point> out;
     for (const Point& p : points)
-        if (p.index % size_t(count) == size_t(index)) out.push_back(p);
+        if (in_shard(p, index, count)) out.push_back(p);
     return out;
 }
 

@@ -28,6 +28,7 @@ struct SweepOutcome {
 };
 
 // Points I (0-based) of N: those whose index mod N is I.
+bool in_shard(const Point& p, int index, int count);
 std::vector<Point> shard_points(const std::vector<Point>& points, int index, int count);
 
 // The points still to run: not in `done_keys`, each key once (a spec that names the same

@@ -236,6 +236,21 @@ std::string format_number(double v) {
     return buf;
 }
 
+// Whether a `neuronsim run` argument would set an option the sweep sets itself, in any form
+// boost accepts: --config, --config=F, an unambiguous prefix (--conf=F), a short option with
+// its value attached (-pKEY=V).
+bool sets_a_reserved_option(const std::string& arg) {
+    static const char* const kLong[] = {"trace", "gen", "config", "out", "streams", "param", "numerics"};
+    if (arg.rfind("--", 0) == 0) {
+        const std::string name = arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+        if (name.empty()) return true;  // "--" alone: what follows would be positional (a trace)
+        for (const char* l : kLong)
+            if (std::string(l).rfind(name, 0) == 0) return true;
+        return false;
+    }
+    return arg.size() >= 2 && arg[0] == '-' && std::string("tgcop").find(arg[1]) != std::string::npos;
+}
+
 Spec parse_spec(const std::string& yaml_text, const std::string& source, const std::string& base_dir) {
     YAML::Node root_node;
     try {
@@ -316,9 +331,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     if (root.has("run_args"))
         for (const Node& a : root.child("run_args").list()) {
             const std::string arg = a.text();
-            for (const char* reserved : {"--trace", "-t", "--gen", "-g", "--config", "-c", "--out", "-o", "--streams", "-p", "--param", "--numerics"})
-                if (arg == reserved || arg.rfind(std::string(reserved) + "=", 0) == 0)
-                    a.fail(arg + " is set by the sweep itself (use traces, generations, overlays, params, axes or numerics)");
+            if (sets_a_reserved_option(arg)) a.fail(arg + " is set by the sweep itself (use traces, generations, overlays, params, axes or numerics)");
             s.run_args.push_back(arg);
         }
     if (root.has("plots"))
@@ -364,49 +377,54 @@ Spec load_spec(const std::string& path) {
     return parse_spec(text, path, dir.empty() ? "." : dir);
 }
 
-std::vector<Point> expand(const Spec& s) {
-    // Each combination of the axes: the (axis, value index) choices as a list of Params.
-    std::vector<std::vector<Param>> combos;
-    if (s.axes.empty()) {
-        combos.push_back({});
-    } else if (s.combine == "zip") {
-        for (size_t i = 0; i < s.axes.front().size(); ++i) {
-            std::vector<Param> c;
-            for (const Axis& a : s.axes)
-                for (const AxisColumn& col : a.columns) c.push_back({col.key, col.values[i]});
-            combos.push_back(c);
+namespace {
+// The next combination of a grid's value indices (the last axis fastest); false after the last.
+bool advance(std::vector<size_t>& at, const std::vector<Axis>& axes) {
+    for (size_t a = axes.size(); a-- > 0;) {
+        if (++at[a] < axes[a].size()) return true;
+        at[a] = 0;
+    }
+    return false;
+}
+}  // namespace
+
+void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) {
+    // One point is built at a time: memory does not grow with the number of points.
+    const bool zip = s.combine == "zip" && !s.axes.empty();
+    Point p;
+    p.overlays = s.overlays;
+    p.overlay_paths = s.overlay_paths;
+    p.run_args = s.run_args;
+    size_t index = 0;
+    std::vector<size_t> at(s.axes.size(), 0);
+    auto emit = [&] {
+        p.params = s.params;
+        for (size_t a = 0; a < s.axes.size(); ++a)
+            for (const AxisColumn& col : s.axes[a].columns) p.params.push_back({col.key, col.values[zip ? at[0] : at[a]]});
+        for (int r = 0; r < s.repeat; ++r) {
+            p.index = index++;
+            p.repeat = r;
+            fn(p);
         }
-    } else {
-        combos.push_back({});
-        for (const Axis& a : s.axes) {
-            std::vector<std::vector<Param>> next;
-            for (const auto& c : combos)
-                for (size_t i = 0; i < a.size(); ++i) {
-                    auto n = c;
-                    for (const AxisColumn& col : a.columns) n.push_back({col.key, col.values[i]});
-                    next.push_back(std::move(n));
-                }
-            combos.swap(next);
+    };
+    for (size_t t = 0; t < s.traces.size(); ++t) {
+        p.trace = s.traces[t];
+        p.trace_path = s.trace_paths[t];
+        for (const std::string& g : s.generations) {
+            p.generation = g;
+            std::fill(at.begin(), at.end(), 0);
+            if (zip)  // the i-th values of every axis together (at[0] is i)
+                for (at[0] = 0; at[0] < s.axes.front().size(); ++at[0]) emit();
+            else
+                do emit();
+                while (advance(at, s.axes));
         }
     }
+}
+
+std::vector<Point> expand(const Spec& s) {
     std::vector<Point> out;
-    for (size_t t = 0; t < s.traces.size(); ++t)
-        for (const std::string& g : s.generations)
-            for (const auto& c : combos)
-                for (int r = 0; r < s.repeat; ++r) {
-                    Point p;
-                    p.index = out.size();
-                    p.trace = s.traces[t];
-                    p.trace_path = s.trace_paths[t];
-                    p.generation = g;
-                    p.overlays = s.overlays;
-                    p.overlay_paths = s.overlay_paths;
-                    p.params = s.params;
-                    p.params.insert(p.params.end(), c.begin(), c.end());
-                    p.run_args = s.run_args;
-                    p.repeat = r;
-                    out.push_back(std::move(p));
-                }
+    for_each_point(s, [&](const Point& p) { out.push_back(p); });
     return out;
 }
 

@@ -4,6 +4,7 @@
 // product) or zipped, and repeated. Parsing is strict: an unknown key, a wrong type or an
 // empty list is an Error naming the spec file and the YAML path ("spec.yaml: axes[2].values:
 // expected a list").
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,11 +54,15 @@ const std::vector<std::string>& all_generations();
 // Parses spec text; `source` names it in errors, `base_dir` resolves relative paths.
 // Trace and overlay files must exist (regular files).
 Spec parse_spec(const std::string& yaml_text, const std::string& source, const std::string& base_dir);
+// A run_args entry that would set an option the sweep sets itself (--trace, --conf=F, -pK=V...).
+bool sets_a_reserved_option(const std::string& arg);
 Spec load_spec(const std::string& path);
 
 // Every point, in order: traces (outermost), generations, the axes (the last varies fastest),
 // then the run index.
 std::vector<Point> expand(const Spec& spec);
+// The same points one at a time, without holding them (`--dry-run` of a million points).
+void for_each_point(const Spec& spec, const std::function<void(const Point&)>& fn);
 
 // Formats a number for -p: shortest of %.12g (1.2, 64, 0.001).
 std::string format_number(double v);

@@ -165,12 +165,24 @@ TEST_F(SpecTest, ErrorsNameTheFileAndTheYamlPath) {
         {base + "params: {act.clock_ghz: \"\xed\xa0\x80\"}\n", "spec.yaml: params.act.clock_ghz (line 2): not valid UTF-8"},
         {base + "numerics: fast\n", "spec.yaml: numerics (line 2): expected full or none, got \"fast\""},
         {base + "run_args: [--out, x]\n", "spec.yaml: run_args[0] (line 2): --out is set by the sweep itself"},
+        // Issue 23 item 14: every form boost accepts (an attached short value, a prefix, "--").
+        {base + "run_args: [-pact.clock_ghz=9]\n", "spec.yaml: run_args[0] (line 2): -pact.clock_ghz=9 is set by the sweep itself"},
+        {base + "run_args: [--conf=x.yaml]\n", "spec.yaml: run_args[0] (line 2): --conf=x.yaml is set by the sweep itself"},
+        {base + "run_args: [--skip-unknown, --tr, x]\n", "spec.yaml: run_args[1] (line 2): --tr is set by the sweep itself"},
+        {base + "run_args: [-tx.trace]\n", "spec.yaml: run_args[0] (line 2): -tx.trace is set by the sweep itself"},
+        {base + "run_args: [--, x.trace]\n", "spec.yaml: run_args[0] (line 2): -- is set by the sweep itself"},
+        {base + "run_args: [--num=none]\n", "spec.yaml: run_args[0] (line 2): --num=none is set by the sweep itself"},
         {base + "traces: [b.trace]\n", "spec.yaml: (root) (line 1): duplicate key 'traces' (line 2)"},
         {base + "axes: [\n", "spec.yaml: line 3, column 1: not valid YAML"},
         {"- just\n- a list\n", "spec.yaml: (root) (line 1): expected a mapping"},
         {base + "plots:\n  - {x: act.clock_ghz}\n", "spec.yaml: plots[0] (line 3): a plot needs x, y and out"},
     };
     for (const Case& c : cases) EXPECT_NE(error_of(c.yaml).find(c.want), std::string::npos) << c.yaml << "\n got: " << error_of(c.yaml) << "\n want: " << c.want;
+}
+
+TEST_F(SpecTest, RunArgsThatSetNothingReservedPass) {
+    for (const char* ok : {"--skip-unknown", "--act-numerics", "exact", "--act-numerics=exact", "--no-csv", "--no-timeline", "--cost-model", "--threads=2", "--window=:5000"})
+        EXPECT_FALSE(sets_a_reserved_option(ok)) << ok;
 }
 
 TEST_F(SpecTest, TooManyPointsIsAnError) {

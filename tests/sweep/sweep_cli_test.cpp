@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -242,6 +243,75 @@ TEST(SweepCli, ASecondWriterIsRefusedNamingTheFirst) {
     EXPECT_EQ(rows(db).size(), 60u);
 }
 
+// Issue 23 item 14: a full disk under the points' outputs: each point records the run's own
+// error (its stderr comes through a pipe; a stderr file on that disk came back empty: "exit
+// status 1 and no message"). A 16 KiB tmpfs in a private mount namespace is the full disk.
+TEST(SweepCli, AFullDiskForThePointsRecordsTheirRealError) {
+    if (std::system("unshare -rm true >/dev/null 2>&1") != 0) GTEST_SKIP() << "no user and mount namespaces here (unshare -rm)";
+    test::TempDir dir;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\ngenerations: [cayman, mariana]\n");
+    std::filesystem::create_directories(dir.file("runs"));
+    const std::string cmd = "cd '" + dir.path() + "' && unshare -rm sh -c 'mount -t tmpfs -o size=16k tmpfs runs && exec " + NEURONSIM_EXE +
+                            " sweep spec.yaml -o f.db --keep-runs runs/k' >out 2>err";
+    const int rc = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(rc)) << rc;
+    EXPECT_EQ(WEXITSTATUS(rc), 3) << test::read_file(dir.file("out")) << test::read_file(dir.file("err"));
+    const auto recorded = rows(dir.file("f.db"));
+    ASSERT_EQ(recorded.size(), 2u) << test::read_file(dir.file("err"));
+    for (const auto& [key, rec] : recorded) {
+        EXPECT_EQ(rec.status, "failed");
+        EXPECT_NE(rec.error.find("No space left on device"), std::string::npos) << rec.error;
+        EXPECT_EQ(rec.error.find("no message"), std::string::npos) << rec.error;
+    }
+}
+
+// Issue 23 item 14: a SIGKILLed sweep cannot remove its temporary directory; the next sweep
+// removes it (and only the leftovers whose process has ended).
+TEST(SweepCli, TheNextSweepRemovesAKilledSweepsTemporaryDirectory) {
+    test::TempDir dir;
+    const std::string tmp = dir.file("tmp");
+    std::filesystem::create_directories(tmp);
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
+    auto work_dirs = [&] {
+        std::vector<std::string> out;
+        for (const auto& e : std::filesystem::directory_iterator(tmp))
+            if (e.path().filename().string().rfind("neuronsim-sweep-", 0) == 0) out.push_back(e.path().string());
+        return out;
+    };
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::setpgid(0, 0);  // (its group: the test kills the sweep and its points together)
+        ::setenv("TMPDIR", tmp.c_str(), 1);
+        if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
+        ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", dir.file("k.db").c_str(), "-j", "1", static_cast<char*>(nullptr));
+        _exit(98);
+    }
+    for (int i = 0; i < 6000 && work_dirs().empty(); ++i) ::usleep(10000);
+    ::usleep(200000);
+    ::kill(-pid, SIGKILL);
+    int st = 0;
+    ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+    ASSERT_EQ(work_dirs().size(), 1u) << "the killed sweep's directory is left behind";
+    // A live sweep's directory (this test process stands for it) is not touched.
+    const std::string live = tmp + "/neuronsim-sweep-live00";
+    std::filesystem::create_directories(live);
+    {
+        std::ifstream stat("/proc/self/stat");
+        std::string line;
+        std::getline(stat, line);
+        std::istringstream rest(line.substr(line.rfind(')') + 2));
+        std::string field;
+        for (int i = 3; i <= 22 && rest >> field; ++i) {
+        }
+        std::ofstream(live + "/owner") << ::getpid() << " " << field << "\n";
+    }
+    dir.write("small.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\n");
+    const std::string cmd = "cd '" + dir.path() + "' && TMPDIR='" + tmp + "' " + NEURONSIM_EXE + " sweep small.yaml -o s.db >/dev/null 2>err2";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << test::read_file(dir.file("err2"));
+    EXPECT_EQ(work_dirs(), std::vector<std::string>{live});
+}
+
 TEST(SweepCli, InterruptStopsLaunchingKeepsWhatWasRecordedAndResumes) {
     test::TempDir dir;
     dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
@@ -361,11 +431,10 @@ TEST(SweepCli, PlotRunsNoCommandFromItsStringsAndStaysBesideTheDatabase) {
         // The arguments as a user's shell passes them: argv, no quoting of ours in between.
         sweep::ChildPool pool;
         pool.start(NEURONSIM_EXE, {"plot", db, "--x", "generation", "--y", "core.simulated_ps", "--title", "t" + payload, "--out", dir.file("p.svg"),
-                                   "--script", dir.file("p.gp")},
-                   dir.file("err"));
+                                   "--script", dir.file("p.gp")});
         std::vector<sweep::ChildExit> ended;
         while (ended.empty()) ended = pool.wait(1000);
-        ASSERT_EQ(ended[0].exit_code, 0) << test::read_file(dir.file("err"));
+        ASSERT_EQ(ended[0].exit_code, 0) << ended[0].stderr_text;
         EXPECT_FALSE(std::filesystem::exists(pwned)) << "the title ran as a gnuplot command";
         EXPECT_FALSE(std::filesystem::exists(pwned_db)) << "the database's name ran as a gnuplot command";
         EXPECT_NE(test::read_file(dir.file("p.svg")).find("<svg"), std::string::npos);
