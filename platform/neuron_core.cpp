@@ -522,6 +522,8 @@ void NeuronCore::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& dela
             }
         }
         t.set_response_status(tlm::TLM_OK_RESPONSE);
+    } catch (const sc_core::sc_unwind_exception&) {  // the caller's thread is being killed
+        throw;
     } catch (const std::exception&) {  // never an exception into the caller's kernel
         t.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     }

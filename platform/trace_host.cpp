@@ -1,5 +1,7 @@
 #include "platform/trace_host.h"
 
+#include "platform/unwind_threads.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -307,16 +309,13 @@ RunReport TraceHost::run() {
         // A stop seen inside an instruction (DeviceOptions::cancel) ends the simulation early.
         if (!rep.interrupted && !done_) rep.interrupted = options_.stop->load();
     }
+    // However it ended, the simulation is over: what its threads still hold is freed (and what
+    // they complete in that last delta is recorded).
+    unwind_threads();
     core_->finish_recording();  // the host's wall time includes writing the records out
     rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!error_.empty()) throw Error(error_);
-    if (rep.interrupted) {  // what completed so far; no dumps (their data may be half made)
-        rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
-        rep.simulated = sc_core::sc_time(static_cast<double>(rep.stats["simulated_ps"].get<uint64_t>()), sc_core::SC_PS);
-        rep.instructions = core_->instructions_completed();
-        return rep;
-    }
-    if (!done_) {
+    std::string failure = error_;
+    if (failure.empty() && !rep.interrupted && !done_) {
         // No more events: the engines left wait on semaphores nothing will change.
         std::string stuck;
         for (const QueueState& q : core_->queue_states()) {
@@ -324,7 +323,14 @@ RunReport TraceHost::run() {
             stuck += "\n  engine " + q.engine + " at instruction " + std::to_string(q.current_index);
             if (q.waiting) stuck += " waits for " + q.wait_condition + ", which is " + std::to_string(q.semaphore_value);
         }
-        throw Error("deadlock at " + std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck);
+        failure = "deadlock at " + std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck;
+    }
+    if (!failure.empty()) throw Error(failure);
+    if (rep.interrupted) {  // what completed so far; no dumps (their data may be half made)
+        rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
+        rep.simulated = sc_core::sc_time(static_cast<double>(rep.stats["simulated_ps"].get<uint64_t>()), sc_core::SC_PS);
+        rep.instructions = core_->instructions_completed();
+        return rep;
     }
     if (!options_.timing_only)  // without values a dump would hold nothing meaningful
         for (const auto& d : dumps_) {
