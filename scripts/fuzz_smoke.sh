@@ -2,12 +2,12 @@
 # Fuzz smoke test, for CI: builds the libFuzzer harnesses (scripts/fuzz_build.sh), replays
 # every checked-in corpus, then fuzzes each target for FUZZ_SECONDS (default 12) from its
 # seeds. Fails on any crash, sanitizer report, uncaught exception, broken round trip, input
-# slower than 10 s or over 2 GiB; the input is kept in build-asan/artifacts/. Seven targets:
-# about 70 s of fuzzing plus the build (see the README for timings).
+# slower than 10 s or over 2 GiB; the input is kept in build-asan/artifacts/. Eight targets:
+# about 100 s of fuzzing plus the build (see the README for timings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-12}
-targets="trace_reader profile_loader set_check bundle pool_firmware config sweep_spec"
+targets="trace_reader profile_loader set_check bundle pool_firmware config sweep_spec device"
 start=$(date +%s)
 bash scripts/fuzz_build.sh
 built=$(date +%s)

@@ -121,6 +121,29 @@ def main():
     for i in range(0, len(data), 64):
         put("pool_firmware", "pool-%d" % (i // 64), bytes([cfgs[i // 64], 0x0F]) + data[i:i + 64] + sbuf)
 
+    device_seeds()
+
+
+def device_seeds():
+    """device: operation streams for fuzz_device.cpp (one byte chooses the operation, the
+    next bytes its operands; see its one_op()). Operations: 5 wait, 7 RESET, 8 DRAM manners,
+    10 overwrite the sets directory, 12 read every register, 13 a program on one queue."""
+    wait_100us, read_all, reset = [5, 4], [12], [7]
+    program = lambda q, ring, templates: [13, q, ring, len(templates) - 1] + templates
+    # Load exp_and_others, activate, then the same with the directory's control_words (offset
+    # 24 of entry 0) set to 0x7fffffff: the load must fail cleanly.
+    put("device", "load-activate-then-corrupt-directory", bytes(
+        program(0, 0, [0, 4]) + wait_100us * 2 + read_all + reset +
+        [10, 0, 24, 5, 0xff, 0xff, 0xff, 0x7f] + program(0, 1, [0, 4]) + wait_100us * 2 + read_all + reset))
+    # RESET while fetches and transfers wait inside a slow DRAM's b_transport.
+    put("device", "reset-while-the-dram-waits", bytes(
+        [8, 0, 200, 0] + [8, 1, 0] + program(2, 0, [9, 10]) + program(0, 2, [1, 5]) + [5, 1] + reset + [5, 2] + read_all +
+        program(1, 3, [8]) + wait_100us + reset))
+    # DMA and ACT handing over through semaphores, the interrupt waited for, then halts.
+    put("device", "pipeline-with-irq", bytes(
+        program(2, 0, [9, 10]) + program(0, 1, [1, 5]) + [9, 3, 1] + wait_100us + read_all + program(0, 4, [13]) + program(1, 5, [14]) +
+        wait_100us + read_all))
+
 
 if __name__ == "__main__":
     main()

@@ -11,3 +11,11 @@
 #ifndef NEURONSIM_ASAN
 #define NEURONSIM_ASAN 0
 #endif
+
+namespace neuronsim::test {
+
+// In an AddressSanitizer build: records the calling thread's own stack as its stack again, after
+// SystemC's coroutines ran (asan_stack.cpp); elsewhere nothing. For test benches and harnesses.
+void restore_thread_stack_for_asan();
+
+}  // namespace neuronsim::test

@@ -3,12 +3,11 @@
 // platform even when another test in the same process already ran one.
 #include <gtest/gtest.h>
 
+#include "tests/support/asan.h"  // restore_thread_stack_for_asan
+
 namespace neuronsim::test {
 
 void reset_systemc_context();
-// In an AddressSanitizer build: records the calling thread's own stack as its stack again (see
-// systemc_fixture.cpp); elsewhere nothing.
-void restore_thread_stack_for_asan();
 
 class SystemCTest : public ::testing::Test {
 protected:
