@@ -96,7 +96,7 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     r.layer = vm["layer"].as<uint32_t>();
     const Config cfg = config_from(vm);
     const std::string out = vm["out"].as<std::string>();
-    const wl::KernelSummary s = wl::write_kernel(r, gen_limits(cfg), out);
+    const wl::KernelSummary s = wl::write_kernel(r, wl::gen_limits(cfg), out);
 
     std::printf("wrote %s (%llu bytes) for %s:\n", out.c_str(), static_cast<unsigned long long>(s.trace_bytes), cfg.generation.name.c_str());
     for (const auto& p : s.phases) std::printf("  %s\n", p.c_str());

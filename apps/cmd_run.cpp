@@ -13,6 +13,7 @@
 
 #include "apps/commands.h"
 #include "apps/config_options.h"
+#include "config/features.h"
 #include "model/common/error.h"
 #include "model/io/json_path.h"
 #include "model/io/sha256.h"
@@ -21,7 +22,7 @@
 #include "model/isa/opcodes.h"
 #include "model/trace/assembler.h"
 #include "platform/builtin_demo_trace.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "platform/trace_host.h"
 #include "apps/run_summary.h"
 
@@ -236,7 +237,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
         } else {
             // The demo decodes CPTC weights where the generation's ISA and firmware can: it opts
             // into the CPTC library (before any -p, which may say otherwise).
-            const bool cptc = cfg.generation.nc_version >= 4 && cfg.gpsimd.cptc_library;
+            const bool cptc = can_decode_cptc(cfg);
             if (cptc) {
                 std::vector<std::string> extra = threads_override(vm);
                 extra.insert(extra.begin(), "gpsimd.cptc_flag=true");

@@ -10,7 +10,7 @@
 
 #include "apps/commands.h"
 #include "model/common/error.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "sweep/interrupt.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/plot.h"

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "apps/cli.h"
-#include "model/workloads/gen_limits.h"
 #include "neuronsim/config.h"
 
 namespace neuronsim::apps {
@@ -17,7 +16,5 @@ Config config_from(const po::variables_map& vm, const std::vector<std::string>& 
 // The layers as given, for the record (stats.json): overlays and overrides in order.
 std::vector<std::string> config_overlays(const po::variables_map& vm);
 std::vector<std::string> config_overrides(const po::variables_map& vm);
-// What a generated kernel may use on this configuration.
-model::workloads::GenLimits gen_limits(const Config& c);
 
 }  // namespace neuronsim::apps

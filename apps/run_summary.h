@@ -4,7 +4,7 @@
 // comparison), host speed last. Reads only the run's report and stats.
 #include <string>
 
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "platform/trace_host.h"
 
 namespace neuronsim::apps {

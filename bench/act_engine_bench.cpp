@@ -21,7 +21,7 @@
 #include "model/pwp/packer.h"
 #include "model/pwp/table_image.h"
 #include "model/trace/assembler.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "platform/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/systemc_fixture.h"

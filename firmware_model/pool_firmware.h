@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/isa/bundle.h"
+#include "neuronsim/config.h"
 
 namespace neuronsim::firmware_model {
 
@@ -49,6 +50,9 @@ struct FirmwareConfig {
     bool reference_decode = false;
     bool extisa3_staged() const;
 };
+
+// The firmware's view of a configuration (its one derivation); `values` false: timing only.
+FirmwareConfig firmware_config(const Config& c, bool values);
 
 // Memory the kernels read and write: SBUF only (GPSIMD cannot reach PSUM). Returns a pointer
 // to `len` bytes at partition/offset, or throws naming the range.

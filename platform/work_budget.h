@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "platform/config/config.h"
+#include "platform/config.h"
 
 namespace neuronsim::platform {
 

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -v '^#' tests/golden/examples.txt | while read -r trace gens extra; do
   [ -n "$trace" ] || continue
-  for gen in ${gens//,/ }; do
+  for gen in $(./build/neuronsim config generations --select "$gens"); do
     out=$(mktemp -d)
     # shellcheck disable=SC2086  # the extra arguments are words
     ./build/neuronsim run --gen "$gen" --trace "traces/$trace.trace" --out "$out" --no-progress $extra > /dev/null

@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "neuronsim/config.h"
 #include "model/common/error.h"
 #include "model/io/json_path.h"
 #include "sweep/utf8.h"
@@ -225,11 +226,6 @@ void require_file(const Node& n, const std::string& path, const char* what) {
 
 }  // namespace
 
-const std::vector<std::string>& all_generations() {
-    static const std::vector<std::string> g = {"sunda", "cayman", "mariana", "mariana_plus", "maverick"};
-    return g;
-}
-
 std::string format_number(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.12g", v);
@@ -275,7 +271,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     if (root.has("generations")) {
         const Node g = root.child("generations");
         if (g.is_scalar() && g.raw().Scalar() == "all") {
-            s.generations = all_generations();
+            s.generations = generation_names();
         } else {
             for (const Node& n : g.list()) {
                 std::string name = n.text();
@@ -284,7 +280,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
             }
         }
     } else {
-        s.generations = {"mariana"};
+        s.generations = {default_generation()};
     }
     if (root.has("overlays"))
         for (const Node& o : root.child("overlays").list()) {

@@ -48,9 +48,6 @@ struct Spec {
     std::vector<PlotSpec> plots;
 };
 
-// The generations `generations: all` stands for, in order.
-const std::vector<std::string>& all_generations();
-
 // Parses spec text; `source` names it in errors, `base_dir` resolves relative paths.
 // Trace and overlay files must exist (regular files).
 Spec parse_spec(const std::string& yaml_text, const std::string& source, const std::string& base_dir);

@@ -92,6 +92,10 @@ FuncMeta decode_profile_slot(const uint8_t* s, uint8_t func_id) {
     return f;
 }
 
+TableGeometry table_geometry(const ActTablesConfig& t) {
+    return {t.cam_entries, t.profile_slots, t.control_entries, t.control_stride_bytes, t.bucket_entries};
+}
+
 SetImage build_set_image(const PackedSet& set, const TableGeometry& g) {
     SetImage img;
     img.name = set.name;

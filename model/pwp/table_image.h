@@ -13,6 +13,7 @@
 #include "model/pwp/manifest.h"
 #include "model/pwp/packer.h"
 #include "model/pwp/profile.h"
+#include "neuronsim/config.h"
 
 namespace neuronsim::model::pwp {
 
@@ -22,6 +23,8 @@ inline constexpr size_t kProfileSlotBytes = 128;
 struct TableGeometry {
     uint32_t cam_entries = 128, profile_slots = 64, control_entries = 512, control_stride = 32, bucket_entries = 2048;
 };
+// A generation's table memory (act.tables.*) as the image builder and the evaluator see it.
+TableGeometry table_geometry(const ActTablesConfig& t);
 
 struct SetImage {
     std::string name;

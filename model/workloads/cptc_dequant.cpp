@@ -9,13 +9,21 @@
 #include "model/cptc/cptc.h"
 #include "model/workloads/kernel_steps.h"
 
+#include "config/features.h"
+
 namespace neuronsim::model::workloads {
+
+std::string cptc_generations() {
+    std::string names;
+    for (const std::string& g : generations_with(can_decode_cptc)) names += (names.empty() ? "" : ", ") + g;
+    return names;
+}
 
 void emit_cptc_dequant_act(KernelContext& k, const Phase& p) {
     const GenLimits& g = k.limits();
     if (!g.cptc_decode)
         throw Error("cptc-dequant-act: " + g.name + " cannot decode CPTC (its ISA names no CPTC dtypes or its firmware ships no CPTC library; " +
-                    "generations that stage it: MARIANA, MARIANA_PLUS, MAVERICK)");
+                    "generations that stage it: " + cptc_generations() + ")");
     check_free_size(p, "cptc-dequant-act");
     const uint64_t P = g.partitions;
     if (p.rows % P)

@@ -1,9 +1,11 @@
 #pragma once
 // What a generation allows a generated kernel: the figures of its configuration
-// (configs/<gen>.yaml) the tiling and scheduling depend on. Plain data, filled by the caller
-// from the platform's Config, so the generator stays free of the platform.
+// (configs/<gen>.yaml) the tiling and scheduling depend on, taken from a Config by gen_limits()
+// alone. (Plain data with MARIANA's values by default, for the generators' own tests.)
 #include <cstdint>
 #include <string>
+
+#include "neuronsim/config.h"
 
 namespace neuronsim::model::workloads {
 
@@ -20,6 +22,8 @@ struct GenLimits {
     // (gpsimd.cptc_library); the run still has to opt in (-p gpsimd.cptc_flag=true).
     bool cptc_decode = true;
 };
+
+GenLimits gen_limits(const Config& c);
 
 // The ACT free-size limit of one instruction: TENSOR3D num[0] is a u16 and the public figure
 // is "up to 64K elements from SBUF" (public-figures §1.1).

@@ -25,6 +25,8 @@ void emit_rmsnorm(KernelContext& k, const Phase& p);
 void emit_layernorm(KernelContext& k, const Phase& p);
 void emit_elementwise(KernelContext& k, const Phase& p);   // mlp-act
 void emit_cptc_dequant_act(KernelContext& k, const Phase& p);
+// The generations that can run it, for messages ("MARIANA, MARIANA_PLUS, MAVERICK").
+std::string cptc_generations();
 
 // Checks shared by the kernels: a row must fit one ACT instruction, and `slots` slots of
 // `slot_bytes` plus `private_bytes` of ACT scratch must fit SBUF. Errors name the limit.

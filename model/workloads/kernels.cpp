@@ -26,8 +26,8 @@ const std::vector<KernelInfo>& kernels() {
         {"layernorm", 512, 768, "--shape TOKENSxHIDDEN, --dtype, --eps", emit_layernorm},
         {"mlp-act", 2048, 11008, "--shape TOKENSxINTERMEDIATE, --dtype, --act gelu|silu (default gelu)", emit_elementwise},
         {"cptc-dequant-act", 1024, 4096,
-         "--shape ROWSxCOLS (rows a multiple of 128), --dtype (ACT output), --bits K (CPTC-K, default 4), --act gelu|silu|identity; "
-         "MARIANA, MARIANA_PLUS, MAVERICK, run with -p gpsimd.cptc_flag=true",
+         std::string("--shape ROWSxCOLS (rows a multiple of 128), --dtype (ACT output), --bits K (CPTC-K, default 4), --act gelu|silu|identity; ") +
+         cptc_generations() + ", run with -p gpsimd.cptc_flag=true",
          emit_cptc_dequant_act},
     };
     return k;

@@ -21,7 +21,7 @@ ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir,
     const std::string act_info = dir + "/act_info.json";
     const auto roster = model::pwp::parse_act_info(model::io::read_text_file(act_info), act_info);
     const ActTablesConfig& t = cfg.act.tables;
-    const model::pwp::TableGeometry geo{t.cam_entries, t.profile_slots, t.control_entries, t.control_stride_bytes, t.bucket_entries};
+    const model::pwp::TableGeometry geo = model::pwp::table_geometry(t);
     struct Set {
         model::pwp::SetImage image;
         std::string names;  // "SET\0F0\0F1\0..." or the reason it cannot be loaded

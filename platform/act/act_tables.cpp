@@ -5,7 +5,7 @@
 namespace neuronsim::platform {
 
 ActTables::ActTables(sc_core::sc_module_name name, const ActTablesConfig& c) : sc_core::sc_module(name), socket("socket") {
-    geo_ = {c.cam_entries, c.profile_slots, c.control_entries, c.control_stride_bytes, c.bucket_entries};
+    geo_ = model::pwp::table_geometry(c);
     cam_.assign(uint64_t{c.cam_entries} * model::pwp::kCamEntryBytes, 0);
     profile_.assign(uint64_t{c.profile_slots} * model::pwp::kProfileSlotBytes, 0);
     control_.assign(uint64_t{c.control_entries} * c.control_stride_bytes, 0);

@@ -13,7 +13,7 @@
 
 #include "model/pwp/flat_table.h"
 #include "model/pwp/table_image.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "platform/stats.h"
 
 namespace neuronsim::platform {

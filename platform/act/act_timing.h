@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "model/fp/dtype.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 
 namespace neuronsim::platform {
 

@@ -22,7 +22,7 @@
 #include <tlm>
 
 #include "model/isa/address_map.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "platform/stats.h"
 #include "platform/tlm_port.h"
 

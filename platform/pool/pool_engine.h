@@ -10,7 +10,7 @@
 #include <string>
 
 #include "firmware_model/pool_firmware.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "platform/engine.h"
 #include "platform/tlm_port.h"
 

@@ -17,7 +17,7 @@
 #include "model/pwp/table_image.h"
 #include "model/trace/assembler.h"
 #include "platform/act/act_timing.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "neuronsim/act_sets.h"
 #include "neuronsim/registers.h"
 #include "platform/trace_host.h"

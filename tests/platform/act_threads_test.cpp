@@ -14,7 +14,7 @@
 #include "model/pwp/table_image.h"
 #include "model/trace/assembler.h"
 #include "neuronsim/registers.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "tests/support/platform_run.h"
 
 namespace neuronsim::test {

@@ -6,7 +6,7 @@
 
 #include "model/common/error.h"
 #include "model/trace/assembler.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "platform/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"

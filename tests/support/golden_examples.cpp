@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/features.h"
+
 namespace neuronsim::test {
 
 std::vector<Example> golden_examples() {
@@ -15,8 +17,7 @@ std::vector<Example> golden_examples() {
         std::string trace, gens, extra, w;
         in >> trace >> gens;
         while (in >> w) extra += " " + w;
-        std::istringstream g(gens);
-        for (std::string gen; std::getline(g, gen, ',');) out.push_back({trace, gen, extra});
+        for (const std::string& gen : select_generations(gens)) out.push_back({trace, gen, extra});
     }
     return out;
 }

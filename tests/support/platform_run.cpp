@@ -4,7 +4,7 @@
 
 #include "model/common/error.h"
 #include "model/trace/assembler.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "tests/support/run_cli.h"
 
 namespace neuronsim::test {

@@ -98,7 +98,7 @@ TEST_F(SpecTest, RepeatRunsEachPointAgainWithItsOwnKey) {
 
 TEST_F(SpecTest, GenerationsAllAndOverlays) {
     const auto s = parse("traces: [a.trace]\ngenerations: all\noverlays: [over.yaml]\n");
-    EXPECT_EQ(s.generations, all_generations());
+    EXPECT_EQ(s.generations, (std::vector<std::string>{"sunda", "cayman", "mariana", "mariana_plus", "maverick"}));
     const auto ps = expand(s);
     ASSERT_EQ(ps.size(), 5u);
     EXPECT_EQ(ps[0].overlay_paths, std::vector<std::string>{dir.path() + "/over.yaml"});

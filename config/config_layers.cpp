@@ -1,4 +1,4 @@
-#include "platform/config/config_layers.h"
+#include "config/config_layers.h"
 
 #include <set>
 #include <sstream>
@@ -6,7 +6,7 @@
 
 #include "model/common/error.h"
 
-namespace neuronsim::platform {
+namespace neuronsim::config {
 
 namespace {
 
@@ -165,4 +165,4 @@ void ConfigLayers::fail_at(const std::string& path, const std::string& set_at, c
     throw Error(where + ": " + (path.empty() ? "(root)" : path) + ": " + what);
 }
 
-}  // namespace neuronsim::platform
+}  // namespace neuronsim::config

@@ -1,4 +1,4 @@
-#include "platform/config/config.h"
+#include "neuronsim/config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,9 +11,10 @@
 #include "model/common/error.h"
 #include "model/fp/dtype.h"
 #include "model/io/json_path.h"
-#include "platform/config/builtin_configs.h"
-#include "platform/config/config_fields.h"
-#include "platform/config/config_layers.h"
+#include "config/builtin_configs.h"
+#include "config/config_fields.h"
+#include "config/config_layers.h"
+#include "config/features.h"
 
 namespace neuronsim {
 
@@ -24,8 +25,24 @@ uint32_t ActConfig::rate(const std::string& dtype_name) const {
     return it != elems_per_partition_cycle.end() ? it->second : elems_per_partition_cycle.at("default");
 }
 
+// The presets compiled in from configs/*.yaml, ordered by their generation.nc_version (then
+// name); read without validation, which itself needs this list.
 const std::vector<std::string>& generation_names() {
-    static const std::vector<std::string> n = {"sunda", "cayman", "mariana", "mariana_plus", "maverick"};
+    static const std::vector<std::string> n = [] {
+        std::vector<std::pair<int, std::string>> v;
+        for (const auto& [name, text] : config::builtin_configs()) {
+            int version = 0;
+            try {
+                version = YAML::Load(text)["generation"]["nc_version"].as<int>();
+            } catch (const YAML::Exception&) {  // (the preset's own validation reports it when it is used)
+            }
+            v.emplace_back(version, name);
+        }
+        std::sort(v.begin(), v.end());
+        std::vector<std::string> names;
+        for (const auto& e : v) names.push_back(e.second);
+        return names;
+    }();
     return n;
 }
 
@@ -34,18 +51,16 @@ std::string default_generation() { return "mariana"; }
 std::string builtin_config_text(const std::string& generation) {
     std::string g = generation;
     std::transform(g.begin(), g.end(), g.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const auto& [name, text] : platform::builtin_configs())
+    for (const auto& [name, text] : config::builtin_configs())
         if (name == g) return text;
-    std::string all;
-    for (const auto& n : generation_names()) all += (all.empty() ? "" : ", ") + n;
-    throw Error("--gen " + generation + ": unknown generation; expected one of " + all);
+    throw Error("--gen " + generation + ": unknown generation; expected one of " + generation_list(false, ", "));
 }
 
 namespace {
 
-using platform::ConfigField;
-using platform::ConfigLayers;
-using platform::config_field_table;
+using config::ConfigField;
+using config::ConfigLayers;
+using config::config_field_table;
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -78,7 +93,7 @@ Config build(const ConfigLayers& l) {
         if (!v) l.fail(f.info.key, "missing required key");
         f.read(c, v, l);
     }
-    platform::check_config_relations(c, l);
+    config::check_config_relations(c, l);
     return c;
 }
 
@@ -99,9 +114,14 @@ std::string value_text(const ConfigField& f, const Config& c) {
 // found by comparing the presets themselves.
 const std::vector<ConfigFieldInfo>& config_fields() {
     static const std::vector<ConfigFieldInfo> info = [] {
+        // MARIANA is the newest generation with public figures of its own; the later presets
+        // start from its values.
         const Config base = parse_config(builtin_config_text("mariana"), "mariana");
-        const std::vector<std::pair<std::string, Config>> copies = {{"MARIANA_PLUS", parse_config(builtin_config_text("mariana_plus"), "mariana_plus")},
-                                                                    {"MAVERICK", parse_config(builtin_config_text("maverick"), "maverick")}};
+        std::vector<std::pair<std::string, Config>> copies;
+        for (const std::string& g : generation_names()) {
+            Config c = parse_config(builtin_config_text(g), g);
+            if (g != "mariana" && c.generation.nc_version >= base.generation.nc_version) copies.emplace_back(c.generation.name, std::move(c));
+        }
         std::vector<ConfigFieldInfo> v;
         for (const ConfigField& f : config_field_table()) {
             ConfigFieldInfo i = f.info;
@@ -151,7 +171,7 @@ Config compose_config_text(const std::string& generation, const std::vector<std:
         if (n && n.IsScalar()) {
             gen = lower(n.Scalar());
             if (std::find(generation_names().begin(), generation_names().end(), gen) == generation_names().end())
-                first.fail("generation.name", "expected SUNDA, CAYMAN, MARIANA, MARIANA_PLUS or MAVERICK, got \"" + n.Scalar() + "\"");
+                first.fail("generation.name", "expected " + generation_list(true) + ", got \"" + n.Scalar() + "\"");
         }
     }
     if (gen.empty()) gen = default_generation();

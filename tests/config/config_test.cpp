@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "model/common/error.h"
-#include "platform/config/config.h"
+#include "platform/config.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 

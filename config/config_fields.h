@@ -9,9 +9,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "neuronsim/config.h"
-#include "platform/config/config_layers.h"
+#include "config/config_layers.h"
 
-namespace neuronsim::platform {
+namespace neuronsim::config {
 
 struct ConfigField {
     ConfigFieldInfo info;
@@ -25,4 +25,4 @@ const std::vector<ConfigField>& config_field_table();
 // Checks relations between fields once all are read (errors name the fields involved).
 void check_config_relations(const Config& c, const ConfigLayers& layers);
 
-}  // namespace neuronsim::platform
+}  // namespace neuronsim::config

@@ -1,14 +1,16 @@
-#include "platform/config/config_fields.h"
+#include "config/config_fields.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 #include <type_traits>
 
 #include "model/common/error.h"
+#include "config/features.h"
 #include "model/fp/dtype.h"
 
-namespace neuronsim::platform {
+namespace neuronsim::config {
 
 namespace {
 
@@ -17,6 +19,11 @@ std::string str(T v) {
     std::ostringstream s;
     s << v;
     return s.str();
+}
+
+std::string upper(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    return s;
 }
 
 std::string dump(const YAML::Node& v) {
@@ -108,10 +115,12 @@ ConfigField int_map(std::string key, Access<std::map<uint32_t, uint32_t>> a, uin
 
 ConfigField generation_name() {
     ConfigField f;
-    f.info = {"generation.name", "name", "-", "SUNDA, CAYMAN, MARIANA, MARIANA_PLUS, MAVERICK", "the generation", "[H] §I.1"};
+    f.info = {"generation.name", "name", "-", generation_list(true, ", "), "the generation", "[H] §I.1"};
     f.read = [](Config& c, const YAML::Node& v, const ConfigLayers& l) {
-        static const std::set<std::string> names = {"SUNDA", "CAYMAN", "MARIANA", "MARIANA_PLUS", "MAVERICK"};
-        if (!v.IsScalar() || !names.count(v.Scalar())) l.fail("generation.name", "expected SUNDA, CAYMAN, MARIANA, MARIANA_PLUS or MAVERICK, got " + dump(v));
+        bool known = false;
+        if (v.IsScalar())
+            for (const std::string& g : generation_names()) known = known || upper(g) == v.Scalar();
+        if (!known) l.fail("generation.name", "expected " + generation_list(true) + ", got " + dump(v));
         c.generation.name = v.Scalar();
     };
     f.write = [](const Config& c, YAML::Emitter& e) { e << c.generation.name; };
@@ -359,4 +368,4 @@ void check_config_relations(const Config& c, const ConfigLayers& l) {
         l.fail_relation("gpsimd.cores", {"memory.partitions"}, std::to_string(c.gpsimd.cores) + " cores must divide memory.partitions " + std::to_string(c.memory.partitions));
 }
 
-}  // namespace neuronsim::platform
+}  // namespace neuronsim::config

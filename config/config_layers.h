@@ -8,7 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-namespace neuronsim::platform {
+namespace neuronsim::config {
 
 class ConfigLayers {
 public:
@@ -48,4 +48,4 @@ private:
     unsigned layers_ = 0;
 };
 
-}  // namespace neuronsim::platform
+}  // namespace neuronsim::config
