@@ -57,7 +57,7 @@ struct TempDir {
 double simulate_ns(const Config& cfg, const std::string& trace, const std::string& out, uint64_t& loads, double& load_ns) {
     platform::RunOptions o;
     o.out_dir = out;
-    o.record_csv = o.record_timeline = false;
+    o.device.record_csv = o.device.record_timeline = false;
     const platform::RunReport r = platform::simulate_trace(cfg, trace, o);
     const auto& act = r.stats["act"];
     loads = act.contains("table_loads") ? act["table_loads"].get<uint64_t>() : 0;

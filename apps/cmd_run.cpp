@@ -121,7 +121,7 @@ struct StopSignals {
 };
 
 // --window START:END in ns; either side may be empty (from the start, to the end).
-void parse_window(const std::string& prog, const std::string& text, RunOptions& r) {
+void parse_window(const std::string& prog, const std::string& text, DeviceOptions& r) {
     const size_t colon = text.find(':');
     auto bound = [&](const std::string& t, sc_core::sc_time dflt) {
         if (t.empty()) return dflt;
@@ -200,7 +200,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     const std::string numerics = vm["numerics"].as<std::string>();
     if (numerics != "full" && numerics != "none") throw UsageError(prog + ": --numerics: expected full or none, got \"" + numerics + "\"");
     {  // every option is checked before the output directory is touched
-        RunOptions check;
+        DeviceOptions check;
         if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), check);
         const std::string a = vm["act-numerics"].as<std::string>();
         if (a != "pwp" && a != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + a + "\"");
@@ -264,19 +264,20 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     RunOptions ro;
     ro.out_dir = out;
     ro.dumps_overwrite = false;
-    ro.skip_unknown = vm["skip-unknown"].as<bool>();
     if (vm.count("pwp")) ro.pwp_dir = vm["pwp"].as<std::string>();
+    DeviceOptions& d = ro.device;
+    d.skip_unknown = vm["skip-unknown"].as<bool>();
     const std::string act_numerics = vm["act-numerics"].as<std::string>();
-    ro.act_exact = act_numerics == "exact";
-    ro.timing_only = vm["numerics"].as<std::string>() == "none";
-    ro.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
-    ro.cost_model = vm["cost-model"].as<bool>();
-    ro.record_csv = !vm["no-csv"].as<bool>();
-    ro.record_timeline = !vm["no-timeline"].as<bool>();
-    if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), ro);
-    ro.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
+    d.act_exact = act_numerics == "exact";
+    d.timing_only = vm["numerics"].as<std::string>() == "none";
+    d.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
+    d.cost_model = vm["cost-model"].as<bool>();
+    d.record_csv = !vm["no-csv"].as<bool>();
+    d.record_timeline = !vm["no-timeline"].as<bool>();
+    if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), d);
+    d.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
     StopSignals signals;
-    ro.stop = &g_stop;
+    d.cancel = &g_stop;
     TraceHost host("host", cfg, streams, setup, ro);
     RunReport rep = host.run();
     write_manifest(out, rep.dumps);
@@ -306,8 +307,8 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
         return 130;
     }
     fs::remove(fs::path(out) / "RUN_INCOMPLETE");  // every output is in place
-    print_run_summary(cfg, trace_name, out, rep, host_json, host.core(), ro.cost_model);
-    if (ro.timing_only) std::printf("  (--numerics none: timing only; no element values were computed and no dumps written)\n");
+    print_run_summary(cfg, trace_name, out, rep, host_json, host.core(), d.cost_model);
+    if (d.timing_only) std::printf("  (--numerics none: timing only; no element values were computed and no dumps written)\n");
     return 0;
 }
 

@@ -128,7 +128,7 @@ void BM_PlatformActivate(benchmark::State& state) {
         test::reset_systemc_context();
         platform::RunOptions o;
         o.out_dir = t.file("out");
-        o.act_reference_kernel = mode == 0;
+        o.device.act_reference_kernel = mode == 0;
         platform::TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
         platform::RunReport r = host.run();
         state.SetIterationTime(r.wall_seconds);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "neuronsim/device_options.h"
 #include "platform/config.h"
 
 namespace neuronsim::platform {
@@ -27,20 +28,11 @@ struct EngineFailure {
 };
 
 // Run options that engines honour.
-struct EngineOptions {
-    bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
-    bool act_exact = false;     // Activate uses the closed forms instead of the tables
-    // Timing only (`run --numerics none`): instructions are validated and timed as usual but
-    // no element value is read, computed or written, and DMA moves no data.
-    bool timing_only = false;
-    bool act_reference_kernel = false;  // Activate element by element, one thread (DeviceOptions)
-    const std::atomic<int>* cancel = nullptr;  // DeviceOptions::cancel
-};
 
-// Thrown (not an Error: nothing failed) where long host work checks EngineOptions::cancel; the
+// Thrown (not an Error: nothing failed) where long host work checks DeviceOptions::cancel; the
 // engine abandons its instruction and ends.
 struct Cancelled {};
-inline void check_cancel(const EngineOptions& o) {
+inline void check_cancel(const DeviceOptions& o) {
     if (o.cancel && o.cancel->load(std::memory_order_relaxed)) throw Cancelled{};
 }
 
@@ -59,7 +51,7 @@ public:
     virtual TlmPort& dram() = 0;
     virtual Recorder* recorder() = 0;
     virtual uint32_t reg(uint32_t index) const = 0;
-    virtual const EngineOptions& options() const = 0;
+    virtual const DeviceOptions& options() const = 0;  // skip_unknown, act_exact, timing_only, cancel, ...
     virtual ActSetDirectory act_sets() const = 0;
     virtual WorkBudget& budget() = 0;  // run.max_* limits, charged before work starts
     // An error is latched: an engine that was waiting abandons its instruction.

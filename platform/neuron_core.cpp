@@ -64,7 +64,6 @@ struct NeuronCore::Impl : EngineContext {
     NeuronCore& self;
     Config cfg;
     DeviceOptions opt;
-    EngineOptions engine_options;
     model::isa::AddressMap map;
     TlmPort mem_port;
     std::unique_ptr<Recorder> recorder_;
@@ -99,7 +98,7 @@ struct NeuronCore::Impl : EngineContext {
     TlmPort& dram() override { return mem_port; }
     Recorder* recorder() override { return recorder_.get(); }
     uint32_t reg(uint32_t i) const override { return regs[i & 0xFF]; }
-    const EngineOptions& options() const override { return engine_options; }
+    const DeviceOptions& options() const override { return opt; }
     ActSetDirectory act_sets() const override { return sets; }
     WorkBudget& budget() override { return work; }
     bool halted() const override { return halted_; }
@@ -226,22 +225,8 @@ void Queue::done(bool halt) {
 NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     : self(s), cfg(c), opt(o), map(c.memory.partitions, c.memory.sbuf_bytes_per_partition, c.memory.psum_bytes_per_partition(), c.memory.dram_bytes),
       mem_port(s.mem, "DRAM"), work(c.run) {
-    engine_options.skip_unknown = o.skip_unknown;
-    engine_options.act_exact = o.act_exact;
-    engine_options.timing_only = o.timing_only;
-    engine_options.act_reference_kernel = o.act_reference_kernel;
-    engine_options.cancel = o.cancel;
-    if (!o.record_dir.empty() || o.progress || o.cost_model) {
-        RecorderOptions ro;
-        ro.csv = !o.record_dir.empty() && o.record_csv;
-        ro.timeline = !o.record_dir.empty() && o.record_timeline;
-        ro.cost_model = o.cost_model;
-        ro.window_start = o.window_start;
-        ro.window_end = o.window_end;
-        ro.process_name = o.process_name.empty() ? std::string(s.name()) : o.process_name;
-        ro.progress = o.progress;
-        recorder_ = std::make_unique<Recorder>(o.record_dir, o.progress_total, ro);
-    }
+    if (!o.record_dir.empty() || o.progress || o.cost_model)
+        recorder_ = std::make_unique<Recorder>(o, o.process_name.empty() ? std::string(s.name()) : o.process_name);
     const uint64_t sbuf_bytes = uint64_t{cfg.memory.partitions} * cfg.memory.sbuf_bytes_per_partition;
     const uint64_t psum_bytes = uint64_t{cfg.memory.partitions} * cfg.memory.psum_bytes_per_partition();
     if (sbuf_bytes > reg::kMmioSize - reg::kSbufWindow || psum_bytes > reg::kSbufWindow - reg::kPsumWindow)

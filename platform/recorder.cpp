@@ -116,20 +116,21 @@ std::string InstructionRecord::stall_cause() const {
 
 std::string InstructionRecord::source() const { return source_file && line ? *source_file + ":" + std::to_string(line) : ""; }
 
-Recorder::Recorder(const std::string& out_dir, uint64_t total, const RecorderOptions& options) : opt_(options), total_(total) {
+Recorder::Recorder(const DeviceOptions& options, const std::string& process_name) : opt_(options), total_(options.progress_total) {
     // Each file is renamed into place when complete (finish()), else never appears.
-    if (opt_.csv) {
+    const std::string& out_dir = opt_.record_dir;
+    if (!out_dir.empty() && opt_.record_csv) {
         csv_ = std::make_unique<TextWriter>(out_dir + "/instructions.csv");
         csv_->lit("engine,index,opcode,mnemonic,start_ns,end_ns,start_cycle,end_cycle,ready_ns,stall_ns,stall_cause,released_by,source,"
                   "function,n,elements,bytes");
         if (opt_.cost_model) csv_->lit(",model_ns,model_formula,sim_minus_model_ns\n");
         else csv_->put('\n');
     }
-    if (opt_.timeline) {
+    if (!out_dir.empty() && opt_.record_timeline) {
         timeline_ = std::make_unique<TextWriter>(out_dir + "/timeline.json");
         timeline_->lit("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
                        "\"args\": {\"name\": \"");
-        put_json(*timeline_, opt_.process_name);
+        put_json(*timeline_, process_name);
         timeline_->lit("\"}}");
     }
     start_wall_ = last_draw_ = std::chrono::steady_clock::now();

@@ -18,18 +18,12 @@
 #include <systemc>
 
 #include "model/io/text_writer.h"
+#include "neuronsim/device_options.h"
 #include "model/isa/bundle.h"
 #include "model/trace/assembler.h"
 
 namespace neuronsim::platform {
 
-struct RecorderOptions {
-    bool csv = true, timeline = true;
-    bool cost_model = false;  // instructions.csv gains the compiler/public-formula estimate
-    sc_core::sc_time window_start = sc_core::SC_ZERO_TIME, window_end = sc_core::sc_max_time();
-    std::string process_name = "neuronsim";
-    bool progress = false;
-};
 
 // What one instruction did, as the engine that ran it saw it. Strings are pointers to
 // long-lived names and text is formatted only when written: this runs once per instruction.
@@ -64,7 +58,9 @@ struct InstructionRecord {
 
 class Recorder {
 public:
-    Recorder(const std::string& out_dir, uint64_t total_instructions, const RecorderOptions& options);
+    // What it records and where: the device's options (record_dir, record_csv/_timeline,
+    // cost_model, window_*, progress over progress_total); the timeline names `process_name`.
+    Recorder(const DeviceOptions& options, const std::string& process_name);
     ~Recorder();
 
     void instruction(InstructionRecord& r);  // fills in the source line when it has one
@@ -104,7 +100,7 @@ private:
     void progress();
 
     std::unique_ptr<model::io::TextWriter> csv_, timeline_;  // null when not recorded (or finished)
-    RecorderOptions opt_;
+    DeviceOptions opt_;
     std::map<std::string, int> tracks_;
     std::unordered_map<const std::string*, int> engine_tracks_;
     // Each engine track's last slice end: an instruction's slice starts no earlier, so that a

@@ -52,21 +52,9 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
         if (fs::is_regular_file(lines)) s->lines = lines.string();
         streams_.push_back(std::move(s));
     }
-    DeviceOptions d;
-    d.record_dir = options_.record_csv || options_.record_timeline ? options_.out_dir : "";
-    d.record_csv = options_.record_csv;
-    d.record_timeline = options_.record_timeline;
-    d.cost_model = options_.cost_model;
-    d.window_start = options_.window_start;
-    d.window_end = options_.window_end;
-    d.process_name = options_.process_name;
-    d.progress = options_.progress;
+    DeviceOptions d = options_.device;
+    d.record_dir = d.record_csv || d.record_timeline ? options_.out_dir : "";
     d.progress_total = total;
-    d.skip_unknown = options_.skip_unknown;
-    d.act_exact = options_.act_exact;
-    d.timing_only = options_.timing_only;
-    d.act_reference_kernel = options_.act_reference_kernel;
-    d.cancel = options_.stop;
     dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
     dram_->set_resident_limit(cfg_.run.max_dram_resident_bytes, "run.max_dram_resident_bytes");
     core_ = std::make_unique<NeuronCore>("core", cfg_, d);
@@ -293,7 +281,7 @@ RunReport TraceHost::run() {
     start_.notify(sc_core::SC_ZERO_TIME);
     const auto t0 = std::chrono::steady_clock::now();
     RunReport rep;
-    if (!options_.stop) {
+    if (!options_.device.cancel) {
         sc_core::sc_start();
     } else {
         // In slices of simulated time, so that a stop request is seen between them; the
@@ -303,11 +291,11 @@ RunReport TraceHost::run() {
         // next event would never get there (events may lie any distance ahead).
         const sc_core::sc_time slice(100, sc_core::SC_US);
         while (sc_core::sc_pending_activity()) {
-            if ((rep.interrupted = options_.stop->load())) break;
+            if ((rep.interrupted = options_.device.cancel->load())) break;
             sc_core::sc_start(std::max(slice, sc_core::sc_time_to_pending_activity()), sc_core::SC_EXIT_ON_STARVATION);
         }
         // A stop seen inside an instruction (DeviceOptions::cancel) ends the simulation early.
-        if (!rep.interrupted && !done_) rep.interrupted = options_.stop->load();
+        if (!rep.interrupted && !done_) rep.interrupted = options_.device.cancel->load();
     }
     // However it ended, the simulation is over: what its threads still hold is freed (and what
     // they complete in that last delta is recorded).
@@ -332,7 +320,7 @@ RunReport TraceHost::run() {
         rep.instructions = core_->instructions_completed();
         return rep;
     }
-    if (!options_.timing_only)  // without values a dump would hold nothing meaningful
+    if (!options_.device.timing_only)  // without values a dump would hold nothing meaningful
         for (const auto& d : dumps_) {
             dump(d);
             rep.dumps.push_back(d.file);

@@ -24,23 +24,18 @@
 namespace neuronsim::platform {
 
 struct RunOptions {
-    std::string out_dir;          // dumps go here; recordings too unless record_dir says otherwise
+    std::string out_dir;          // dumps and recordings (instructions.csv, timeline.json) go here
     // false (the CLI, which has cleared out_dir of its own earlier outputs): a file already at a
     // dump's path is the user's, and the trace is refused rather than overwrite it.
     bool dumps_overwrite = true;
     std::string pwp_dir;          // a pwp_bin_* directory; empty: the built-in catalog's pwp_bin_trainium
-    bool act_exact = false;       // Activate uses the closed forms instead of the tables
-    bool act_reference_kernel = false;  // Activate element by element, one thread (DeviceOptions)
-    bool skip_unknown = false;    // an unmodelled opcode costs run.skip_unknown_cost_ns and is counted
-    bool progress = false;
-    bool record_csv = true, record_timeline = true, cost_model = false;
-    sc_core::sc_time window_start = sc_core::SC_ZERO_TIME, window_end = sc_core::sc_max_time();
-    std::string process_name;
     uint32_t queue_entries = 4096;  // bundles per instruction ring in DRAM
-    bool timing_only = false;       // no element values (DeviceOptions::timing_only); no dumps
-    // Set (by a signal handler) to ask the run to stop: run() returns what completed with
-    // `interrupted` set. Polled between slices of simulated time.
-    const std::atomic<int>* stop = nullptr;
+    // The core's options, passed on as they are, except: record_dir is out_dir when a recording
+    // is on, progress_total the trace's instruction count. device.timing_only also means no
+    // dumps. device.cancel, set (by a signal handler), asks the run to stop: run() returns what
+    // completed with `interrupted` set (polled between slices of simulated time, and by the
+    // engines inside long instructions).
+    DeviceOptions device;
 };
 
 struct RunReport {

@@ -115,7 +115,7 @@ std::string run_with_hole(ActThreadsTest& self, bool reference, const char* thre
     model::trace::assemble_trace(trace, self.t.file("streams"));
     platform::RunOptions o;
     o.out_dir = self.t.file("out");
-    o.act_reference_kernel = reference;
+    o.device.act_reference_kernel = reference;
     platform::Config cfg = platform::parse_config(platform::builtin_config_text("mariana"), "m", {std::string("run.host_threads=") + threads});
     platform::TraceHost host("host", cfg, model::trace::list_streams(self.t.file("streams")), self.t.file("streams/setup.trace"), o);
     const platform::ActTablesConfig& g = cfg.act.tables;

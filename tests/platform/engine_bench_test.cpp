@@ -48,7 +48,7 @@ struct Bench : sc_core::sc_module, EngineContext {
     Semaphores sem;
     TlmPort dram_port;
     DmaEngines dma_engines;
-    EngineOptions opts;
+    DeviceOptions opts;
     ActSetDirectory sets;
     WorkBudget work{cfg.run};
     std::vector<EngineFailure> failures;
@@ -68,7 +68,7 @@ struct Bench : sc_core::sc_module, EngineContext {
     TlmPort& dram() override { return dram_port; }
     Recorder* recorder() override { return nullptr; }
     uint32_t reg(uint32_t) const override { return 0; }
-    const EngineOptions& options() const override { return opts; }
+    const DeviceOptions& options() const override { return opts; }
     ActSetDirectory act_sets() const override { return sets; }
     WorkBudget& budget() override { return work; }
     bool halted() const override { return false; }

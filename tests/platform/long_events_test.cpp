@@ -1,6 +1,6 @@
 // Events any distance apart: single instructions of 1 ms and 1 s of simulated time, and a
 // semaphore wait across such a gap, finish with the same times whether the run is sliced for
-// a stop request (RunOptions::stop set, as `neuronsim run` does) or runs in one piece.
+// a stop request (DeviceOptions::cancel set, as `neuronsim run` does) or runs in one piece.
 #include <gtest/gtest.h>
 
 #include <atomic>

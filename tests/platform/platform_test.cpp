@@ -27,7 +27,7 @@ protected:
         model::trace::assemble_trace(trace, t.file("streams"));
         RunOptions o;
         o.out_dir = t.file("out");
-        o.skip_unknown = skip_unknown;
+        o.device.skip_unknown = skip_unknown;
         TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
         return host.run();
     }

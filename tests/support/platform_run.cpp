@@ -13,9 +13,9 @@ platform::RunReport PlatformRunTest::run_file(const std::string& trace_path) {
     model::trace::assemble_trace(trace_path, t.file("streams"));
     platform::RunOptions o;
     o.out_dir = t.file("out");
-    o.act_exact = exact;
-    o.act_reference_kernel = reference_kernel;
-    o.stop = stop;
+    o.device.act_exact = exact;
+    o.device.act_reference_kernel = reference_kernel;
+    o.device.cancel = stop;
     platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen, overrides);
     platform::TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
     return host.run();

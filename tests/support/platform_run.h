@@ -17,8 +17,8 @@ protected:
     std::vector<std::string> overrides;  // "dotted.key=value"
     std::string gen = "mariana";
     bool exact = false;                  // --act-numerics exact
-    bool reference_kernel = false;       // RunOptions::act_reference_kernel
-    const std::atomic<int>* stop = nullptr;  // RunOptions::stop: the run is sliced when set
+    bool reference_kernel = false;       // DeviceOptions::act_reference_kernel
+    const std::atomic<int>* stop = nullptr;  // DeviceOptions::cancel: the run is sliced when set
 
     platform::RunReport run(const std::string& trace_text);
     platform::RunReport run_file(const std::string& trace_path);  // relative .data files resolve there

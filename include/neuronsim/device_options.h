@@ -1,0 +1,39 @@
+#pragma once
+// neuronsim's public API: how a NeuronCore (neuron_core.h) runs — recording, numerics, the
+// stop flag. One struct: the engines and the recorder read it as the device got it, and a
+// host's own options (neuronsim run's RunOptions) hold one.
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+namespace neuronsim {
+
+struct DeviceOptions {
+    // Per-instruction recording (instructions.csv, timeline.json) into this directory; "" off.
+    std::string record_dir;
+    bool record_csv = true, record_timeline = true;
+    bool cost_model = false;          // instructions.csv gains the public/compiler estimate
+    sc_core::sc_time window_start = sc_core::SC_ZERO_TIME, window_end = sc_core::sc_max_time();
+    std::string process_name;         // the timeline's process name ("" = the module name)
+    bool progress = false;            // a progress bar on stderr over `progress_total` instructions
+    uint64_t progress_total = 0;
+    bool skip_unknown = false;        // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
+    bool act_exact = false;           // Activate uses the closed forms instead of the tables
+    // Timing only: no element values are read, computed or written and DMA moves no data;
+    // times are those of the full run when the memories annotate no delay (neuronsim run's
+    // host); a memory that annotates delays per transaction is not asked, so its time is absent.
+    bool timing_only = false;
+    // Activate evaluates element by element with the table-memory evaluator on one thread (the
+    // kernel before the fast path): the oracle of the fast path's tests and the baseline of
+    // neuronsim_bench_act. Results are identical either way.
+    bool act_reference_kernel = false;
+    // When it points at a non-zero value (a host's Ctrl-C handler sets it), the engines abandon
+    // the instruction in progress within a few milliseconds of wall time and run nothing more:
+    // an instruction of many seconds of host work does not delay the host's stop. The host
+    // then ends the simulation; the device is not usable afterwards.
+    const std::atomic<int>* cancel = nullptr;
+};
+
+}  // namespace neuronsim
