@@ -27,6 +27,16 @@
 namespace neuronsim::platform {
 
 struct DmaJob;
+class ActTables;
+class DmaEngines;
+class Memory;
+
+// The core's memories, for an engine to bind its own ports to when the core is built.
+struct CoreMemories {
+    Memory& sbuf;
+    Memory& psum;
+    DmaEngines& dma;  // (its act_tables port reaches the ACT table memory)
+};
 
 std::string module_name(std::string label);  // "dma3.1" -> "dma3_q1"
 
@@ -50,6 +60,13 @@ public:
     // The times of the first instruction's start and the last one's end (the busy window).
     sc_core::sc_time first_start() const { return first_start_; }
     sc_core::sc_time last_end() const { return last_end_; }
+
+    // Binds the engine's own ports to the core's memories (each engine binds what it uses; the
+    // DMA queues' engines have none: they go through the DMA engines).
+    virtual void bind(CoreMemories&) {}
+    // The table memory the engine holds, which the core's tables window shows (ACT's); null
+    // for the others.
+    virtual ActTables* table_memory() { return nullptr; }
 
     void collect_stats(nlohmann::ordered_json& node) const override;
     std::string stats_name() const override { return label_; }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/isa/address_map.h"
 #include "neuronsim/device_options.h"
 #include "platform/config.h"
 
@@ -46,6 +47,7 @@ class EngineContext {
 public:
     virtual ~EngineContext() = default;
     virtual const Config& config() const = 0;
+    virtual const model::isa::AddressMap& address_map() const = 0;  // the core's one map
     virtual Semaphores& semaphores() = 0;
     virtual DmaEngines& dma() = 0;
     virtual TlmPort& dram() = 0;

@@ -10,7 +10,7 @@
 #include "model/fp/bits.h"
 #include "model/isa/address_map.h"
 #include "model/isa/opcodes.h"
-#include "platform/act/act_engine.h"
+#include "platform/act/act_tables.h"
 #include "platform/dma/dma_engines.h"
 #include "platform/engine.h"
 #include "platform/memory.h"
@@ -20,7 +20,6 @@
 #include "platform/tlm_port.h"
 #include "platform/work_budget.h"
 #include "neuronsim/version.h"
-#include "platform/pool/pool_engine.h"
 
 namespace neuronsim {
 
@@ -73,7 +72,7 @@ struct NeuronCore::Impl : EngineContext {
     std::unique_ptr<DmaEngines> dma_;
     std::vector<std::unique_ptr<Queue>> queues;
     std::vector<std::unique_ptr<Engine>> engines;  // in stats order
-    ActEngine* act = nullptr;
+    ActTables* tables = nullptr;  // the ACT engine's, behind the tables window
     std::unique_ptr<TlmPort> sbuf_window, psum_window, tables_window;
 
     uint32_t regs[256] = {};
@@ -93,6 +92,7 @@ struct NeuronCore::Impl : EngineContext {
 
     // EngineContext
     const Config& config() const override { return cfg; }
+    const model::isa::AddressMap& address_map() const override { return map; }
     Semaphores& semaphores() override { return *sem; }
     DmaEngines& dma() override { return *dma_; }
     TlmPort& dram() override { return mem_port; }
@@ -223,7 +223,7 @@ void Queue::done(bool halt) {
 }
 
 NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
-    : self(s), cfg(c), opt(o), map(c.memory.partitions, c.memory.sbuf_bytes_per_partition, c.memory.psum_bytes_per_partition(), c.memory.dram_bytes),
+    : self(s), cfg(c), opt(o), map(c.memory),
       mem_port(s.mem, "DRAM"), work(c.run) {
     if (!o.record_dir.empty() || o.progress || o.cost_model)
         recorder_ = std::make_unique<Recorder>(o, o.process_name.empty() ? std::string(s.name()) : o.process_name);
@@ -234,7 +234,7 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
     sbuf = std::make_unique<Memory>("sbuf", sbuf_bytes, cfg.memory.partitions);
     psum = std::make_unique<Memory>("psum", psum_bytes, cfg.memory.partitions);
     sem = std::make_unique<Semaphores>("semaphores", cfg.semaphores, cfg.sync.semaphore_latency_ns);
-    dma_ = std::make_unique<DmaEngines>("dma", cfg, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
+    dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
     // One queue and one engine per stream the core can run: ACT, POOL and every DMA queue.
@@ -253,21 +253,17 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
         EngineSpec spec{label, n.spread ? -1 : static_cast<int>(n.dma_engine), n.dma_queue};
         engines.push_back(make_engine(n.cls, spec, *this, *queues[q]));
         queues[q]->engine = engines.back().get();
-        if (auto* a = dynamic_cast<ActEngine*>(engines.back().get())) {
-            act = a;
-            a->sbuf.socket().bind(sbuf->socket);
-            a->psum.socket().bind(psum->socket);
-            dma_->act_tables.socket().bind(a->tables().socket);
-        } else if (auto* p = dynamic_cast<PoolEngine*>(engines.back().get())) {
-            p->sbuf.socket().bind(sbuf->socket);
-        }
+        CoreMemories mems{*sbuf, *psum, *dma_};
+        engines.back()->bind(mems);
+        if (ActTables* t = engines.back()->table_memory()) tables = t;
     }
+    if (!tables) throw Error(cfg.source + ": no engine of the core has the ACT table memory");
     sbuf_window = std::make_unique<TlmPort>("sbuf_window", "SBUF");
     psum_window = std::make_unique<TlmPort>("psum_window", "PSUM");
     tables_window = std::make_unique<TlmPort>("act_tables_window", "the ACT table memory");
     sbuf_window->socket().bind(sbuf->socket);
     psum_window->socket().bind(psum->socket);
-    tables_window->socket().bind(act->tables().socket);
+    tables_window->socket().bind(tables->socket);
 }
 
 bool NeuronCore::Impl::read_reg(uint64_t a, uint32_t& v) const {
@@ -422,7 +418,7 @@ TlmPort* NeuronCore::Impl::window(uint64_t addr, uint64_t len, uint64_t& offset)
     };
     const W ws[3] = {{reg::kSbufWindow, sbuf->size(), sbuf_window.get()},
                      {reg::kPsumWindow, psum->size(), psum_window.get()},
-                     {reg::kActTablesWindow, act->tables().size(), tables_window.get()}};
+                     {reg::kActTablesWindow, tables->size(), tables_window.get()}};
     for (const W& w : ws)
         if (addr >= w.base && addr - w.base < w.size) {
             if (len > w.size - (addr - w.base)) return nullptr;

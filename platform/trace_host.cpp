@@ -36,7 +36,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     : sc_core::sc_module(name),
       cfg_(cfg),
       options_(options),
-      map_(cfg.memory.partitions, cfg.memory.sbuf_bytes_per_partition, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes),
+      map_(cfg.memory),
       mmio_("mmio_socket", "the NeuronCore's registers"),
       irq_("irq") {
     if (!options_.out_dir.empty()) fs::create_directories(options_.out_dir);

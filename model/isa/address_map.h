@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/isa/address.h"
+#include "neuronsim/config.h"
 
 namespace neuronsim::model::isa {
 
@@ -14,6 +15,8 @@ class AddressMap {
 public:
     // Throws when a partition is larger than its ADDR4 window (256 KiB SBUF, 32 KiB PSUM).
     AddressMap(uint32_t partitions, uint64_t sbuf_bytes_per_partition, uint64_t psum_bytes_per_partition, uint64_t dram_bytes);
+    // The map of a configuration's memory.* (the one derivation a core and its host use).
+    explicit AddressMap(const MemoryConfig& m);
 
     uint32_t partitions() const { return partitions_; }
     uint64_t bytes_per_partition(MemSpace s) const { return s == MemSpace::Sbuf ? sbuf_ : psum_; }

@@ -19,6 +19,7 @@
 #include "neuronsim/act_sets.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
+#include "platform/memory.h"
 #include "platform/recorder.h"
 
 namespace neuronsim::platform {
@@ -105,6 +106,12 @@ SrcDst src_dst(const Config& c, Mem&& mem, const Tensor& s, const Tensor& d, int
 }
 
 }  // namespace
+
+void ActEngine::bind(CoreMemories& m) {
+    sbuf.socket().bind(m.sbuf.socket);
+    psum.socket().bind(m.psum.socket);
+    m.dma.act_tables.socket().bind(tables_->socket);
+}
 
 ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
     : Engine(name, "act", ctx, source, ctx.config().act.clock_ghz), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"),

@@ -37,6 +37,8 @@ public:
     ActEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source);
     ~ActEngine() override;
     ActTables& tables() { return *tables_; }
+    void bind(CoreMemories& m) override;
+    ActTables* table_memory() override { return tables_.get(); }
     void collect_stats(nlohmann::ordered_json& node) const override;
     void reset_state() override;  // and the pipeline, the dependencies, a table load in flight
 

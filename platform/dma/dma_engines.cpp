@@ -160,10 +160,10 @@ public:
     }
 };
 
-DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only,
+DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only,
                        const std::atomic<int>* cancel)
     : sc_core::sc_module(name), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), act_tables("act_tables_socket", "the ACT table memory"),
-      cfg_(cfg), map_(cfg.memory.partitions, cfg.memory.sbuf_bytes_per_partition, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes),
+      cfg_(cfg), map_(map),
       dram_(dram), recorder_(recorder), budget_(budget), timing_only_(timing_only), cancel_(cancel) {
     for (uint32_t e = 0; e < cfg.dma.engines; ++e)
         units_.push_back(std::make_unique<Unit>(("engine" + std::to_string(e)).c_str(), *this, e, cfg.dma.queues_per_engine));

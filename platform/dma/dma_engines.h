@@ -69,7 +69,8 @@ public:
     // `budget` (may be null) is charged every job's bytes; `timing_only`: jobs of element
     // values take their time but move no data; `cancel` (DeviceOptions::cancel) is checked
     // between the chunks a packet moves.
-    DmaEngines(sc_core::sc_module_name name, const Config& cfg, TlmPort& dram, Recorder* recorder, WorkBudget* budget = nullptr,
+    // `map`: the core's address map (outlives the engines).
+    DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder, WorkBudget* budget = nullptr,
                bool timing_only = false, const std::atomic<int>* cancel = nullptr);
     ~DmaEngines() override;
 
@@ -106,7 +107,7 @@ private:
     bool stale(const Packet& p) const;
 
     const Config& cfg_;
-    model::isa::AddressMap map_;
+    const model::isa::AddressMap& map_;
     TlmPort& dram_;
     Recorder* recorder_;
     WorkBudget* budget_;

@@ -13,6 +13,7 @@
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
 #include "platform/dma/dma_copy.h"
+#include "platform/memory.h"
 #include "platform/work_budget.h"
 
 namespace neuronsim::platform {
@@ -65,6 +66,8 @@ uint64_t PoolTiming::copy_cycles(uint64_t elements_per_partition, uint64_t bytes
 uint64_t PoolTiming::lut_load_cycles() const { return cfg->startup_cycles + 16; }
 uint64_t PoolTiming::nop_cycles() const { return cfg->startup_cycles; }
 
+void PoolEngine::bind(CoreMemories& m) { sbuf.socket().bind(m.sbuf.socket); }
+
 PoolEngine::PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
     : Engine(name, "pool", ctx, source, ctx.config().gpsimd.clock_ghz), sbuf("sbuf_socket", "SBUF"),
       firmware_(firmware_model::firmware_config(ctx.config(), !ctx.options().timing_only)) {
@@ -113,7 +116,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     const uint64_t per = cfg.memory.sbuf_bytes_per_partition;
     uint8_t* const mem = sbuf.direct(0, uint64_t{cfg.memory.partitions} * per);
     if (!mem) throw Error("SBUF did not grant DMI; the GPSIMD engine works on SBUF through DMI");
-    const model::isa::AddressMap map(cfg.memory.partitions, per, cfg.memory.psum_bytes_per_partition(), cfg.memory.dram_bytes);
+    const model::isa::AddressMap& map = ctx_.address_map();
     firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t len) -> uint8_t* {
         return mem + map.linear({MemSpace::Sbuf, p, off}, len, "GPSIMD access");
     };

@@ -45,6 +45,7 @@ public:
     TlmPort sbuf;  // SBUF through DMI (GPSIMD cannot reach PSUM)
 
     PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source);
+    void bind(CoreMemories& m) override;
     void collect_stats(nlohmann::ordered_json& node) const override;
 
 protected:

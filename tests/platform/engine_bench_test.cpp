@@ -47,6 +47,7 @@ struct Bench : sc_core::sc_module, EngineContext {
     Memory dram_mem, sbuf, psum;
     Semaphores sem;
     TlmPort dram_port;
+    model::isa::AddressMap map;
     DmaEngines dma_engines;
     DeviceOptions opts;
     ActSetDirectory sets;
@@ -57,12 +58,13 @@ struct Bench : sc_core::sc_module, EngineContext {
         : sc_core::sc_module(name), cfg(parse_config(builtin_config_text(gen), gen, with_small_dram(std::move(overrides)))), dram_mem("dram", cfg.memory.dram_bytes),
           sbuf("sbuf", uint64_t{cfg.memory.partitions} * cfg.memory.sbuf_bytes_per_partition, cfg.memory.partitions),
           psum("psum", uint64_t{cfg.memory.partitions} * cfg.memory.psum_bytes_per_partition(), cfg.memory.partitions), sem("sem", 256),
-          dram_port("dram_port", "DRAM"), dma_engines("dma", cfg, dram_port, nullptr) {
+          dram_port("dram_port", "DRAM"), map(cfg.memory), dma_engines("dma", cfg, map, dram_port, nullptr) {
         dram_port.socket().bind(dram_mem.socket);
         dma_engines.sbuf.socket().bind(sbuf.socket);
         dma_engines.psum.socket().bind(psum.socket);
     }
     const Config& config() const override { return cfg; }
+    const model::isa::AddressMap& address_map() const override { return map; }
     Semaphores& semaphores() override { return sem; }
     DmaEngines& dma() override { return dma_engines; }
     TlmPort& dram() override { return dram_port; }
@@ -108,9 +110,8 @@ TEST_F(EngineBench, ActEngineLoadsASetFromDramAndActivates) {
     src.add("act activate func=2 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=4,1,1 src.step=1,0,0 "
             "dst=sbuf:0:0x40 dst.num=4,1,1 dst.step=1,0,0");
     ActEngine act("act", b, src);
-    act.sbuf.socket().bind(b.sbuf.socket);
-    act.psum.socket().bind(b.psum.socket);
-    b.dma_engines.act_tables.socket().bind(act.tables().socket);
+    CoreMemories mems{b.sbuf, b.psum, b.dma_engines};
+    act.bind(mems);
     b.sbuf.write(0, reinterpret_cast<const uint8_t*>(in), 16);
     sc_core::sc_start();
     ASSERT_TRUE(b.failures.empty()) << b.failures[0].summary;
@@ -135,7 +136,8 @@ TEST_F(EngineBench, PoolEngineDecodesCptcAndReportsAFailure) {
             "mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=128,1,1 dst.step=1,0,0");
     src.add("pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000");
     PoolEngine pool("pool", b, src);
-    pool.sbuf.socket().bind(b.sbuf.socket);
+    CoreMemories mems{b.sbuf, b.psum, b.dma_engines};
+    pool.bind(mems);
     sc_core::sc_start();
     // Each output is code x 1.0 x the block's scale, as fp16 (docs/cptc-format.md).
     const std::vector<int32_t> codes = model::cptc::unpack_codes(row, 128, 4, true);
