@@ -5,7 +5,9 @@
 #include "model/common/error.h"
 #include "model/fp/dtype.h"
 #include "model/isa/access_pattern.h"
+#include "model/isa/act_operands.h"
 #include "model/isa/address.h"
+#include "model/workloads/act_functions.h"
 
 namespace neuronsim::model::workloads {
 
@@ -44,14 +46,18 @@ ActAccess act_access(const Bundle& b) {
             a.kind = ActAccess::Kind::Compute;
             a.func_id = op.activation_func;
             const uint32_t ch = op.num_active_channels;
-            a.reads.push_back(region(op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, bytes_of(op.in_bias_dtype & 0x0F), ch, "src"));
+            a.reads.push_back(region(op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, bytes_of(input_dtype_code(op.in_bias_dtype)), ch, "src"));
             a.writes.push_back(region(op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, bytes_of(op.out_dtype), ch, "dst"));
-            if (op.scale_src == 1) a.reads.push_back(pointer(op.scale_value, 4, ch));
-            if (op.imm_src == 1) a.reads.push_back(pointer(op.imm, 4, ch));
-            if (op.bias_src_n == 0) a.reads.push_back(pointer(op.bias, bytes_of(op.in_bias_dtype >> 4), ch));
-            if (op.scale_src == 2 || op.imm_src == 2 || op.bias_src_n == 2)
+            // The operands the engine reads (model/isa/act_operands.h): imm only as parametric
+            // ReLU's alpha or LoadAccumulate's value.
+            const bool reads_imm = activate_reads_imm(function_of_id(op.activation_func) == "parametric_relu", op.accumulator_cmd);
+            const auto scale = scale_or_imm_source(op.scale_src), imm = scale_or_imm_source(op.imm_src), bias = bias_source(op.bias_src_n);
+            if (scale == OperandSource::Pointer) a.reads.push_back(pointer(op.scale_value, 4, ch));
+            if (reads_imm && imm == OperandSource::Pointer) a.reads.push_back(pointer(op.imm, 4, ch));
+            if (bias == OperandSource::Pointer) a.reads.push_back(pointer(op.bias, bytes_of(bias_dtype_code(op.in_bias_dtype)), ch));
+            if (scale == OperandSource::Register || (reads_imm && imm == OperandSource::Register) || bias == OperandSource::Register)
                 if (!a.fixed) a.fixed = true, a.why_fixed = "has a register-sourced operand";
-            a.accumulator = op.accumulator_cmd != 0;
+            a.accumulator = op.accumulator_cmd != kAccIdle;
             return a;
         }
         case kActivateQuantize: {
@@ -60,7 +66,7 @@ ActAccess act_access(const Bundle& b) {
             a.kind = ActAccess::Kind::Compute;
             a.func_id = op.activation_func;
             const uint32_t ch = op.num_active_channels;
-            a.reads.push_back(region(op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, bytes_of(op.in_bias_dtype & 0x0F), ch, "src"));
+            a.reads.push_back(region(op.src.start_addr, op.src.step_elem, op.src.num_elem, 3, bytes_of(input_dtype_code(op.in_bias_dtype)), ch, "src"));
             a.writes.push_back(region(op.dst.start_addr, op.dst.step_elem, op.dst.num_elem, 3, bytes_of(op.out_dtype), ch, "dst"));
             a.reads.push_back(pointer(op.bias_addr, 4, ch));
             return a;

@@ -4,6 +4,7 @@
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
+#include "model/isa/act_operands.h"
 #include "model/isa/opcodes.h"
 #include "model/workloads/act_functions.h"
 
@@ -58,8 +59,8 @@ std::string code(fp::Dtype d) { return std::to_string(static_cast<unsigned>(d));
 }  // namespace
 
 Fields activate_fields(const ActivateSpec& a) {
-    // in_bias_dtype: low nibble the input type, high nibble the bias type (a pointer bias is fp32).
-    const unsigned in_bias = static_cast<unsigned>(a.in) | (static_cast<unsigned>(fp::Dtype::Fp32) << 4);
+    // A pointer bias is fp32 (model/isa/act_operands.h: in_bias_dtype).
+    const unsigned in_bias = isa::in_bias_dtype_of(static_cast<uint8_t>(a.in), static_cast<uint8_t>(fp::Dtype::Fp32));
     const std::string n = std::to_string(a.n);
     Fields f = {"func=" + std::to_string(func_id(a.function)),
                 "in_bias_dtype=" + fp::hex2(in_bias),
@@ -67,10 +68,12 @@ Fields activate_fields(const ActivateSpec& a) {
                 "num_active_channels=" + std::to_string(a.channels),
                 "src=" + sbuf(0, a.src), "src.step=1,0,0", "src.num=" + n + ",1,1",
                 "dst=" + sbuf(0, a.dst), "dst.step=1,0,0", "dst.num=" + n + ",1,1"};
-    if (a.scale.pointer) f.insert(f.end(), {"scale_src=1", "scale=" + sbuf(0, a.scale.offset)});
+    using isa::OperandSource;
+    if (a.scale.pointer) f.insert(f.end(), {"scale_src=" + std::to_string(isa::scale_or_imm_src_of(OperandSource::Pointer)), "scale=" + sbuf(0, a.scale.offset)});
     else f.push_back(f32_field("scale", a.scale.value));
-    if (a.bias.pointer) f.insert(f.end(), {"bias_src_n=0", "bias=" + sbuf(0, a.bias.offset)});
-    else f.insert(f.end(), {"bias_src_n=1", f32_field("bias", a.bias.value)});
+    const auto bias_src_n = [](OperandSource s) { return "bias_src_n=" + std::to_string(isa::bias_src_n_of(s)); };
+    if (a.bias.pointer) f.insert(f.end(), {bias_src_n(OperandSource::Pointer), "bias=" + sbuf(0, a.bias.offset)});
+    else f.insert(f.end(), {bias_src_n(OperandSource::Immediate), f32_field("bias", a.bias.value)});
     if (a.acc != Accumulate::None) f.push_back("accumulator_cmd=" + std::to_string(static_cast<unsigned>(a.acc)));
     return f;
 }

@@ -15,6 +15,7 @@
 #include "model/pwp/catalog.h"
 #include "model/pwp/closed_forms.h"
 #include "model/isa/access_pattern.h"
+#include "model/isa/act_operands.h"
 #include "model/isa/address_map.h"
 #include "neuronsim/act_sets.h"
 #include "platform/dma/dma_copy.h"
@@ -69,9 +70,7 @@ static Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* wh
 
 namespace {
 
-enum ImmSrc : uint8_t { kImmediate = 0, kPointer = 1, kRegister = 2 };       // scale_src, imm_src
-enum ImmSrcN : uint8_t { kNPointer = 0, kNImmediate = 1, kNRegister = 2 };   // bias_src_n (inverted)
-enum AccumCmd : uint8_t { kIdle = 0, kZero = 1, kAccumulate = 2, kZeroAccumulate = 3, kLoadAccumulate = 4 };
+using model::isa::OperandSource;
 
 using model::fp::hex2;
 
@@ -361,7 +360,7 @@ void ActEngine::activate(const Bundle& b) {
     wait_for_tables();
     ActivateOp op;
     std::memcpy(&op, b.b.data(), sizeof op);
-    const uint8_t in_code = op.in_bias_dtype & 0x0F, bias_code = op.in_bias_dtype >> 4;
+    const uint8_t in_code = model::isa::input_dtype_code(op.in_bias_dtype), bias_code = model::isa::bias_dtype_code(op.in_bias_dtype);
     if (!model::fp::act_input_dtype(in_code)) throw Error("input dtype " + model::fp::dtype_name(in_code) + " is not an ACT input type");
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
     const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
@@ -369,16 +368,17 @@ void ActEngine::activate(const Bundle& b) {
     const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     ctx_.budget().elements(src.elements() * nch, "activate");
-    if (op.accumulator_cmd > kLoadAccumulate) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
+    if (op.accumulator_cmd > model::isa::kAccLoad) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
 
     const Resolved fn = resolve(kActivate, op.activation_func);
     const model::pwp::TableView view = tables_->view();
 
     // Per-partition operands: instruction immediate, pointer (fp32 at partition p), register.
-    auto operand = [&](uint8_t mode, uint32_t field, uint32_t p, const char* what, Dtype ptr_dtype) -> float {
-        if (mode == kImmediate) return model::fp::float_of(field);
-        if (mode != kPointer && mode != kRegister) throw Error(std::string(what) + " source " + std::to_string(mode) + " is not 0..2");
-        uint32_t addr = mode == kRegister ? ctx_.reg(field & 0xFF) : field;
+    // `code`: the source field as written (for the message when it is not 0..2).
+    auto operand = [&](std::optional<OperandSource> mode, uint8_t code, uint32_t field, uint32_t p, const char* what, Dtype ptr_dtype) -> float {
+        if (mode == OperandSource::Immediate) return model::fp::float_of(field);
+        if (!mode) throw Error(std::string(what) + " source " + std::to_string(code) + " is not 0..2");
+        uint32_t addr = *mode == OperandSource::Register ? ctx_.reg(field & 0xFF) : field;
         Location l = decode_addr4(addr);
         const size_t n = model::fp::dtype_bytes(ptr_dtype);
         if (l.offset % n) throw Error(std::string(what) + " pointer " + format_location(l) + " is not " + std::to_string(n) + "-byte aligned");
@@ -387,11 +387,11 @@ void ActEngine::activate(const Bundle& b) {
         Pattern pp = pattern(ctx_.config(), memory(l.space), what, addr, nullptr, &one, 1, n, nch);
         return model::fp::to_f32(ptr_dtype, pp.at(p, 0, 0, 0));
     };
-    const uint8_t bias_mode = op.bias_src_n == kNImmediate ? kImmediate : op.bias_src_n == kNPointer ? kPointer
-                              : op.bias_src_n == kNRegister ? kRegister : 9;
-    if (bias_mode == 9) throw Error("bias_src_n " + std::to_string(op.bias_src_n) + " is not 0..2");
+    const auto scale_mode = model::isa::scale_or_imm_source(op.scale_src), imm_mode = model::isa::scale_or_imm_source(op.imm_src);
+    const auto bias_mode = model::isa::bias_source(op.bias_src_n);
+    if (!bias_mode) throw Error("bias_src_n " + std::to_string(op.bias_src_n) + " is not 0..2");
     Dtype bias_dtype = Dtype::Fp32;
-    if (bias_mode != kImmediate) {
+    if (*bias_mode != OperandSource::Immediate) {
         if (bias_code != 0x06 && bias_code != 0x07 && bias_code != 0x0A)
             throw Error("bias dtype " + model::fp::dtype_name(bias_code) + " (in_bias_dtype high nibble) is not BF16, FP16 or FP32");
         bias_dtype = static_cast<Dtype>(bias_code);
@@ -400,7 +400,7 @@ void ActEngine::activate(const Bundle& b) {
     // Parametric ReLU has no table path: its slope alpha is the instruction's imm operand
     // (seed 003 §1: out = ActFn(in*scale + bias; alpha); §5: Prelu has no usePwp branch).
     const bool prelu = fn.meta.bare_name() == "parametric_relu";
-    const bool load_alpha = prelu || op.accumulator_cmd == kLoadAccumulate;
+    const bool load_alpha = model::isa::activate_reads_imm(prelu, op.accumulator_cmd);
     const bool batched = !prelu && !fn.exact && fn.flat && elements_batchable(src, dst);
 
     // The partitions may run on several host threads when none can see another's writes:
@@ -410,20 +410,21 @@ void ActEngine::activate(const Bundle& b) {
     // as reading it at the start of its partition.
     bool independent = pool_->threads() > 1 && nch > 1 && !ctx_.options().act_reference_kernel;
     auto same_rows = [&](MemSpace space, uint32_t partition) { return space != dst.space || partition == dst.partition; };
-    auto pointer_ok = [&](uint8_t mode, uint32_t field) {
-        if (mode == kImmediate || (mode != kPointer && mode != kRegister)) return true;
-        const Location l = decode_addr4(mode == kRegister ? ctx_.reg(field & 0xFF) : field);
+    auto pointer_ok = [&](std::optional<OperandSource> mode, uint32_t field) {
+        if (!mode || *mode == OperandSource::Immediate) return true;
+        const Location l = decode_addr4(*mode == OperandSource::Register ? ctx_.reg(field & 0xFF) : field);
         return same_rows(l.space, l.partition);
     };
-    independent = independent && same_rows(src.space, src.partition) && pointer_ok(op.scale_src, op.scale_value) &&
-                  pointer_ok(bias_mode, op.bias) && (!load_alpha || pointer_ok(op.imm_src, op.imm));
+    independent = independent && same_rows(src.space, src.partition) && pointer_ok(scale_mode, op.scale_value) &&
+                  pointer_ok(bias_mode, op.bias) && (!load_alpha || pointer_ok(imm_mode, op.imm));
     std::vector<Region> pointers;
-    auto pointer_read = [&](uint8_t mode, uint32_t field, size_t bytes) {
-        if (mode == kPointer || mode == kRegister) pointers.push_back(pointer_region(mode == kRegister ? ctx_.reg(field & 0xFF) : field, bytes, nch));
+    auto pointer_read = [&](std::optional<OperandSource> mode, uint32_t field, size_t bytes) {
+        if (mode && *mode != OperandSource::Immediate)
+            pointers.push_back(pointer_region(*mode == OperandSource::Register ? ctx_.reg(field & 0xFF) : field, bytes, nch));
     };
-    pointer_read(op.scale_src, op.scale_value, 4);
+    pointer_read(scale_mode, op.scale_value, 4);
     pointer_read(bias_mode, op.bias, model::fp::dtype_bytes(bias_dtype));
-    if (load_alpha) pointer_read(op.imm_src, op.imm, 4);
+    if (load_alpha) pointer_read(imm_mode, op.imm, 4);
 
     auto partition = [&](uint32_t p, float scale, float bias, float alpha) {
         // The accumulator takes each result as it is produced, in element order (seed 003 §1:
@@ -431,12 +432,12 @@ void ActEngine::activate(const Bundle& b) {
         // reduction does the same.
         float& acc = acc_[src.partition + p];  // the lane of the partition read
         switch (op.accumulator_cmd) {
-            case kZero:
-            case kZeroAccumulate: acc = 0.0f; break;
-            case kLoadAccumulate: acc = alpha; break;
+            case model::isa::kAccZero:
+            case model::isa::kAccZeroAccumulate: acc = 0.0f; break;
+            case model::isa::kAccLoad: acc = alpha; break;
             default: break;
         }
-        const bool summing = op.accumulator_cmd >= kAccumulate;
+        const bool summing = op.accumulator_cmd >= model::isa::kAccAccumulate;
         auto body = [&](auto load, auto store) {
             if (batched) return activate_batched(src, dst, p, fn, view, scale, bias, acc, summing, load, store);
             // Operands by value: the stores go through uint8_t pointers, which may alias.
@@ -456,9 +457,9 @@ void ActEngine::activate(const Bundle& b) {
             body([in](const uint8_t* s) { return model::fp::to_f32(in, s); }, [out](float y, uint8_t* d) { model::fp::from_f32(out, y, d); });
     };
     auto operands = [&](uint32_t p, float& scale, float& bias, float& alpha) {
-        scale = operand(op.scale_src, op.scale_value, p, "scale", Dtype::Fp32);
-        bias = operand(bias_mode, op.bias, p, "bias", bias_dtype);
-        alpha = load_alpha ? operand(op.imm_src, op.imm, p, "imm", Dtype::Fp32) : 0.0f;
+        scale = operand(scale_mode, op.scale_src, op.scale_value, p, "scale", Dtype::Fp32);
+        bias = operand(bias_mode, op.bias_src_n, op.bias, p, "bias", bias_dtype);
+        alpha = load_alpha ? operand(imm_mode, op.imm_src, op.imm, p, "imm", Dtype::Fp32) : 0.0f;
     };
     detail_.function = fn.meta.bare_name();
     start_streaming(src, dst, nch, in, out, std::move(pointers));
@@ -649,7 +650,7 @@ void ActEngine::activate_quantize(const Bundle& b) {
     wait_for_tables();
     ActivateQuantizeOp op;
     std::memcpy(&op, b.b.data(), sizeof op);
-    const uint8_t in_code = op.in_bias_dtype & 0x0F;
+    const uint8_t in_code = model::isa::input_dtype_code(op.in_bias_dtype);
     if (in_code != 0x0A && in_code != 0x08) throw Error("activate_quantize: input dtype " + model::fp::dtype_name(in_code) + " must be FP32 or INT32");
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
     const float qscale = model::fp::float_of(op.quant_scale_value), dqscale = model::fp::float_of(op.dequant_scale_value);
@@ -702,7 +703,7 @@ void ActEngine::activate2(const Bundle& b) {
     const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 2, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     ctx_.budget().elements(src.elements() * nch, "activate2");
-    if (op.relu_param_src != kImmediate) throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
+    if (model::isa::scale_or_imm_source(op.relu_param_src) != OperandSource::Immediate) throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
     const Resolved fn = resolve(kActivate2, op.activation_func);
     const bool prelu = fn.meta.bare_name() == "parametric_relu";
     const model::pwp::TableView view = tables_->view();
