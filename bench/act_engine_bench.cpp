@@ -3,9 +3,9 @@
 // (convert, pre-scale, table-memory evaluation, convert back). The platform figure is the
 // simulation's wall time (sc_start: the table load and the Activate), without elaboration.
 // Baseline and fast path side by side, in one process:
-//   NumericKernelAlone   the table-memory evaluator element by element (the kernel before issue 13)
+//   NumericKernelAlone   the table-memory evaluator element by element (the reference kernel)
 //   NumericKernelFast    the decoded tables and the batch fast pass (fast_eval.h), one thread
-//   PlatformActivate/0   the platform with act_reference_kernel (element by element, one thread: before issue 13)
+//   PlatformActivate/0   the platform with act_reference_kernel (element by element, one thread: the reference)
 //   PlatformActivate/1   the platform's fast path on one host thread (run.host_threads = 1)
 //   PlatformActivate/2   the fast path on the host's hardware threads (run.host_threads = 0)
 #include <cstring>

@@ -1,8 +1,8 @@
 // Host speed of the GPSIMD CPTC decode model: one decode instruction over 128 partitions x
 // 8192 elements through the firmware model (dispatch, validators, unpack, de-interleave,
 // scales, saturating store), per kernel leg. Items are decoded elements. The third argument
-// picks the decoder, side by side in one process: 0 the element-by-element decoder of before
-// issue 13 (FirmwareConfig::reference_decode, the baseline), 1 the fast decode (model/cptc/decode.h).
+// picks the decoder, side by side in one process: 0 the element-by-element decoder
+// (FirmwareConfig::reference_decode, the baseline), 1 the fast decode (model/cptc/decode.h).
 #include <cstring>
 #include <random>
 

@@ -1,4 +1,4 @@
-// The sweep's SQLite writer (issue 14 §3): records 10,000 points, each in its own transaction
+// The sweep's SQLite writer (docs/what-if.md, "The database"): records 10,000 points, each in its own transaction
 // (WAL, synchronous=NORMAL), as `neuronsim sweep` does, with a real stats.json flattened
 // (tests/golden/softmax/mariana/stats.json, 138 values in stats schema 2) or padded to 300 values; then reads
 // them all back (export's path). Items are points.

@@ -45,7 +45,7 @@ struct FirmwareConfig {
     // false: every check runs and the result describes the work, but no element is read or
     // written (a timing-only run).
     bool values = true;
-    // The CPTC decode before issue 13 (model::cptc::decode_reference), element by element:
+    // The element-by-element CPTC decode (model::cptc::decode_reference):
     // the oracle of the fast decode's tests and the baseline of neuronsim_bench_pool.
     bool reference_decode = false;
     bool extisa3_staged() const;

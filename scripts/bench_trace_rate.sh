@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The trace-throughput benchmark (issue 13, goal 4): `neuronsim run` on the act/pool semaphore
+# The trace-throughput benchmark (bench/README.md): `neuronsim run` on the act/pool semaphore
 # ping-pong trace, recording instructions.csv and timeline.json (the default). Prints each run's
 # host figures (host.json: simulation wall time including writing the records, instructions/s,
 # peak RSS) and the whole command's wall time (including the trace's assembly), then one run of

@@ -2,7 +2,7 @@
 // One partition's CPTC decode as the GPSIMD kernels store it (stage A unpack and
 // de-interleave, stage D scales, stage F saturating store; docs/cptc-format.md), into a
 // contiguous output in element order. decode_reference is the decoder the firmware model used
-// before issue 13, kept as the oracle and the benchmark baseline; decode_fast gives the same
+// before the fast decode, kept as the oracle and the benchmark baseline; decode_fast gives the same
 // bytes with AVX-512 (BITALG for the bit-plane transpose, F16C-in-AVX-512F for the fp16
 // store), chosen at run time, and falls back to the reference elsewhere.
 #include <cstdint>

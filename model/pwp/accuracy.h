@@ -2,7 +2,7 @@
 // Accuracy of a generated (or any) profile against the function's closed form, measured with
 // evaluate_generic over a dense sweep of every octave of the valid domain.
 //
-// The bar (issue 15): |y - f| <= 1e-6 |f|, or 1e-7 where |f| < 0.1. Its score is
+// The bar (docs/pwp-tables.md, "The generator"): |y - f| <= 1e-6 |f|, or 1e-7 where |f| < 0.1. Its score is
 // |y - f| / max(|f|, 0.1): relative error where |f| >= 0.1, ten times the absolute error below;
 // a table meets the bar where the score is at most 1e-6.
 #include <cstdint>

@@ -143,7 +143,7 @@ TEST(RunOutputs, AnEarlierRunIsRefusedUnlessForcedAndForceClearsOnlyItsOwnFiles)
     EXPECT_EQ(run_cli("run --no-progress --out " + e.path()).status, 0);
 }
 
-// Issue 23 item 8: a directory without the manifest is the user's, whatever its files are called.
+// A directory without the manifest is the user's, whatever its files are called.
 TEST(RunOutputs, ForceNeverRemovesWhatNeuronsimDidNotWrite) {
     TempDir t;
     const std::string proj = t.file("proj");
@@ -321,7 +321,7 @@ TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {
     EXPECT_FALSE(std::filesystem::exists(t.file("u/x.bin")));
 }
 
-// Issue 23 item 11: .data files are streamed where they go, not held: 48 lines loading one
+// .data files are streamed where they go, not held: 48 lines loading one
 // 32 MiB file into SBUF reached 1.6 GB before the simulation started; now they fit in 1 GB of
 // address space. DRAM past its limit names the trace line.
 TEST(RunOutputs, DataFilesAreStreamedAndTheirFailuresNameTheLine) {
@@ -345,7 +345,7 @@ TEST(RunOutputs, DataFilesAreStreamedAndTheirFailuresNameTheLine) {
     EXPECT_NE(r.err.find("would take its resident pages past 1048576 bytes (run.max_dram_resident_bytes)"), std::string::npos) << r.err;
 }
 
-// DRAM the run writes is host memory (issue 23 item 7): bounded by run.max_dram_resident_bytes,
+// DRAM the run writes is host memory: bounded by run.max_dram_resident_bytes,
 // and a host that runs out names the instruction instead of SystemC's bare E549.
 TEST(RunOutputs, DramPagesAreBoundedAndRunningOutNamesTheInstruction) {
     TempDir t;

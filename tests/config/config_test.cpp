@@ -164,7 +164,7 @@ TEST(Config, LayerErrorsNameTheLayerAndLine) {
     EXPECT_EQ(config_to_yaml(full), config_to_yaml(parse_config(builtin_config_text("sunda"), "s")));
 }
 
-// Issue 23 item 10: aliases of aliases (a 480-byte overlay of nine levels of ten expands to 10^9
+// Aliases of aliases (a 480-byte overlay of nine levels of ten expands to 10^9
 // values, and the layer checks walked them all) and deep nesting are refused, naming the layer.
 TEST(Config, AliasBombsAndDeepNestingAreRefused) {
     auto error = [](std::vector<std::pair<std::string, std::string>> overlays, std::vector<std::string> p = {}) {

@@ -1,4 +1,4 @@
-// The encoder against the firmware model (issue 9 §2): for every CPTC width K = 1..7 and every
+// The encoder against the firmware model (docs/cptc-format.md): for every CPTC width K = 1..7 and every
 // output type its routed kernel stores, random values are encoded, the printed instruction
 // fields are assembled into a conv_lut_load (and an 0xf0 spec 7) and run through PoolFirmware,
 // and what the kernel stores must be, bit for bit, the encoder's own reconstruction. The

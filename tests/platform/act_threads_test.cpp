@@ -1,4 +1,4 @@
-// Activate's fast path and host threads (issue 13) against the element-by-element kernel on
+// Activate's fast path and host threads (docs/act-engine.md) against the element-by-element kernel on
 // one thread (act_reference_kernel, the oracle): every output byte, the accumulator, stats.json,
 // instructions.csv and timeline.json identical for run.host_threads 1, 2 and 3, over operand
 // layouts that may and may not be batched or split across threads.

@@ -1,4 +1,4 @@
-// CONTROL.RESET with work in flight (issue 23, items 3 and 4): whatever state an engine is in
+// CONTROL.RESET with work in flight (docs/vp-integration.md, "Reset"): whatever state an engine is in
 // (fetching, waiting on a semaphore, executing, its DMA in flight, a table load in flight),
 // after the reset every queue is empty and idle, its registers are writable, nothing of
 // before ever completes (no semaphore update, no DONE count, no data a DMA had not yet moved)

@@ -273,7 +273,7 @@ TEST(NeuronCore, TheMemorysAnnotatedDelayIsChargedToTheTransfer) {
     EXPECT_EQ(slow - base, sc_core::sc_time(21, sc_core::SC_NS));
 }
 
-// Times past the end of simulated time (issue 23 item 7): sc_time would wrap to the past.
+// Times past the end of simulated time: sc_time would wrap to the past.
 TEST(NeuronCore, ADoorbellAnnotatedPastTheEndOfTimeIsRefused) {
     bool ran = false;
     run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {

@@ -1,4 +1,4 @@
-// The device's initiator port against DMI grants a real target may give (issue 23 items 5, 6):
+// The device's initiator port against DMI grants a real target may give:
 // the whole 64-bit range (tlm_dmi's default), read-only DMI, and many small regions.
 #include <cstring>
 #include <vector>

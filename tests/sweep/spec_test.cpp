@@ -166,7 +166,7 @@ TEST_F(SpecTest, ErrorsNameTheFileAndTheYamlPath) {
         {base + "params: {act.clock_ghz: \"\xed\xa0\x80\"}\n", "spec.yaml: params.act.clock_ghz (line 2): not valid UTF-8"},
         {base + "numerics: fast\n", "spec.yaml: numerics (line 2): expected full or none, got \"fast\""},
         {base + "run_args: [--out, x]\n", "spec.yaml: run_args[0] (line 2): --out is set by the sweep itself"},
-        // Issue 23 item 14: every form boost accepts (an attached short value, a prefix, "--").
+        // Every form boost accepts (an attached short value, a prefix, "--").
         {base + "run_args: [-pact.clock_ghz=9]\n", "spec.yaml: run_args[0] (line 2): -pact.clock_ghz=9 is set by the sweep itself"},
         {base + "run_args: [--conf=x.yaml]\n", "spec.yaml: run_args[0] (line 2): --conf=x.yaml is set by the sweep itself"},
         {base + "run_args: [--skip-unknown, --tr, x]\n", "spec.yaml: run_args[1] (line 2): --tr is set by the sweep itself"},

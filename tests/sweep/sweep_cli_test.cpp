@@ -170,7 +170,7 @@ TEST(SweepCli, AFailingPointIsRecordedAndTheSweepGoesOn) {
     }
 }
 
-// Issue 23 item 12: a point that does not finish in its timeout is killed and recorded as
+// A point that does not finish in its timeout is killed and recorded as
 // failed with the reason; the sweep goes on.
 TEST(SweepCli, APointPastItsTimeoutIsKilledAndRecordedAsFailed) {
     test::TempDir dir;
@@ -209,7 +209,7 @@ TEST(SweepCli, APointPastItsTimeoutIsKilledAndRecordedAsFailed) {
     EXPECT_NEAR(default_point_timeout(p), 600 + 120.0 * double(slow.size()) / (1 << 20), 1e-9);
 }
 
-// Issue 23 item 13: a second sweep into a database another is writing is refused at once,
+// A second sweep into a database another is writing is refused at once,
 // naming the process that holds it (it used to duplicate the work, then fail on UNIQUE).
 TEST(SweepCli, ASecondWriterIsRefusedNamingTheFirst) {
     test::TempDir dir;
@@ -246,7 +246,7 @@ TEST(SweepCli, ASecondWriterIsRefusedNamingTheFirst) {
     EXPECT_EQ(rows(db).size(), 60u);
 }
 
-// Issue 23 item 14: a full disk under the points' outputs: each point records the run's own
+// A full disk under the points' outputs: each point records the run's own
 // error (its stderr comes through a pipe; a stderr file on that disk came back empty: "exit
 // status 1 and no message"). A 16 KiB tmpfs in a private mount namespace is the full disk.
 TEST(SweepCli, AFullDiskForThePointsRecordsTheirRealError) {
@@ -268,7 +268,7 @@ TEST(SweepCli, AFullDiskForThePointsRecordsTheirRealError) {
     }
 }
 
-// Issue 23 item 14: a SIGKILLed sweep cannot remove its temporary directory; the next sweep
+// A SIGKILLed sweep cannot remove its temporary directory; the next sweep
 // removes it (and only the leftovers whose process has ended).
 TEST(SweepCli, TheNextSweepRemovesAKilledSweepsTemporaryDirectory) {
     test::TempDir dir;
@@ -417,7 +417,7 @@ TEST(SweepCli, ExportAndPlot) {
     EXPECT_FALSE(std::filesystem::exists(dir.file("n.svg")));
 }
 
-// Issue 23 item 9: no user-supplied string runs as gnuplot (a line break ended the comment line
+// No user-supplied string runs as gnuplot (a line break ended the comment line
 // the database's name was in, and the next line ran), and a spec's plot stays beside its database.
 TEST(SweepCli, PlotRunsNoCommandFromItsStringsAndStaysBesideTheDatabase) {
     test::TempDir dir;

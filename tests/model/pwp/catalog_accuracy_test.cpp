@@ -1,4 +1,4 @@
-// The catalog's accuracy certificate (issue 15): through evaluate_generic, every table meets
+// The catalog's accuracy certificate (docs/pwp-tables.md): through evaluate_generic, every table meets
 // the bar |y - f| <= 1e-6 max(|f|, 0.1) over a dense sweep of the domain it certifies, at a
 // lut_size no larger than the shipped table's, and the certified domains are the documented
 // ones (docs/pwp-tables.md, "Certified domains").
