@@ -15,6 +15,7 @@
 #include "apps/commands.h"
 #include "apps/pwp_sets.h"
 #include "model/common/error.h"
+#include "model/common/progress_line.h"
 #include "model/fp/bits.h"
 #include "model/io/json_path.h"
 #include "model/pwp/accuracy.h"
@@ -28,6 +29,7 @@
 #include "model/pwp/roster.h"
 #include "model/pwp/set_check.h"
 #include "model/pwp/table_eval.h"
+#include "model/pwp/verify_all.h"
 
 namespace neuronsim::apps {
 
@@ -327,107 +329,19 @@ int run_verify(const std::string& prog, const std::vector<std::string>& args) {
                                                 : (std::filesystem::path(manifest).parent_path().parent_path() / "pwp_jsons" / (f.func_name + ".json")).string();
     Profile p = load_profile(prof_path);
     const unsigned nt = std::max(1u, vm["threads"].as<unsigned>());
-    std::atomic<uint64_t> equal{0}, both_unhandled{0}, mismatched{0}, done{0};
-    std::atomic<uint64_t> first_bad{UINT64_MAX};
-    const bool fast = vm["fast"].as<bool>();
-    const FlatTable profile_flat = flatten_profile(p);
-    FlatTable scratch;
-    const FlatTable& set_flat = te.flat(f, scratch);
-    std::atomic<uint64_t> fallbacks_profile{0}, fallbacks_set{0};
-    // --fast: 4096 inputs at a time through evaluate_generic, and through the batch pass on
-    // the decoded profile and on the decoded set (flagged elements by their reference paths).
-    auto fast_worker = [&](uint64_t lo, uint64_t hi, uint64_t& eq, uint64_t& bu, uint64_t& mm) {
-        constexpr size_t kChunk = 4096;
-        std::vector<float> in(kChunk), ref(kChunk), a(kChunk), b(kChunk);
-        std::vector<uint32_t> flagged(kChunk);
-        std::vector<char> ref_err(kChunk), a_err(kChunk), b_err(kChunk);
-        uint64_t fp = 0, fs = 0;
-        for (uint64_t u0 = lo; u0 < hi; u0 += kChunk) {
-            const size_t m = static_cast<size_t>(std::min<uint64_t>(kChunk, hi - u0));
-            for (size_t i = 0; i < m; ++i) {
-                in[i] = fp::float_of(static_cast<uint32_t>(u0 + i));
-                ref_err[i] = a_err[i] = b_err[i] = 0;
-                try { ref[i] = evaluate_generic(p, in[i]); } catch (const Error&) { ref_err[i] = 1; }
-            }
-            size_t k = fast_pass(profile_flat, in.data(), a.data(), m, flagged.data());
-            fp += k;
-            for (size_t j = 0; j < k; ++j)
-                try { a[flagged[j]] = evaluate_generic(p, in[flagged[j]]); } catch (const Error&) { a_err[flagged[j]] = 1; }
-            k = fast_pass(set_flat, in.data(), b.data(), m, flagged.data());
-            fs += k;
-            for (size_t j = 0; j < k; ++j)
-                try { b[flagged[j]] = te.evaluate_reference(f, in[flagged[j]]); } catch (const Error&) { b_err[flagged[j]] = 1; }
-            for (size_t i = 0; i < m; ++i) {
-                const bool same = ref_err[i] == a_err[i] && ref_err[i] == b_err[i] &&
-                                  (ref_err[i] || (fp::bits_of(ref[i]) == fp::bits_of(a[i]) && fp::bits_of(ref[i]) == fp::bits_of(b[i])));
-                if (same && ref_err[i]) ++bu;
-                else if (same) ++eq;
-                else {
-                    ++mm;
-                    uint64_t cur = first_bad.load();
-                    while (u0 + i < cur && !first_bad.compare_exchange_weak(cur, u0 + i)) {}
-                }
-            }
-            if (((u0 + kChunk) & 0xFFFFFF) == 0) done += 0x1000000;
-        }
-        fallbacks_profile += fp;
-        fallbacks_set += fs;
-    };
-    auto t0 = std::chrono::steady_clock::now();
-    auto worker = [&](unsigned k) {
-        uint64_t eq = 0, bu = 0, mm = 0;
-        const uint64_t chunk = (uint64_t{1} << 32) / nt;
-        const uint64_t lo = chunk * k, hi = k + 1 == nt ? (uint64_t{1} << 32) : lo + chunk;
-        if (fast) {
-            fast_worker(lo, hi, eq, bu, mm);
-            equal += eq;
-            both_unhandled += bu;
-            mismatched += mm;
-            return;
-        }
-        for (uint64_t u = lo; u < hi; ++u) {
-            const float v = fp::float_of(static_cast<uint32_t>(u));
-            float a = 0, b = 0;
-            bool ea = false, eb = false;
-            try { a = evaluate_generic(p, v); } catch (const Error&) { ea = true; }
-            try { b = te.evaluate(f, v); } catch (const Error&) { eb = true; }
-            if (ea && eb) ++bu;
-            else if (ea == eb && fp::bits_of(a) == fp::bits_of(b)) ++eq;
-            else {
-                ++mm;
-                uint64_t cur = first_bad.load();
-                while (u < cur && !first_bad.compare_exchange_weak(cur, u)) {}
-            }
-            if ((u & 0xFFFFFF) == 0xFFFFFF) done += 0x1000000;
-        }
-        equal += eq;
-        both_unhandled += bu;
-        mismatched += mm;
-    };
-    std::vector<std::thread> pool;
-    for (unsigned k = 0; k < nt; ++k) pool.emplace_back(worker, k);
-    const bool tty = isatty(STDERR_FILENO);
-    while (tty && done.load() < (uint64_t{1} << 32) - nt * 0x1000000ull) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        double frac = static_cast<double>(done.load()) / 4294967296.0;
-        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::fprintf(stderr, "\r%5.1f%%  ETA %4.0f s ", 100 * frac, frac > 0 ? el / frac - el : 0.0);
-        if (mismatched.load() || frac >= 1) break;
-    }
-    for (auto& t : pool) t.join();
-    if (tty) std::fprintf(stderr, "\r%40s\r", "");
-    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ProgressLine line(uint64_t{1} << 32, "inputs", isatty(STDERR_FILENO), 0.5);
+    const VerifyResult r = verify_all_inputs(p, te, f, nt, vm["fast"].as<bool>(), [&](uint64_t done) { line.update(done); });
+    line.finish(false);
     std::printf("%s in %s (%s, %zu-byte ctrl stride) vs %s: %llu identical, %llu unhandled by both, %llu mismatched, "
                 "%.1f s on %u thread(s)\n", f.func_name.c_str(), set.name.c_str(), manifest.c_str(), set.stride, prof_path.c_str(),
-                static_cast<unsigned long long>(equal.load()), static_cast<unsigned long long>(both_unhandled.load()),
-                static_cast<unsigned long long>(mismatched.load()), el, nt);
-    if (fast)
+                static_cast<unsigned long long>(r.equal), static_cast<unsigned long long>(r.both_unhandled),
+                static_cast<unsigned long long>(r.mismatched), r.seconds, nt);
+    if (vm["fast"].as<bool>())
         std::printf("fast path (%s): elements handed to the reference path: %llu of the profile's pass, %llu of the set's\n",
-                    simd_name(active_simd_level()), static_cast<unsigned long long>(fallbacks_profile.load()),
-                    static_cast<unsigned long long>(fallbacks_set.load()));
-    if (mismatched.load()) {
-        uint32_t u = static_cast<uint32_t>(first_bad.load());
-        std::printf("first mismatch: input %08x\n", u);
+                    simd_name(active_simd_level()), static_cast<unsigned long long>(r.fallbacks_profile),
+                    static_cast<unsigned long long>(r.fallbacks_set));
+    if (r.first_mismatch) {
+        std::printf("first mismatch: input %08x\n", *r.first_mismatch);
         return 1;
     }
     return 0;

@@ -116,7 +116,8 @@ std::string InstructionRecord::stall_cause() const {
 
 std::string InstructionRecord::source() const { return source_file && line ? *source_file + ":" + std::to_string(line) : ""; }
 
-Recorder::Recorder(const DeviceOptions& options, const std::string& process_name) : opt_(options), total_(options.progress_total) {
+Recorder::Recorder(const DeviceOptions& options, const std::string& process_name)
+    : opt_(options), total_(options.progress_total), progress_(options.progress_total, "instructions", options.progress, 0.2) {
     // Each file is renamed into place when complete (finish()), else never appears.
     const std::string& out_dir = opt_.record_dir;
     if (!out_dir.empty() && opt_.record_csv) {
@@ -133,7 +134,6 @@ Recorder::Recorder(const DeviceOptions& options, const std::string& process_name
         put_json(*timeline_, process_name);
         timeline_->lit("\"}}");
     }
-    start_wall_ = last_draw_ = std::chrono::steady_clock::now();
 }
 
 Recorder::~Recorder() = default;  // not finished (the run failed): the partial files never appear
@@ -358,7 +358,7 @@ void Recorder::instruction(InstructionRecord& r) {
         }
     }
     ++completed_;
-    if (opt_.progress) progress();
+    progress_.update(completed_, "", completed_ == total_);
 }
 
 void Recorder::slice(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
@@ -376,17 +376,6 @@ void Recorder::counter(const std::string& name, const sc_core::sc_time& at, doub
                                                at.to_seconds() * 1e6, value)));
 }
 
-void Recorder::progress() {
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_draw_ < std::chrono::milliseconds(200) && completed_ != total_) return;
-    last_draw_ = now;
-    const double frac = total_ ? static_cast<double>(completed_) / static_cast<double>(total_) : 1.0;
-    const double el = std::chrono::duration<double>(now - start_wall_).count();
-    const int width = 30, filled = static_cast<int>(frac * width);
-    std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %llu/%llu instructions  ETA %.0f s ", filled, "==============================",
-                 width - filled, "", 100 * frac, static_cast<unsigned long long>(completed_), static_cast<unsigned long long>(total_),
-                 frac > 0 ? el / frac - el : 0.0);
-}
 
 void Recorder::finish() {
     // Complete files are moved into place; a failed one never appears: never half a file.
@@ -401,10 +390,7 @@ void Recorder::finish() {
         }
         f->reset();
     }
-    if (opt_.progress) {
-        std::fprintf(stderr, "\r%90s\r", "");
-        opt_.progress = false;
-    }
+    progress_.finish(false);
     if (!failed.empty()) throw Error(failed + " (disk full or file size limit?): the recording is incomplete");
 }
 

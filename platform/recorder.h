@@ -17,6 +17,7 @@
 
 #include <systemc>
 
+#include "model/common/progress_line.h"
 #include "model/io/text_writer.h"
 #include "neuronsim/device_options.h"
 #include "model/isa/bundle.h"
@@ -97,7 +98,6 @@ private:
     bool in_window(const sc_core::sc_time& start, const sc_core::sc_time& end) const;
     void event(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
                const std::string& args_json);
-    void progress();
 
     std::unique_ptr<model::io::TextWriter> csv_, timeline_;  // null when not recorded (or finished)
     DeviceOptions opt_;
@@ -111,7 +111,7 @@ private:
     uint64_t total_, completed_ = 0, flows_ = 0;
     std::vector<Divergence> top_;  // largest |simulated - model| first, at most 5
     std::string cause_buf_;  // reused: the rare stall causes that need quoting
-    std::chrono::steady_clock::time_point start_wall_, last_draw_;
+    ProgressLine progress_;
 };
 
 std::string json_escape(const std::string& s);
