@@ -1,5 +1,4 @@
 // `neuronsim run`, `asm`, `disasm`: the trace-driven platform.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,30 +16,21 @@
 #include "model/common/error.h"
 #include "model/io/json_path.h"
 #include "model/io/sha256.h"
-#include "neuronsim/version.h"
 #include "model/io/write_file.h"
 #include "model/isa/opcodes.h"
 #include "model/trace/assembler.h"
 #include "platform/builtin_demo_trace.h"
 #include "platform/config.h"
-#include "platform/trace_host.h"
+#include "platform/run_record.h"
+#include "platform/simulate.h"
 #include "apps/run_summary.h"
 
 namespace neuronsim::apps {
 
 namespace {
 
-// The process's peak resident memory so far (Linux reports kilobytes).
-uint64_t peak_rss_bytes() {
-    rusage u{};
-    return getrusage(RUSAGE_SELF, &u) == 0 ? static_cast<uint64_t>(u.ru_maxrss) * 1024 : 0;
-}
-
 namespace fs = std::filesystem;
 using namespace platform;
-
-// stats.json's layout (docs/stats-schema.md); bump it when a key moves or changes meaning.
-constexpr int kStatsSchemaVersion = 3;
 
 std::string lower_name(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -141,22 +131,6 @@ void parse_window(const std::string& prog, const std::string& text, DeviceOption
     if (r.window_end < r.window_start) throw UsageError(prog + ": --window " + text + ": END is before START");
 }
 
-// What the run was made of, for stats.json: the trace and the config layers with their hashes.
-struct RunInputs {
-    std::string trace_path, trace_sha256;
-    nlohmann::ordered_json config;
-};
-
-std::string streams_sha256(const std::string& dir) {
-    model::io::Sha256 h;
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.is_regular_file()) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    for (const std::string& n : names) h.update(n + "\n" + model::io::sha256_file(dir + "/" + n, "stream file") + "\n");
-    return h.hex();
-}
-
 int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg, const std::string& out, RunInputs inputs);
 
 // --threads N is run.host_threads=N, before -p (which may say otherwise).
@@ -207,8 +181,9 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     }
     Config cfg = config_from(vm, threads_override(vm));
     RunInputs inputs;
-    inputs.config = {{"preset", lower_name(cfg.generation.name)}, {"overlays", nlohmann::ordered_json::array()}, {"overrides", config_overrides(vm)}};
-    for (const std::string& o : config_overlays(vm)) inputs.config["overlays"].push_back({{"path", o}, {"sha256", model::io::sha256_file(o, "config overlay")}});
+    inputs.preset = lower_name(cfg.generation.name);
+    inputs.overrides = config_overrides(vm);
+    for (const std::string& o : config_overlays(vm)) inputs.overlays.emplace_back(o, model::io::sha256_file(o, "config overlay"));
     const std::string out = vm["out"].as<std::string>();
     prepare_output_dir(prog, out, vm["force"].as<bool>());
     write_manifest(out, {});
@@ -242,8 +217,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
                 std::vector<std::string> extra = threads_override(vm);
                 extra.insert(extra.begin(), "gpsimd.cptc_flag=true");
                 cfg = config_from(vm, extra);
-                inputs.config["overrides"] = nlohmann::ordered_json::array({"gpsimd.cptc_flag=true"});
-                for (const auto& p : config_overrides(vm)) inputs.config["overrides"].push_back(p);
+                inputs.overrides.insert(inputs.overrides.begin(), "gpsimd.cptc_flag=true");
             }
             trace = out + "/demo.trace";
             write_file(trace, builtin_demo_trace(cptc));
@@ -257,9 +231,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     }
     const std::string config_yaml = config_to_yaml(cfg);
     write_file(out + "/config.yaml", config_yaml);
-    inputs.config["sha256"] = model::io::sha256_hex(config_yaml);
-    const auto streams = model::trace::list_streams(streams_dir);
-    const std::string setup = fs::exists(streams_dir + "/setup.trace") ? streams_dir + "/setup.trace" : "";
+    inputs.config_sha256 = model::io::sha256_hex(config_yaml);
 
     RunOptions ro;
     ro.out_dir = out;
@@ -267,8 +239,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     if (vm.count("pwp")) ro.pwp_dir = vm["pwp"].as<std::string>();
     DeviceOptions& d = ro.device;
     d.skip_unknown = vm["skip-unknown"].as<bool>();
-    const std::string act_numerics = vm["act-numerics"].as<std::string>();
-    d.act_exact = act_numerics == "exact";
+    d.act_exact = vm["act-numerics"].as<std::string>() == "exact";
     d.timing_only = vm["numerics"].as<std::string>() == "none";
     d.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
     d.cost_model = vm["cost-model"].as<bool>();
@@ -278,24 +249,10 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     d.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
     StopSignals signals;
     d.cancel = &g_stop;
-    TraceHost host("host", cfg, streams, setup, ro);
-    RunReport rep = host.run();
+    const RunReport rep = simulate_streams(cfg, streams_dir, ro);
     write_manifest(out, rep.dumps);
-
-    nlohmann::ordered_json stats;
-    stats["schema_version"] = kStatsSchemaVersion;
-    stats["neuronsim_version"] = NEURONSIM_VERSION;
-    stats["generation"] = cfg.generation.name;
-    stats["trace"] = {{"path", inputs.trace_path}, {"sha256", inputs.trace_sha256}};
-    stats["config"] = inputs.config;
-    stats["run"] = {{"numerics", vm["numerics"].as<std::string>()}, {"act_numerics", act_numerics}, {"status", rep.interrupted ? "interrupted" : "complete"}};
-    stats["core"] = rep.stats;
-    write_file(out + "/stats.json", stats.dump(2) + "\n");
-    const double sim_ns = rep.simulated.to_seconds() * 1e9;
-    nlohmann::ordered_json host_json = {{"wall_seconds", rep.wall_seconds},
-                                   {"simulated_ns_per_wall_second", rep.wall_seconds > 0 ? sim_ns / rep.wall_seconds : 0.0},
-                                   {"instructions_per_second", rep.wall_seconds > 0 ? rep.instructions / rep.wall_seconds : 0.0},
-                                   {"peak_rss_bytes", peak_rss_bytes()}};
+    write_file(out + "/stats.json", run_stats(cfg, inputs, d, rep).dump(2) + "\n");
+    const nlohmann::ordered_json host_json = host_figures(rep);
     write_file(out + "/host.json", host_json.dump(2) + "\n");
 
     if (rep.interrupted) {
@@ -307,7 +264,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
         return 130;
     }
     fs::remove(fs::path(out) / "RUN_INCOMPLETE");  // every output is in place
-    print_run_summary(cfg, trace_name, out, rep, host_json, host.core(), d.cost_model);
+    print_run_summary(cfg, trace_name, out, rep, host_json, d.cost_model);
     if (d.timing_only) std::printf("  (--numerics none: timing only; no element values were computed and no dumps written)\n");
     return 0;
 }

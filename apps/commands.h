@@ -15,5 +15,6 @@ Command kernel_command();
 Command advise_command();
 Command sweep_command();
 Command plot_command();
+Command stats_command();
 
 }  // namespace neuronsim::apps

@@ -11,6 +11,7 @@
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
 #include "platform/semaphores.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim::platform {
 
@@ -127,7 +128,6 @@ void Engine::trigger_dma(DmaJob job, std::function<void()> on_done, std::functio
         e.index = f->index;
         e.opcode = f->opcode;
         e.message = why;
-        e.summary = "engine " + label_ + ", instruction " + std::to_string(f->index) + " (opcode " + opcode_text(f->opcode) + "): " + why;
         ctx_.fail(e);
     };
     job.failed = fail;
@@ -261,7 +261,6 @@ void Engine::fail_issuing(const std::string& why) {
     ef.index = index_;
     ef.opcode = opcode_;
     ef.message = why;
-    ef.summary = "engine " + label_ + ", instruction " + std::to_string(index_) + " (opcode " + opcode_text(opcode_) + "): " + why;
     waiting_ = false;
     --in_flight_;
     current_.reset();
@@ -311,7 +310,6 @@ void Engine::retire() {
             ef.index = f->index;
             ef.opcode = f->opcode;
             ef.message = e.what();
-            ef.summary = "engine " + label_ + ", instruction " + std::to_string(f->index) + " (opcode " + opcode_text(f->opcode) + "): " + e.what();
             ctx_.fail(ef);
             drop();
             continue;
@@ -327,6 +325,11 @@ void Engine::retire() {
     }
 }
 
+std::string EngineFailure::summary(const std::string& where) const {
+    return "engine " + engine + ", instruction " + std::to_string(index) + " (opcode " + opcode_text(opcode) + (where.empty() ? "" : ", " + where) +
+           "): " + message;
+}
+
 sc_core::sc_time Engine::busy_of(const std::string& mnemonic) const {
     for (const auto& [m, t] : by_mnemonic_)
         if (*m == mnemonic) return t.time;
@@ -335,17 +338,18 @@ sc_core::sc_time Engine::busy_of(const std::string& mnemonic) const {
 
 void Engine::collect_stats(nlohmann::ordered_json& node) const {
     if (!count_ && !reports_when_idle()) return;  // a DMA queue that ran nothing reports nothing
-    node["instructions"] = count_;
-    node["busy_ps"] = busy_.value();
-    node["stalled_ps"] = stalled_.value();
-    node["busy_cycles"] = static_cast<uint64_t>(busy_.to_seconds() * 1e9 * ghz_ + 0.5);
-    node["clock_ghz"] = ghz_;
-    node["skipped_unknown"] = skipped_;
+    namespace s = stats::engine;
+    stats::put(node, s::instructions, count_);
+    stats::put(node, s::busy_ps, busy_.value());
+    stats::put(node, s::stalled_ps, stalled_.value());
+    stats::put(node, s::busy_cycles, static_cast<uint64_t>(busy_.to_seconds() * 1e9 * ghz_ + 0.5));
+    stats::put(node, s::clock_ghz, ghz_);
+    stats::put(node, s::skipped_unknown, skipped_);
     std::map<std::string, const Tally*> by_name;  // sorted by name: deterministic
     for (const auto& [m, t] : by_mnemonic_) by_name[*m] = &t;
     nlohmann::ordered_json by = nlohmann::ordered_json::object();
-    for (const auto& [m, t] : by_name) by[m] = {{"count", t->count}, {"busy_ps", t->time.value()}};
-    node["by_mnemonic"] = std::move(by);
+    for (const auto& [m, t] : by_name) by[m] = {{s::mnemonic_count.leaf(), t->count}, {s::mnemonic_busy_ps.leaf(), t->time.value()}};
+    node[s::mnemonic_count.head()] = std::move(by);
     std::map<std::string, const Tally*> causes;
     for (const auto& [k, t] : stalls_) {
         InstructionRecord r;
@@ -363,8 +367,8 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
         causes[cause] = &t;
     }
     nlohmann::ordered_json st = nlohmann::ordered_json::object();
-    for (const auto& [cause, t] : causes) st[cause] = {{"count", t->count}, {"stalled_ps", t->time.value()}};
-    node["stalls"] = std::move(st);
+    for (const auto& [cause, t] : causes) st[cause] = {{s::stall_count.leaf(), t->count}, {s::stall_ps.leaf(), t->time.value()}};
+    node[s::stall_count.head()] = std::move(st);
 }
 
 void Engine::collect_cost_model(nlohmann::ordered_json& node) const {

@@ -25,7 +25,10 @@ struct EngineFailure {
     uint64_t index = 0;
     uint8_t opcode = 0;
     std::string message;   // the engine's own text ("opcode 0x47 is not modelled on engine act")
-    std::string summary;   // "engine act, instruction 1 (opcode 0x47): " + message
+
+    // "engine act, instruction 1 (opcode 0x47): " + message, the error register's text; `where`
+    // (a host's "FILE byte offset N") goes inside the parentheses.
+    std::string summary(const std::string& where = "") const;
 };
 
 // Run options that engines honour.

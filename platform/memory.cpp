@@ -6,6 +6,7 @@
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/isa/address_map.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim::platform {
 
@@ -135,8 +136,8 @@ namespace neuronsim::platform {
 
 void Memory::collect_stats(nlohmann::ordered_json& node) const {
     // Traffic is counted by the engines and ports that move it (DMI bypasses this target).
-    node["bytes"] = size_;
-    if (!partitions_) node["pages_touched"] = pages_.size();
+    stats::put(node, stats::memory::bytes, size_);
+    if (!partitions_) stats::put(node, stats::memory::pages_touched, pages_.size());
 }
 
 }  // namespace neuronsim::platform

@@ -17,6 +17,7 @@
 #include "platform/recorder.h"
 #include "platform/semaphores.h"
 #include "platform/stats.h"
+#include "stats/stat_records.h"
 #include "platform/tlm_port.h"
 #include "platform/work_budget.h"
 #include "neuronsim/version.h"
@@ -103,7 +104,7 @@ struct NeuronCore::Impl : EngineContext {
     WorkBudget& budget() override { return work; }
     bool halted() const override { return halted_; }
     void fail(const EngineFailure& f) override {
-        latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary);
+        latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary());
     }
 
     uint32_t engine_queue(const std::string& label) const {
@@ -604,15 +605,19 @@ std::vector<QueueState> NeuronCore::queue_states() const {
 std::string NeuronCore::stats_json() const {
     nlohmann::ordered_json node = collect_stats_tree(*this);
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    out["neuronsim_version"] = NEURONSIM_VERSION;
-    out["generation"] = impl_->cfg.generation.name;
+    namespace s = stats::core;
+    stats::put(out, s::neuronsim_version, NEURONSIM_VERSION);
+    stats::put(out, s::generation, impl_->cfg.generation.name);
     // The device's own busy window: first doorbell to last completion, in picoseconds.
     const sc_core::sc_time window = impl_->started && impl_->last_completion > impl_->first_doorbell ? impl_->last_completion - impl_->first_doorbell
                                                                                                    : sc_core::SC_ZERO_TIME;
-    out["simulated_ps"] = window.value();
-    out["instructions"] = instructions_completed();
+    stats::put(out, s::simulated_ps, window.value());
+    stats::put(out, s::instructions, instructions_completed());
     const TlmPort::Counters& m = impl_->mem_port.counters();
-    out["mem"] = {{"transactions", m.transports}, {"dmi_accesses", m.dmi_accesses}, {"dmi_grants", m.dmi_grants}, {"dmi_invalidations", m.invalidations}};
+    out[s::mem_transactions.head()] = {{s::mem_transactions.leaf(), m.transports},
+                                       {s::mem_dmi_accesses.leaf(), m.dmi_accesses},
+                                       {s::mem_dmi_grants.leaf(), m.dmi_grants},
+                                       {s::mem_dmi_invalidations.leaf(), m.invalidations}};
     // DMA queue streams (dma3, dma3.1) under "queues": the keys above are the same in every run.
     nlohmann::ordered_json queues = nlohmann::ordered_json::object();
     for (auto it = node.begin(); it != node.end(); ++it) {

@@ -1,6 +1,7 @@
 #include "platform/semaphores.h"
 
 #include "model/common/error.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim::platform {
 
@@ -69,11 +70,11 @@ void Semaphores::apply() {
 }
 
 void Semaphores::collect_stats(nlohmann::ordered_json& node) const {
-    node["updates"] = updates_;
+    stats::put(node, stats::semaphores::updates, updates_);
     nlohmann::ordered_json nonzero = nlohmann::ordered_json::object();
     for (size_t i = 0; i < values_.size(); ++i)
         if (values_[i]) nonzero[std::to_string(i)] = values_[i];
-    node["final_nonzero_values"] = std::move(nonzero);
+    node[stats::semaphores::final_nonzero.head()] = std::move(nonzero);
 }
 
 std::string describe_wait(const Events& e) {

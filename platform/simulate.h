@@ -11,6 +11,10 @@ namespace neuronsim::platform {
 // Makes a new simulation context current.
 void fresh_simulation_context();
 
+// Runs the assembled streams of `streams_dir` (<engine>.bin, setup.trace: `neuronsim asm`) on
+// `cfg` in the current context; the outputs go to options.out_dir.
+RunReport simulate_streams(const Config& cfg, const std::string& streams_dir, const RunOptions& options);
+
 // Assembles `trace` into options.out_dir/streams and runs it on `cfg` in a fresh context;
 // the outputs (dumps, recordings as `options` asks) go to options.out_dir.
 RunReport simulate_trace(const Config& cfg, const std::string& trace, const RunOptions& options);

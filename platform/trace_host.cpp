@@ -15,6 +15,8 @@
 #include "model/trace/assembler.h"
 #include "neuronsim/act_sets.h"
 #include "neuronsim/registers.h"
+#include "platform/engine_context.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim::platform {
 
@@ -250,9 +252,14 @@ std::string TraceHost::describe_error() {
     for (const auto& x : streams_)
         if (x->queue == queue) s = x.get();
     if (!s || rd(reg::kErrorCode) != reg::kErrorInstruction) return message;
-    // "engine E, instruction I (opcode X): ..." gains the stream's byte offset and the trace line.
-    const size_t close = message.find("): ");
-    if (close != std::string::npos) message.insert(close, ", " + s->path + " byte offset " + std::to_string(index * 64));
+    // The engine's text, as the error registers latched it, gains the stream's byte offset and
+    // the trace line (the register's text is EngineFailure::summary() without a place).
+    EngineFailure f{s->name, index, static_cast<uint8_t>(rd(reg::kErrorOpcode)), ""};
+    const std::string head = f.summary();
+    if (message.compare(0, head.size(), head) == 0) {
+        f.message = message.substr(head.size());
+        message = f.summary(s->path + " byte offset " + std::to_string(index * 64));
+    }
     if (!s->lines.empty()) {
         model::trace::SourceLines lines(s->lines, true);
         uint64_t line = 0;
@@ -314,20 +321,20 @@ RunReport TraceHost::run() {
         failure = "deadlock at " + std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck;
     }
     if (!failure.empty()) throw Error(failure);
-    if (rep.interrupted) {  // what completed so far; no dumps (their data may be half made)
-        rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
-        rep.simulated = sc_core::sc_time(static_cast<double>(rep.stats["simulated_ps"].get<uint64_t>()), sc_core::SC_PS);
-        rep.instructions = core_->instructions_completed();
-        return rep;
-    }
-    if (!options_.device.timing_only)  // without values a dump would hold nothing meaningful
+    // An interrupted run reports what completed so far, without dumps (their data may be half
+    // made); a timing-only one has no values a dump could hold.
+    if (!rep.interrupted && !options_.device.timing_only)
         for (const auto& d : dumps_) {
             dump(d);
             rep.dumps.push_back(d.file);
         }
     rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
-    rep.simulated = sc_core::sc_time(static_cast<double>(rep.stats["simulated_ps"].get<uint64_t>()), sc_core::SC_PS);
+    rep.simulated = sc_core::sc_time(static_cast<double>(stats::get(rep.stats, stats::core::simulated_ps).get<uint64_t>()), sc_core::SC_PS);
     rep.instructions = core_->instructions_completed();
+    if (options_.device.cost_model) {
+        rep.cost_model = nlohmann::ordered_json::parse(core_->cost_model_json());
+        rep.divergences = core_->top_divergences();
+    }
     return rep;
 }
 

@@ -45,6 +45,9 @@ struct RunReport {
     nlohmann::ordered_json stats;
     int interrupted = 0;             // the value *stop had when the run stopped early (0: ran to the end)
     std::vector<std::string> dumps;  // files written under out_dir, relative to it
+    // With device.cost_model: the totals per "<engine> <mnemonic>" and the largest divergences.
+    nlohmann::ordered_json cost_model;
+    std::vector<NeuronCore::Divergence> divergences;
 };
 
 class TraceHost : public sc_core::sc_module {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/common/error.h"
+#include "stats/stats_schema.h"
 #include "sweep/host_info.h"
 
 namespace neuronsim::sweep {
@@ -53,6 +54,10 @@ CREATE TABLE IF NOT EXISTS stats(
   value,
   ord INTEGER NOT NULL,
   PRIMARY KEY (point_id, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS stat_keys(
+  key TEXT PRIMARY KEY,
+  unit TEXT NOT NULL,
+  meaning TEXT NOT NULL) WITHOUT ROWID;
 CREATE VIEW IF NOT EXISTS results AS
   SELECT p.id AS point_id, p.point_key, p.trace, p.generation, p.params, p.repeat, p.status, s.key AS stat, s.value
   FROM points p JOIN stats s ON s.point_id = p.id;
@@ -153,7 +158,7 @@ static const std::string& existing(const std::string& path, bool create) {
 
 // The insert statements are prepared once the schema exists; until then they hold a no-op.
 ResultsDb::ResultsDb(const std::string& path, bool create)
-    : db_(existing(path, create), create), insert_point_(db_, "SELECT 1"), insert_param_(db_, "SELECT 1"), insert_stat_(db_, "SELECT 1") {
+    : db_(existing(path, create), create), insert_point_(db_, "SELECT 1"), insert_param_(db_, "SELECT 1"), insert_stat_(db_, "SELECT 1"), insert_stat_key_(db_, "SELECT 1") {
     if (create) lock_as_writer();  // (before the schema: two sweeps may both find the file new)
     bool has_meta = false;
     {
@@ -175,6 +180,8 @@ ResultsDb::ResultsDb(const std::string& path, bool create)
     if (!has_meta) {
         db_.exec(std::string("BEGIN;") + kSchema + "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(kDbSchemaVersion) +
                  "'), ('created_by', 'neuronsim sweep'); COMMIT;");
+    } else if (create) {
+        db_.exec(kSchema);  // (adds what a database of an earlier build lacks: stat_keys)
     }
     if (create) {
         Stmt w(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES ('writer', ?)");
@@ -184,6 +191,7 @@ ResultsDb::ResultsDb(const std::string& path, bool create)
     insert_point_ = Stmt(db_, std::string("INSERT INTO points(") + (kPointColumns + 4) + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     insert_param_ = Stmt(db_, "INSERT INTO params(point_id, key, value, num) VALUES (?,?,?,?)");
     insert_stat_ = Stmt(db_, "INSERT INTO stats(point_id, key, value, ord) VALUES (?,?,?,?)");
+    if (create) insert_stat_key_ = Stmt(db_, "INSERT OR IGNORE INTO stat_keys(key, unit, meaning) VALUES (?,?,?)");
 }
 
 ResultsDb::~ResultsDb() {
@@ -255,6 +263,13 @@ void ResultsDb::record(const PointRecord& r) {
             insert_stat_.bind(1, id).bind(2, s.key).bind(4, int64_t(i));
             bind_value(insert_stat_, 3, s.value);
             insert_stat_.run();
+            // Each key's unit and meaning, from the stat record that declares it.
+            if (described_.count(s.key)) continue;
+            if (const stats::Stat* rec = stats::record_of_flat_key(s.key)) {
+                insert_stat_key_.bind(1, s.key).bind(2, std::string(stats::unit_name(rec->unit))).bind(3, std::string(rec->meaning));
+                insert_stat_key_.run();
+            }
+            described_.insert(s.key);
         }
         db_.exec("COMMIT");
     } catch (...) {

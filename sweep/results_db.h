@@ -74,7 +74,8 @@ private:
     void lock_as_writer();
     Db db_;
     int lock_fd_ = -1;
-    Stmt insert_point_, insert_param_, insert_stat_;
+    Stmt insert_point_, insert_param_, insert_stat_, insert_stat_key_;
+    std::set<std::string> described_;  // stat keys already in stat_keys
 };
 
 // `neuronsim sweep merge`: joins `inputs` into a new database `out` (which must not exist,

@@ -22,6 +22,7 @@
 #include "platform/dma/dma_engines.h"
 #include "platform/memory.h"
 #include "platform/recorder.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim::platform {
 
@@ -768,26 +769,31 @@ void ActEngine::read_accumulator(const Bundle& b) {
 
 void ActEngine::collect_stats(nlohmann::ordered_json& node) const {
     Engine::collect_stats(node);
-    node["elements"] = elements_;
-    node["table_loads"] = loads_;
-    node["redundant_table_loads"] = redundant_loads_;
-    node["table_load_bytes"] = load_bytes_;
+    namespace s = stats::act;
+    stats::put(node, s::elements, elements_);
+    stats::put(node, s::table_loads, loads_);
+    stats::put(node, s::redundant_table_loads, redundant_loads_);
+    stats::put(node, s::table_load_bytes, load_bytes_);
     const sc_core::sc_time loading = busy_of("load_act_func_set");  // the loads' exclusive share
-    node["table_load_ps"] = loading.value();
+    stats::put(node, s::table_load_ps, loading.value());
     const sc_core::sc_time dma = busy_of("copy");  // DMA triggered from the ACT queue, in flight
     // Busy time apart from table loads: a table load is not computing.
-    node["compute_ps"] = (busy_time() - loading - dma).value();
+    stats::put(node, s::compute_ps, (busy_time() - loading - dma).value());
     nlohmann::ordered_json sw = nlohmann::ordered_json::array();
     for (const auto& [k, v] : switches_) {
         nlohmann::ordered_json fns = nlohmann::ordered_json::array();
         for (const auto& f : v.functions) fns.push_back(f);
-        sw.push_back({{"from", k.first}, {"to", k.second}, {"count", v.count}, {"load_ps", v.time.value()}, {"for_functions", std::move(fns)}});
+        sw.push_back({{s::switch_from.leaf(), k.first},
+                      {s::switch_to.leaf(), k.second},
+                      {s::switch_count.leaf(), v.count},
+                      {s::switch_load_ps.leaf(), v.time.value()},
+                      {s::switch_functions.leaf(), std::move(fns)}});
     }
-    node["table_switches"] = std::move(sw);
-    node["sbuf_bytes_read"] = bytes_read_[0];
-    node["sbuf_bytes_written"] = bytes_written_[0];
-    node["psum_bytes_read"] = bytes_read_[1];
-    node["psum_bytes_written"] = bytes_written_[1];
+    node[s::switch_from.head()] = std::move(sw);
+    stats::put(node, s::sbuf_bytes_read, bytes_read_[0]);
+    stats::put(node, s::sbuf_bytes_written, bytes_written_[0]);
+    stats::put(node, s::psum_bytes_read, bytes_read_[1]);
+    stats::put(node, s::psum_bytes_written, bytes_written_[1]);
 }
 
 }  // namespace neuronsim::platform

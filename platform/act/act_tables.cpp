@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "stats/stat_records.h"
+
 namespace neuronsim::platform {
 
 ActTables::ActTables(sc_core::sc_module_name name, const ActTablesConfig& c) : sc_core::sc_module(name), socket("socket") {
@@ -101,8 +103,8 @@ bool ActTables::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dm
 
 void ActTables::collect_stats(nlohmann::ordered_json& node) const {
     if (!bytes_written_ && resident_.empty()) return;
-    node["bytes_written"] = bytes_written_;
-    node["resident_set"] = resident_;
+    stats::put(node, stats::act_tables::bytes_written, bytes_written_);
+    stats::put(node, stats::act_tables::resident_set, resident_);
 }
 
 }  // namespace neuronsim::platform

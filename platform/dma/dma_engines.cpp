@@ -8,6 +8,7 @@
 #include "platform/engine_context.h"
 #include "platform/recorder.h"
 #include "platform/work_budget.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim::platform {
 
@@ -344,20 +345,24 @@ void DmaEngines::finished(const Packet& p) {
 }
 
 void DmaEngines::collect_stats(nlohmann::ordered_json& node) const {
+    namespace s = stats::dma;
     uint64_t packets = 0, descriptors = 0;
     nlohmann::ordered_json per = nlohmann::ordered_json::object();
     for (size_t e = 0; e < units_.size(); ++e) {
         const Unit& u = *units_[e];
         packets += u.packets;
         descriptors += u.descriptors;
-        per[std::to_string(e)] = {{"packets", u.packets}, {"descriptors", u.descriptors}, {"bytes", u.bytes}, {"busy_ps", u.busy.value()}};
+        per[std::to_string(e)] = {{s::engine_packets.leaf(), u.packets},
+                                  {s::engine_descriptors.leaf(), u.descriptors},
+                                  {s::engine_bytes.leaf(), u.bytes},
+                                  {s::engine_busy_ps.leaf(), u.busy.value()}};
     }
-    node["transfers"] = jobs_;
-    node["packets"] = packets;
-    node["descriptors"] = descriptors;
-    node["bytes"] = bytes_;
-    node["annotated_delay_ps"] = annotated_.value();
-    node["engines"] = std::move(per);
+    stats::put(node, s::transfers, jobs_);
+    stats::put(node, s::packets, packets);
+    stats::put(node, s::descriptors, descriptors);
+    stats::put(node, s::bytes, bytes_);
+    stats::put(node, s::annotated_delay_ps, annotated_.value());
+    node[s::engine_packets.head()] = std::move(per);
 }
 
 }  // namespace neuronsim::platform

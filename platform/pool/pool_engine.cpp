@@ -13,6 +13,7 @@
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
 #include "platform/dma/dma_copy.h"
+#include "stats/stat_records.h"
 #include "platform/memory.h"
 #include "platform/work_budget.h"
 
@@ -171,20 +172,21 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
 
 void PoolEngine::collect_stats(nlohmann::ordered_json& node) const {
     Engine::collect_stats(node);
-    node["cptc_decodes"] = decodes_;
-    node["cptc_decoded_elements"] = decoded_elements_;
+    namespace s = stats::pool;
+    stats::put(node, s::cptc_decodes, decodes_);
+    stats::put(node, s::cptc_decoded_elements, decoded_elements_);
     nlohmann::ordered_json by = nlohmann::ordered_json::object();
     for (unsigned i = 1; i <= 6; ++i)
         if (by_impl_[i]) by["cptc_decode_impl<" + std::to_string(i) + ">"] = by_impl_[i];
-    node["cptc_by_kernel"] = std::move(by);
-    node["copies"] = copies_;
-    node["conv_lut_loads"] = lut_loads_;
-    node["sbuf_bytes_read"] = bytes_read_;
-    node["sbuf_bytes_written"] = bytes_written_;
+    node[s::cptc_by_kernel.head()] = std::move(by);
+    stats::put(node, s::copies, copies_);
+    stats::put(node, s::conv_lut_loads, lut_loads_);
+    stats::put(node, s::sbuf_bytes_read, bytes_read_);
+    stats::put(node, s::sbuf_bytes_written, bytes_written_);
     if (firmware_.conv_lut_loaded()) {
         nlohmann::ordered_json lut = nlohmann::ordered_json::array();
         for (uint16_t v : firmware_.conv_lut()) lut.push_back(v);
-        node["conv_lut"] = std::move(lut);
+        stats::put(node, s::conv_lut, std::move(lut));
     }
 }
 

@@ -5,9 +5,10 @@
 #
 #   base     model/common, model/fp, model/io           : base
 #   config   config/                                     : base, config, public config.h
+#   stats    stats/                                      : base, stats
 #   model    model/ (the rest)                           : base, config, model, public config.h
 #   firmware firmware_model/                             : base, config, model, firmware, public config.h
-#   sweep    sweep/                                      : base, config, model, sweep, public config.h
+#   sweep    sweep/                                      : base, config, stats, model, sweep, public config.h
 #   platform platform/                                   : everything but apps/ and sweep/
 cmake_minimum_required(VERSION 3.20)
 set(_base "model/common/;model/fp/;model/io/")
@@ -46,11 +47,12 @@ endfunction()
 
 check_layer(base "model/common/*.[ch]*;model/fp/*.[ch]*;model/io/*.[ch]*" "${_base}" FALSE)
 check_layer(config "config/*.[ch]*" "${_base};config/;neuronsim/config.h" FALSE)
+check_layer(stats "stats/*.[ch]*" "${_base};stats/" FALSE)
 check_layer(model "model/cptc/*.[ch]*;model/isa/*.[ch]*;model/pwp/*.[ch]*;model/trace/*.[ch]*;model/workloads/*.[ch]*"
             "${_base};config/;model/;neuronsim/config.h" FALSE)
 check_layer(firmware "firmware_model/*.[ch]*" "${_base};config/;model/;firmware_model/;neuronsim/config.h" FALSE)
-check_layer(sweep "sweep/*.[ch]*" "${_base};config/;model/;sweep/;neuronsim/config.h;neuronsim/version.h" FALSE)
-check_layer(platform "platform/*.[ch]*" "${_base};config/;model/;firmware_model/;platform/;neuronsim/" TRUE)
+check_layer(sweep "sweep/*.[ch]*" "${_base};config/;stats/;model/;sweep/;neuronsim/config.h;neuronsim/version.h" FALSE)
+check_layer(platform "platform/*.[ch]*" "${_base};config/;stats/;model/;firmware_model/;platform/;neuronsim/" TRUE)
 
 if(_violations)
   message(FATAL_ERROR "includes that cross the layers:${_violations}")

@@ -114,7 +114,7 @@ TEST_F(EngineBench, ActEngineLoadsASetFromDramAndActivates) {
     act.bind(mems);
     b.sbuf.write(0, reinterpret_cast<const uint8_t*>(in), 16);
     sc_core::sc_start();
-    ASSERT_TRUE(b.failures.empty()) << b.failures[0].summary;
+    ASSERT_TRUE(b.failures.empty()) << b.failures[0].summary();
     float out[4];
     b.sbuf.read(0x40, reinterpret_cast<uint8_t*>(out), 16);
     EXPECT_EQ(model::fp::bits_of(out[0]), model::fp::bits_of(0.0f));  // relu from the tables
@@ -150,8 +150,8 @@ TEST_F(EngineBench, PoolEngineDecodesCptcAndReportsAFailure) {
     // 319 GPSIMD cycles at 1.2 GHz (the cptc_gelu decode), then the unknown opcode fails.
     ASSERT_EQ(b.failures.size(), 1u);
     EXPECT_EQ(b.failures[0].index, 1u);
-    EXPECT_NE(b.failures[0].summary.find("engine pool, instruction 1 (opcode 0x47): opcode 0x47 is not modelled on engine pool"), std::string::npos)
-        << b.failures[0].summary;
+    EXPECT_NE(b.failures[0].summary().find("engine pool, instruction 1 (opcode 0x47): opcode 0x47 is not modelled on engine pool"), std::string::npos)
+        << b.failures[0].summary();
     EXPECT_EQ(src.completed, 1u);
     EXPECT_EQ(sc_core::sc_time_stamp(), sc_core::sc_time(319 / 1.2, sc_core::SC_NS));
 }

@@ -8,6 +8,7 @@
 #include "sweep/flatten.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/progress.h"
+#include "stats/stat_records.h"
 #include "sweep/record_json.h"
 #include "sweep/results_db.h"
 #include "sweep/runner.h"
@@ -74,6 +75,25 @@ TEST(ResultsDb, RecordsRoundTripWithTheirKinds) {
     auto st = db.db().prepare("SELECT num FROM params WHERE key = 'act.clock_ghz'");
     ASSERT_TRUE(st.step());
     EXPECT_EQ(st.real(0), 1.2);
+}
+
+// Each stored key's unit and meaning come from the stat record that declares it; a key no
+// record declares gets no row (this sample's core.list, core.act.name).
+TEST(ResultsDb, StatKeysCarryTheUnitAndMeaningOfTheirRecords) {
+    test::TempDir dir;
+    const std::string path = dir.file("r.db");
+    {
+        ResultsDb db(path, true);
+        db.record(sample("t", "1.2", 5));
+        db.record(sample("u", "1.2", 6));
+    }
+    ResultsDb db(path, false);
+    auto st = db.db().prepare("SELECT key, unit, meaning FROM stat_keys ORDER BY key");
+    std::vector<std::string> rows;
+    while (st.step()) rows.push_back(st.text(0) + " | " + st.text(1) + " | " + st.text(2));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0], "core.act.busy_ps | ps | " + std::string(stats::engine::busy_ps.meaning));
+    EXPECT_EQ(rows[1], "core.act.clock_ghz | GHz | " + std::string(stats::engine::clock_ghz.meaning));
 }
 
 TEST(ResultsDb, FailedPointsCanBeRetried) {
