@@ -130,15 +130,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     }
     if (vm.count("numerics") && vm["numerics"].as<std::string>() != "full" && vm["numerics"].as<std::string>() != "none")
         throw UsageError(prog + ": --numerics: expected full or none, got \"" + vm["numerics"].as<std::string>() + "\"");
-    const int world = launcher_world_size();
-    std::unique_ptr<MpiSession> mpi;
-    if (world > 1 && !vm["dry-run"].as<bool>()) {
-        if (!built_with_mpi())
-            throw Error("launched under mpirun with " + std::to_string(world) +
-                        " ranks, but this neuronsim was built without MPI; run the sweep without mpirun (-j N), or one "
-                        "--shard I/N per job and `sweep merge`");
-        mpi = std::make_unique<MpiSession>();
-    }
+    std::unique_ptr<MpiSession> mpi = vm["dry-run"].as<bool>() ? nullptr : open_mpi_session();
     const bool coordinator = !mpi || mpi->rank() == 0;
     const std::string spec_path = vm["spec"].as<std::string>();
     Spec spec;
@@ -185,45 +177,16 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     const std::string db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db(spec_path, shard_index, shard_count);
     install_interrupt_handlers();
 
+    const std::string keep_runs = vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() : "";
     if (mpi && mpi->size() > 1) {
-        std::unique_ptr<ResultsDb> db;
-        std::string error;
-        if (coordinator) {
-            try {
-                db = std::make_unique<ResultsDb>(db_path, true);
-            } catch (const std::exception& e) {
-                error = e.what();
-            }
-        }
-        if (!mpi->broadcast(error.empty() ? 1 : 0)) {
-            if (coordinator) throw Error(error);
-            return 1;
-        }
-        // From here on the ranks wait for each other: a rank that fails alone (a work directory it
-        // cannot create, a database write that fails) aborts the job rather than leave the others
-        // waiting for it. Every point recorded so far is committed.
-        SweepOutcome out;
-        try {
-            // Each rank has its own work directory (ranks may share a machine and a --keep-runs DIR).
-            WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() + "/rank-" + std::to_string(mpi->rank()) : "");
-            o.exec.work_dir = work.path();
-            if (!coordinator) {
-                run_mpi_worker(*mpi, points, o);
-                return 0;
-            }
-            out = run_mpi_coordinator(*mpi, points, *db, o);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "neuronsim: error: MPI rank %d: %s\n", mpi->rank(), e.what());
-            std::fflush(stderr);
-            MpiSession::abort(1);
-        }
-        db.reset();
-        const int rc = report(out, db_path, points, false);
-        if (vm["plot"].as<bool>() && !out.interrupted) draw_study_plots(spec, db_path);
+        const MpiSweepResult r = run_mpi_sweep(*mpi, points, db_path, o, keep_runs);
+        if (!r.coordinator) return r.worker_exit;
+        const int rc = report(r.outcome, db_path, points, false);
+        if (vm["plot"].as<bool>() && !r.outcome.interrupted) draw_study_plots(spec, db_path);
         return rc;
     }
 
-    WorkDir work(vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() : "");
+    WorkDir work(keep_runs);
     o.exec.work_dir = work.path();
     SweepOutcome out;
     {

@@ -55,6 +55,19 @@ void expect_same_rows(const std::string& a, const std::string& b) {
     }
 }
 
+// Starts `neuronsim sweep SPEC -o DB -j 1` as a child with its stdout and stderr in
+// dir/out and dir/err; with `own_group`, in a process group of its own (so that the test can
+// kill it and its points together) and with TMPDIR set to `tmpdir` when given.
+pid_t start_sweep(const test::TempDir& dir, const std::string& db, bool own_group = false, const std::string& tmpdir = "") {
+    const pid_t pid = ::fork();
+    if (pid != 0) return pid;
+    if (own_group) ::setpgid(0, 0);
+    if (!tmpdir.empty()) ::setenv("TMPDIR", tmpdir.c_str(), 1);
+    if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
+    ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", db.c_str(), "-j", "1", static_cast<char*>(nullptr));
+    _exit(98);
+}
+
 std::string mpirun() {
     for (const char* p : {"/usr/bin/mpirun", "/usr/local/bin/mpirun"})
         if (::access(p, X_OK) == 0) return p;
@@ -215,13 +228,8 @@ TEST(SweepCli, ASecondWriterIsRefusedNamingTheFirst) {
     test::TempDir dir;
     dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
     const std::string db = dir.file("w.db");
-    const pid_t pid = ::fork();
+    const pid_t pid = start_sweep(dir, db);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
-        ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", db.c_str(), "-j", "1", static_cast<char*>(nullptr));
-        _exit(98);
-    }
     bool writing = false;
     for (int i = 0; i < 6000 && !writing; ++i) {
         ::usleep(10000);
@@ -281,15 +289,8 @@ TEST(SweepCli, TheNextSweepRemovesAKilledSweepsTemporaryDirectory) {
             if (e.path().filename().string().rfind("neuronsim-sweep-", 0) == 0) out.push_back(e.path().string());
         return out;
     };
-    const pid_t pid = ::fork();
+    const pid_t pid = start_sweep(dir, dir.file("k.db"), true, tmp);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        ::setpgid(0, 0);  // (its group: the test kills the sweep and its points together)
-        ::setenv("TMPDIR", tmp.c_str(), 1);
-        if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
-        ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", dir.file("k.db").c_str(), "-j", "1", static_cast<char*>(nullptr));
-        _exit(98);
-    }
     for (int i = 0; i < 6000 && work_dirs().empty(); ++i) ::usleep(10000);
     ::usleep(200000);
     ::kill(-pid, SIGKILL);
@@ -320,13 +321,8 @@ TEST(SweepCli, InterruptStopsLaunchingKeepsWhatWasRecordedAndResumes) {
     dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\naxes:\n  - {key: act.clock_ghz, range: {from: 0.5, to: 2.0, steps: 60}}\n");
     // Start the sweep, wait until it has recorded a point, then Ctrl-C it.
     const std::string db = dir.file("i.db");
-    const pid_t pid = ::fork();
+    const pid_t pid = start_sweep(dir, db);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        if (!std::freopen(dir.file("out").c_str(), "w", stdout) || !std::freopen(dir.file("err").c_str(), "w", stderr)) _exit(99);
-        ::execl(NEURONSIM_EXE, NEURONSIM_EXE, "sweep", dir.file("spec.yaml").c_str(), "-o", db.c_str(), "-j", "1", static_cast<char*>(nullptr));
-        _exit(98);
-    }
     size_t recorded = 0;
     for (int i = 0; i < 6000 && recorded == 0; ++i) {
         ::usleep(10000);
