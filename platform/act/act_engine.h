@@ -6,6 +6,11 @@
 // (0xD1) on the ACT queue is a hardware-DGE DMA trigger. Time per instruction follows
 // act_timing.h (a four-stage pipeline; an instruction waits for the results it reads); each
 // instruction is one numeric kernel call, done when it issues, and O(1) waits.
+//
+// One class, its jobs in files of their own: act_engine.cpp decodes and dispatches, keeps the
+// pipeline's dependencies, the DGE trigger, ReadAccumulator and the stats; act_operand.* the
+// operands' validation; act_table_load.cpp LoadActFuncSet; act_activate.cpp the three
+// Activate instructions and their element loops.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -26,7 +31,7 @@
 
 namespace neuronsim::platform {
 
-struct Pattern;  // a validated tensor operand (act_engine.cpp)
+struct Pattern;  // a validated tensor operand (act_operand.h)
 
 class ActEngine : public Engine {
 public:
