@@ -1,5 +1,5 @@
 // `neuronsim advise`: the table-residency advisor (model/workloads/advisor.h), with the time the
-// suggestion saves measured by simulating the trace and its rewrite (platform/simulate.h).
+// suggestion saves measured by simulating the trace and its rewrite (platform/host/simulate.h).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include "model/io/write_file.h"
 #include "model/workloads/act_functions.h"
 #include "model/workloads/advisor.h"
-#include "platform/simulate.h"
+#include "platform/host/simulate.h"
 
 namespace neuronsim::apps {
 

@@ -21,8 +21,8 @@
 #include "model/trace/assembler.h"
 #include "platform/builtin_demo_trace.h"
 #include "platform/config.h"
-#include "platform/run_record.h"
-#include "platform/simulate.h"
+#include "platform/host/run_record.h"
+#include "platform/host/simulate.h"
 #include "apps/run_summary.h"
 
 namespace neuronsim::apps {

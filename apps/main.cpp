@@ -14,7 +14,7 @@
 #include "model/cptc/decode.h"
 #include "model/io/sha256.h"
 #include "model/pwp/fast_eval.h"
-#include "platform/systemc_info.h"
+#include "platform/tlm/systemc_info.h"
 
 using namespace neuronsim;
 

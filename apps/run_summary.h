@@ -6,7 +6,7 @@
 #include <string>
 
 #include "platform/config.h"
-#include "platform/trace_host.h"
+#include "platform/host/trace_host.h"
 
 namespace neuronsim::apps {
 

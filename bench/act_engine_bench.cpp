@@ -22,7 +22,7 @@
 #include "model/pwp/table_image.h"
 #include "model/trace/assembler.h"
 #include "platform/config.h"
-#include "platform/trace_host.h"
+#include "platform/host/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/systemc_fixture.h"
 

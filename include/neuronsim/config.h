@@ -93,7 +93,7 @@ struct GpsimdConfig {
 
 struct RunConfig {
     double skip_unknown_cost_ns{};
-    // Work bounds (platform/work_budget.h): far above any real kernel, far below "forever".
+    // Work bounds (platform/core/work_budget.h): far above any real kernel, far below "forever".
     uint64_t max_elements_per_instruction{}, max_elements_per_run{};
     uint64_t max_dma_bytes_per_instruction{}, max_dma_bytes_per_run{};
     uint64_t max_dump_bytes{};  // all of a trace's .dump files together

@@ -1,6 +1,6 @@
 #include "platform/act/act_engine.h"
 #include "platform/act/act_operand.h"
-#include "platform/work_budget.h"
+#include "platform/core/work_budget.h"
 
 #include <cmath>
 #include <algorithm>
@@ -21,8 +21,8 @@
 #include "neuronsim/act_sets.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
-#include "platform/memory.h"
-#include "platform/recorder.h"
+#include "platform/tlm/memory.h"
+#include "platform/record/recorder.h"
 #include "stats/stat_records.h"
 
 namespace neuronsim::platform {

@@ -26,8 +26,8 @@
 #include "model/pwp/fast_eval.h"
 #include "platform/act/act_tables.h"
 #include "platform/act/act_timing.h"
-#include "platform/engine.h"
-#include "platform/tlm_port.h"
+#include "platform/core/engine.h"
+#include "platform/tlm/tlm_port.h"
 
 namespace neuronsim::platform {
 

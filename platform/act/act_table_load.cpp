@@ -2,7 +2,7 @@
 // resident set and the switches it makes; instructions that use the tables wait for a load.
 #include "platform/act/act_engine.h"
 #include "platform/act/act_operand.h"
-#include "platform/work_budget.h"
+#include "platform/core/work_budget.h"
 
 #include <cmath>
 #include <algorithm>
@@ -23,8 +23,8 @@
 #include "neuronsim/act_sets.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
-#include "platform/memory.h"
-#include "platform/recorder.h"
+#include "platform/tlm/memory.h"
+#include "platform/record/recorder.h"
 #include "stats/stat_records.h"
 
 

@@ -14,7 +14,7 @@
 #include "model/pwp/flat_table.h"
 #include "model/pwp/table_image.h"
 #include "platform/config.h"
-#include "platform/stats.h"
+#include "platform/core/stats.h"
 
 namespace neuronsim::platform {
 

@@ -5,9 +5,9 @@
 
 #include "model/common/error.h"
 #include "model/isa/address.h"
-#include "platform/engine_context.h"
-#include "platform/recorder.h"
-#include "platform/work_budget.h"
+#include "platform/core/engine_context.h"
+#include "platform/record/recorder.h"
+#include "platform/core/work_budget.h"
 #include "stats/stat_records.h"
 
 namespace neuronsim::platform {

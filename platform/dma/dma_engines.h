@@ -23,8 +23,8 @@
 
 #include "model/isa/address_map.h"
 #include "platform/config.h"
-#include "platform/stats.h"
-#include "platform/tlm_port.h"
+#include "platform/core/stats.h"
+#include "platform/tlm/tlm_port.h"
 
 namespace neuronsim::platform {
 

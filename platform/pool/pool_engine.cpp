@@ -14,8 +14,8 @@
 #include "model/isa/layouts.h"
 #include "platform/dma/dma_copy.h"
 #include "stats/stat_records.h"
-#include "platform/memory.h"
-#include "platform/work_budget.h"
+#include "platform/tlm/memory.h"
+#include "platform/core/work_budget.h"
 
 namespace neuronsim::platform {
 

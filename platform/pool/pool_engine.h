@@ -11,8 +11,8 @@
 
 #include "firmware_model/pool_firmware.h"
 #include "platform/config.h"
-#include "platform/engine.h"
-#include "platform/tlm_port.h"
+#include "platform/core/engine.h"
+#include "platform/tlm/tlm_port.h"
 
 namespace neuronsim::platform {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/trace_host.h"
+#include "platform/host/trace_host.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/systemc_fixture.h"
 

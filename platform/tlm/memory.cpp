@@ -1,0 +1,143 @@
+#include "platform/tlm/memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/isa/address_map.h"
+#include "stats/stat_records.h"
+
+namespace neuronsim::platform {
+
+Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions)
+    : sc_core::sc_module(name), socket("socket"), size_(bytes), partitions_(partitions) {
+    if (partitions_) {
+        dense_.reset(static_cast<uint8_t*>(std::calloc(size_, 1)));
+        if (!dense_ && size_) throw Error(std::string(this->name()) + ": cannot allocate its " + std::to_string(size_) + " bytes");
+    }
+    socket.register_b_transport(this, &Memory::b_transport);
+    socket.register_transport_dbg(this, &Memory::transport_dbg);
+    socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
+}
+
+void Memory::check(uint64_t addr, uint64_t len) const {
+    if (addr > size_ || len > size_ - addr)
+        throw Error(std::string(name()) + ": access [" + model::fp::hex(addr) + ", +" + std::to_string(len) + ") is outside the memory's " +
+                    std::to_string(size_) + " bytes");
+}
+
+void Memory::set_resident_limit(uint64_t bytes, std::string what) {
+    resident_limit_ = bytes;
+    limit_name_ = std::move(what);
+}
+
+uint8_t* Memory::page(uint64_t index, bool create) const {
+    auto it = pages_.find(index);
+    if (it != pages_.end()) return it->second.get();
+    if (!create) return nullptr;
+    const uint64_t resident = uint64_t{pages_.size()} << kPageBits;
+    const std::string at = model::fp::hex(index << kPageBits);
+    if (resident + (uint64_t{1} << kPageBits) > resident_limit_)
+        throw Error(std::string(name()) + ": a write at " + at + " would take its resident pages past " + std::to_string(resident_limit_) + " bytes (" +
+                    limit_name_ + "): the run writes more distinct DRAM than that");
+    std::unique_ptr<uint8_t[]> p;
+    try {
+        p = std::make_unique<uint8_t[]>(uint64_t{1} << kPageBits);
+        pages_.reserve(pages_.size() + 1);
+    } catch (const std::bad_alloc&) {
+        throw Error(std::string(name()) + ": the host is out of memory for a page at " + at + " (" + std::to_string(resident) +
+                    " bytes of pages held; " + limit_name_ + " bounds them)");
+    }
+    std::memset(p.get(), 0, uint64_t{1} << kPageBits);
+    uint8_t* raw = p.get();
+    pages_.emplace(index, std::move(p));
+    return raw;
+}
+
+void Memory::write(uint64_t addr, const uint8_t* data, uint64_t len) {
+    check(addr, len);
+    if (partitions_) {
+        std::memcpy(dense_.get() + addr, data, len);
+        return;
+    }
+    while (len) {
+        uint64_t off = addr & ((uint64_t{1} << kPageBits) - 1);
+        uint64_t n = std::min(len, (uint64_t{1} << kPageBits) - off);
+        std::memcpy(page(addr >> kPageBits, true) + off, data, n);
+        addr += n, data += n, len -= n;
+    }
+}
+
+void Memory::read(uint64_t addr, uint8_t* data, uint64_t len) const {
+    check(addr, len);
+    if (partitions_) {
+        std::memcpy(data, dense_.get() + addr, len);
+        return;
+    }
+    while (len) {
+        uint64_t off = addr & ((uint64_t{1} << kPageBits) - 1);
+        uint64_t n = std::min(len, (uint64_t{1} << kPageBits) - off);
+        const uint8_t* p = page(addr >> kPageBits, false);
+        if (p) std::memcpy(data, p + off, n);
+        else std::memset(data, 0, n);  // never written: zero
+        addr += n, data += n, len -= n;
+    }
+}
+
+bool Memory::access(tlm::tlm_generic_payload& t) {
+    const uint64_t addr = t.get_address();
+    const uint64_t len = t.get_data_length();
+    if (t.get_byte_enable_ptr() || t.get_streaming_width() < len) {
+        t.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return false;
+    }
+    if (addr > size_ || len > size_ - addr) {
+        t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return false;
+    }
+    if (t.is_read()) read(addr, t.get_data_ptr(), len);
+    else if (t.is_write()) write(addr, t.get_data_ptr(), len);
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
+}
+
+void Memory::b_transport(int, tlm::tlm_generic_payload& t, sc_core::sc_time&) {
+    access(t);
+    t.set_dmi_allowed(true);
+}
+
+unsigned int Memory::transport_dbg(int, tlm::tlm_generic_payload& t) {
+    return access(t) ? t.get_data_length() : 0;
+}
+
+bool Memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
+    const uint64_t addr = t.get_address();
+    if (addr >= size_) return false;
+    dmi.allow_read_write();
+    dmi.set_read_latency(sc_core::SC_ZERO_TIME);
+    dmi.set_write_latency(sc_core::SC_ZERO_TIME);
+    if (partitions_) {
+        dmi.set_dmi_ptr(dense_.get());
+        dmi.set_start_address(0);
+        dmi.set_end_address(size_ - 1);
+    } else {  // one page of the sparse store
+        const uint64_t base = addr & ~((uint64_t{1} << kPageBits) - 1);
+        dmi.set_dmi_ptr(page(addr >> kPageBits, true));
+        dmi.set_start_address(base);
+        dmi.set_end_address(std::min(size_, base + (uint64_t{1} << kPageBits)) - 1);
+    }
+    return true;
+}
+
+}  // namespace neuronsim::platform
+
+namespace neuronsim::platform {
+
+void Memory::collect_stats(nlohmann::ordered_json& node) const {
+    // Traffic is counted by the engines and ports that move it (DMI bypasses this target).
+    stats::put(node, stats::memory::bytes, size_);
+    if (!partitions_) stats::put(node, stats::memory::pages_touched, pages_.size());
+}
+
+}  // namespace neuronsim::platform

@@ -1,0 +1,66 @@
+#pragma once
+// The memories as TLM-2.0 targets (b_transport, transport_dbg, DMI) for any number of
+// initiators: DRAM with a sparse backing store over a 64-bit address space (the run host's),
+// and SBUF/PSUM as [partition][byte] arrays whose TLM address is partition *
+// bytes_per_partition + offset (model/isa/address_map.h). Accesses cost no time here: the
+// engines and the DMA model account for time; engines stream tensors through DMI.
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "platform/core/stats.h"
+
+namespace neuronsim::platform {
+
+class Memory : public sc_core::sc_module, public StatsProvider {
+public:
+    // Any number of initiators (the DMA, the engines, the device's windows) bind to it.
+    tlm_utils::multi_passthrough_target_socket<Memory> socket;
+
+    // partitions == 0: a flat sparse memory of `bytes` (DRAM); else dense partitions x bytes.
+    Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions = 0);
+
+    uint64_t size() const { return size_; }
+    uint32_t partitions() const { return partitions_; }
+    uint64_t bytes_per_partition() const { return partitions_ ? size_ / partitions_ : size_; }
+    // Sparse memories: the most bytes of pages it may hold (`what` names the limit in the error);
+    // a write or DMI grant that would allocate past it is an Error, as is the host running out.
+    void set_resident_limit(uint64_t bytes, std::string what);
+
+    // Direct access for loading and dumping (what transport_dbg does), bounds-checked: an
+    // access outside the memory is an Error naming the memory and the range.
+    void write(uint64_t addr, const uint8_t* data, uint64_t len);
+    void read(uint64_t addr, uint8_t* data, uint64_t len) const;
+
+    void collect_stats(nlohmann::ordered_json& node) const override;
+
+private:
+    void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+    unsigned int transport_dbg(int id, tlm::tlm_generic_payload& trans);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+    bool access(tlm::tlm_generic_payload& trans);
+    uint8_t* page(uint64_t index, bool create) const;
+    void check(uint64_t addr, uint64_t len) const;
+
+    static constexpr uint64_t kPageBits = 16;
+    uint64_t size_;
+    uint32_t partitions_;
+    uint64_t resident_limit_ = ~uint64_t{0};
+    std::string limit_name_;
+    // calloc'd: the kernel hands out zero pages on first touch, so a run pays (in time and
+    // resident memory) only for the SBUF/PSUM it uses, not for zeroing all of it.
+    struct Free {
+        void operator()(uint8_t* p) const { std::free(p); }
+    };
+    std::unique_ptr<uint8_t, Free> dense_;
+    mutable std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+};
+
+}  // namespace neuronsim::platform

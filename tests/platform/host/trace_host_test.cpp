@@ -1,0 +1,179 @@
+// The platform in process: DMA timing, semaphore ordering, deadlock reports, data movement,
+// errors naming engine and instruction.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "model/common/error.h"
+#include "model/trace/assembler.h"
+#include "platform/config.h"
+#include "platform/host/trace_host.h"
+#include "tests/support/profile_builder.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/systemc_fixture.h"
+
+namespace neuronsim::test {
+namespace {
+
+using namespace platform;
+
+class PlatformTest : public SystemCTest {
+protected:
+    TempDir t;
+    Config cfg = parse_config(builtin_config_text("cayman"), "cayman", {"dma.fixed_overhead_ns=1000", "dma.bytes_per_ns_per_engine=32"});
+
+    RunReport run(const std::string& trace_text, bool skip_unknown = false) {
+        std::string trace = t.write("x.trace", trace_text);
+        model::trace::assemble_trace(trace, t.file("streams"));
+        RunOptions o;
+        o.out_dir = t.file("out");
+        o.device.skip_unknown = skip_unknown;
+        TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
+        return host.run();
+    }
+    std::string t_file(const std::string& f) { return t.file(f); }
+    std::string error_of(const std::string& trace_text) {
+        try {
+            run(trace_text);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "(no error)";
+    }
+};
+
+// CAYMAN with a 1000 ns trigger-to-data latency and 32 B/ns engines (11 ns descriptors). Every
+// stream's first bundle is fetched 250 ns after its doorbell.
+TEST_F(PlatformTest, DmaTimeIsLatencyThenDescriptorsAndBytesOnTheEngines) {
+    RunReport r = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=4 bytes=1024\n");
+    // 250 + 1000 + 4 x 11 + 4096 B / 32 B/ns.
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 44 + 128, sc_core::SC_NS));
+    EXPECT_EQ(r.stats["dma"]["bytes"], 4096u);
+    EXPECT_EQ(r.stats["dma"]["engines"]["0"]["descriptors"], 4u);
+    // Spread (dma.0): partitions 0..3 are engine 0's (8 partitions an engine): the same.
+    reset_systemc_context();
+    r = run("dma copy src=dram:0x0 dst=sbuf:0:0 partitions=4 bytes=1024\n");
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 44 + 128, sc_core::SC_NS));
+    // 16 partitions spread: engines 0 and 1 move 8 rows each at once; pinned: one engine all 16.
+    reset_systemc_context();
+    r = run("dma copy src=dram:0x0 dst=sbuf:0:0 partitions=16 bytes=1024 src_stride=1024\n");
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 8 * 11 + 8192 / 32, sc_core::SC_NS));
+    EXPECT_EQ(r.stats["dma"]["engines"]["1"]["descriptors"], 8u);
+    reset_systemc_context();
+    r = run("dma5 copy src=dram:0x0 dst=sbuf:0:0 partitions=16 bytes=1024 src_stride=1024\n");
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 1000 + 16 * 11 + 16384 / 32, sc_core::SC_NS));
+    EXPECT_EQ(r.stats["dma"]["engines"]["5"]["descriptors"], 16u);
+}
+
+TEST_F(PlatformTest, OneEngineServesItsQueuesInTurnTheLatencyOverlaps) {
+    // Two queues of engine 0: both transfers wait out their latency together, then the engine
+    // serves one, then the other (111 ns each); on two engines they move at once.
+    RunReport same = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                         "dma0.1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(same.simulated, sc_core::sc_time(250 + 1000 + 2 * 111, sc_core::SC_NS));
+    reset_systemc_context();
+    RunReport two = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                        "dma1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(two.simulated, sc_core::sc_time(250 + 1000 + 111, sc_core::SC_NS));
+    // Back to back on one queue: the second trigger follows the first by the Sync engine's
+    // 100 cycles (0.96 GHz), so its latency ends at 1354.2 ns, while the engine still moves the
+    // first (until 1361): it follows at once. Serial latencies would end at 2472.
+    reset_systemc_context();
+    RunReport queue = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                          "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(queue.simulated, sc_core::sc_time(250 + 1000 + 2 * 111, sc_core::SC_NS));
+    // An engine that accepts one packet at a time starts the second's latency when the first ends.
+    cfg = parse_config(builtin_config_text("cayman"), "cayman",
+                       {"dma.fixed_overhead_ns=1000", "dma.bytes_per_ns_per_engine=32", "dma.outstanding_per_engine=1"});
+    reset_systemc_context();
+    RunReport serial = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+                           "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    EXPECT_EQ(serial.simulated, sc_core::sc_time(250 + 2 * (1000 + 111), sc_core::SC_NS));
+}
+
+TEST_F(PlatformTest, ADeepQueueDoesNotHoldAnotherQueuesLatencyBack) {
+    // 40 transfers of 128 x 4 KiB on dma.0 fill every engine's 16 accepted packets; a copy on
+    // dma.1 triggered after them (behind 45 syncs) is accepted at the next free slot, round-robin,
+    // not after the 24 packets of dma.0 still waiting on its engine.
+    cfg = parse_config(builtin_config_text("cayman"), "cayman");
+    std::string t;
+    for (int i = 0; i < 40; ++i) t += "dma.0 copy src=dram:0x0 dst=sbuf:0:0x0 partitions=128 bytes=4096 src_stride=4096\n";
+    for (int i = 0; i < 45; ++i) t += "dma.1 sync\n";
+    t += "dma.1 copy src=dram:0x0 dst=sbuf:0:0x8000 partitions=8 bytes=4096 src_stride=4096\n";
+    run(t);
+    std::string csv = read_file(t_file("out/instructions.csv"));
+    const size_t at = csv.find("\ndma.1,45,");
+    ASSERT_NE(at, std::string::npos) << csv;
+    double start = 0, end = 0;
+    ASSERT_EQ(std::sscanf(csv.c_str() + at + 1, "dma.1,45,0xd1,copy,%lf,%lf", &start, &end), 2);
+    // A packet of 8 rows of 4 KiB takes 8 x (4096 / 23 + 11) = 1513 ns: a free slot, the latency,
+    // one turn of dma.0 and its own.
+    EXPECT_LT(end - start, 1513 + 1300 + 2 * 1513 + 1);
+}
+
+TEST_F(PlatformTest, AFullQueueIsAStallOnActAndPoolToo) {
+    cfg = parse_config(builtin_config_text("cayman"), "cayman", {"dma.queue_depth=1"});
+    run("act copy src=dram:0x0 dst=sbuf:0:0x0 partitions=1 bytes=64\nact copy src=dram:0x0 dst=sbuf:0:0x40 partitions=1 bytes=64\n"
+        "pool copy src=dram:0x0 dst=sbuf:1:0x0 partitions=1 bytes=64\npool copy src=dram:0x0 dst=sbuf:1:0x40 partitions=1 bytes=64\n");
+    const std::string csv = read_file(t_file("out/instructions.csv"));
+    EXPECT_NE(csv.find("act,1,0xd1,copy,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("busy queue act"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("busy queue pool"), std::string::npos) << csv;
+}
+
+TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {
+    // dma1 must start after dma0 finished, act after dma1: the copies chain through SBUF.
+    RunReport r = run(".data dram:0x0 u32 0x11223344\n"
+                      "dma0 copy src=dram:0x0 dst=sbuf:5:0x0 partitions=1 bytes=4 update=3+1\n"
+                      "dma1 copy src=sbuf:5:0 dst=psum:9:0x8 partitions=1 bytes=4 wait=3>=1 update=4+1\n"
+                      "act sync wait=4==1\n"
+                      ".dump psum:9:0x8 bytes=4 file=p.bin\n");
+    // Each copy: 1000 + 11 + 4/32 ns; each hand-off 20 ns; the sync 100 ACT cycles at 1.2 GHz.
+    const double one = 1000 + 11 + 4.0 / 32;
+    EXPECT_NEAR(r.simulated.to_seconds() * 1e9, 250 + 2 * one + 2 * 20 + 100 / 1.2, 1e-3);
+    EXPECT_EQ(read_file(t.file("out/p.bin")), std::string("\x44\x33\x22\x11", 4));
+    std::string csv = read_file(t.file("out/instructions.csv"));
+    EXPECT_NE(csv.find("dma1,0,0xd1,copy,1281.125,2292.250"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("act,0,0xa0,sync,2312.250,2395.583"), std::string::npos) << csv;
+    EXPECT_EQ(r.stats["act"]["stalled_ps"], 2312250u - 250000u);
+}
+
+TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
+    std::string m = error_of("act sync wait=1>=1 update=2+1\npool sync wait=2>=1 update=1+1\n");
+    EXPECT_NE(m.find("deadlock at 250.000000 ns: no engine can proceed"), std::string::npos) << m;
+    EXPECT_NE(m.find("engine act at instruction 0 waits for semaphore 1 >= 1, which is 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("engine pool at instruction 0 waits for semaphore 2 >= 1, which is 0"), std::string::npos) << m;
+}
+
+TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
+    std::string m = error_of("act sync\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
+    EXPECT_NE(m.find("engine act, instruction 1 (opcode 0x47"), std::string::npos) << m;
+    EXPECT_NE(m.find("opcode 0x47 is not modelled on engine act"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("dma0 copy src=dram:0x0 dst=sbuf:120:0x0 partitions=16 bytes=4\n");
+    EXPECT_NE(m.find("engine dma0, instruction 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("sbuf row 8 is partition 128, past the 128 partitions"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("dma0 copy src=dram:0x0 dst=sbuf:0:0x37ff0 partitions=1 bytes=32\n");
+    EXPECT_NE(m.find("row 0: sbuf:0:0x37ff0 + 32 bytes is past the partition's 229376 bytes"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of("dma99 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=4\n");
+    EXPECT_NE(m.find("names DMA engine 99 queue 0, but CAYMAN has 16 engines x 16 queues"), std::string::npos) << m;
+    reset_systemc_context();
+    m = error_of(".data sbuf:127:0x37ffc u32 1 2\n");
+    EXPECT_NE(m.find("x.trace:1: sbuf:127:0x37ffc + 8 bytes is past the partition's 229376 bytes"), std::string::npos) << m;
+}
+
+TEST_F(PlatformTest, SkipUnknownCostsTheConfiguredTimeAndIsCounted) {
+    RunReport r = run("pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", true);
+    EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 200, sc_core::SC_NS));  // the fetch, then 2 x run.skip_unknown_cost_ns
+    EXPECT_EQ(r.stats["pool"]["skipped_unknown"], 2u);
+}
+
+TEST_F(PlatformTest, HaltEndsTheStream) {
+    RunReport r = run("act halt\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
+    EXPECT_EQ(r.instructions, 1u);
+}
+
+}  // namespace
+}  // namespace neuronsim::test
