@@ -6,8 +6,7 @@
 
 namespace neuronsim::apps {
 
-int dispatch(const std::string& prog, const std::string& description,
-             const std::vector<Command>& commands, const std::vector<std::string>& args) {
+int dispatch(const std::string& prog, const std::string& description, const std::vector<Command>& commands, const std::vector<std::string>& args) {
     auto usage = [&](std::ostream& os) {
         os << "Usage: " << prog << " <command> [options]\n\n" << description << "\n\nCommands:\n";
         for (const Command& c : commands) os << "  " << c.name << std::string(c.name.size() < 10 ? 10 - c.name.size() : 1, ' ') << c.summary << "\n";
@@ -22,10 +21,8 @@ int dispatch(const std::string& prog, const std::string& description,
     throw UsageError("unknown command '" + args[0] + "' for '" + prog + "'");
 }
 
-bool parse_options(const std::string& prog, const std::string& description,
-                   const po::options_description& opts, const std::vector<std::string>& args,
-                   po::variables_map& vm, const po::positional_options_description* positional,
-                   const std::string& synopsis) {
+bool parse_options(const std::string& prog, const std::string& description, const po::options_description& opts, const std::vector<std::string>& args,
+                   po::variables_map& vm, const po::positional_options_description* positional, const std::string& synopsis) {
     po::options_description help;
     help.add_options()("help,h", "show this help");
     po::options_description all("Options");

@@ -45,20 +45,17 @@ constexpr size_t kBatchElements = 1 << 16;
 
 int run_eval(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("profile", po::value<std::string>(), "per-function profile JSON (evaluate_generic)")
-        ("pwp-dir", po::value<std::string>(), "profile directory for the reference simulator")
-        ("set", po::value<std::string>(), "packed set manifest DIR/SET.json, or a built-in set name")
-        ("target", po::value<std::string>()->default_value("trainium"), "with a bare --set name: trainium or with_ln")
-        ("func", po::value<std::string>(), "activation name (with --pwp-dir), e.g. Exp, Gelu")
-        ("exact", po::bool_switch(), "with --pwp-dir: use the closed form, not the tables")
-        ("funcmap", po::value<std::string>(), "FuncMap JSON replacing the built-in configs/pwp_funcmap.json")
-        ("in", po::value<std::string>()->required(), "input element file")
-        ("out", po::value<std::string>()->required(), "output element file")
-        ("scale", po::value<std::string>(), "pre-scale multiplier S (float32)")
-        ("bias", po::value<std::string>(), "pre-scale addend B (float32)")
-        ("alpha", po::value<std::string>(), "alpha operand A (float32; used by Prelu)")
-        ("format", po::value<std::string>()->default_value("hex"), "element file format: hex or f32");
+    opts.add_options()("profile", po::value<std::string>(), "per-function profile JSON (evaluate_generic)")(
+        "pwp-dir", po::value<std::string>(), "profile directory for the reference simulator")("set", po::value<std::string>(),
+                                                                                              "packed set manifest DIR/SET.json, or a built-in set name")(
+        "target", po::value<std::string>()->default_value("trainium"), "with a bare --set name: trainium or with_ln")(
+        "func", po::value<std::string>(), "activation name (with --pwp-dir), e.g. Exp, Gelu")(
+        "exact", po::bool_switch(), "with --pwp-dir: use the closed form, not the tables")("funcmap", po::value<std::string>(),
+                                                                                           "FuncMap JSON replacing the built-in configs/pwp_funcmap.json")(
+        "in", po::value<std::string>()->required(), "input element file")("out", po::value<std::string>()->required(), "output element file")(
+        "scale", po::value<std::string>(), "pre-scale multiplier S (float32)")("bias", po::value<std::string>(), "pre-scale addend B (float32)")(
+        "alpha", po::value<std::string>(), "alpha operand A (float32; used by Prelu)")("format", po::value<std::string>()->default_value("hex"),
+                                                                                       "element file format: hex or f32");
     po::variables_map vm;
     if (parse_options(prog, kEvalHelp, opts, args, vm)) return 0;
 
@@ -68,8 +65,7 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
     if (by_profile + by_dir + by_set != 1) throw UsageError(prog + ": give exactly one of --profile, --pwp-dir or --set");
     if ((by_dir || by_set) && !vm.count("func")) throw UsageError(prog + ": --pwp-dir and --set need --func");
     if (by_profile && vm.count("func")) throw UsageError(prog + ": --func goes with --pwp-dir or --set, not --profile");
-    if (!by_dir && (vm["exact"].as<bool>() || vm.count("funcmap")))
-        throw UsageError(prog + ": --exact and --funcmap go with --pwp-dir");
+    if (!by_dir && (vm["exact"].as<bool>() || vm.count("funcmap"))) throw UsageError(prog + ": --exact and --funcmap go with --pwp-dir");
     if (!by_dir && vm.count("alpha")) throw UsageError(prog + ": --alpha has no effect on the tables; use --pwp-dir with Prelu");
 
     const io::ElementFormat format = io::parse_element_format(vm["format"].as<std::string>());
@@ -148,7 +144,9 @@ int run_list(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()("funcmap", po::value<std::string>(), "FuncMap JSON replacing the built-in one");
     po::variables_map vm;
-    if (parse_options(prog, "Lists the 31 activation names of the reference dispatch, in its order,\nwith the profile file the FuncMap loads for each.", opts, args, vm)) return 0;
+    if (parse_options(prog, "Lists the 31 activation names of the reference dispatch, in its order,\nwith the profile file the FuncMap loads for each.", opts,
+                      args, vm))
+        return 0;
     pwp::FuncMap map = vm.count("funcmap") ? pwp::load_func_map(vm["funcmap"].as<std::string>()) : pwp::builtin_func_map();
     for (std::string_view name : pwp::act_fn_names()) {
         std::string file = "-";

@@ -67,10 +67,9 @@ double simulate_ns(const Config& cfg, const std::string& trace, const std::strin
 
 int run_advise(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("trace", po::value<std::string>()->required(), "the trace to analyse (also positional)")
-        ("out,o", po::value<std::string>(), "write the rewritten trace here")
-        ("no-simulate", po::bool_switch(), "only analyse; do not simulate the trace and its rewrite");
+    opts.add_options()("trace", po::value<std::string>()->required(), "the trace to analyse (also positional)")(
+        "out,o", po::value<std::string>(), "write the rewritten trace here")("no-simulate", po::bool_switch(),
+                                                                             "only analyse; do not simulate the trace and its rewrite");
     add_config_options(opts);
     po::positional_options_description pos;
     pos.add("trace", 1);
@@ -110,7 +109,9 @@ int run_advise(const std::string& prog, const std::vector<std::string>& args) {
                 std::printf("  ... %zu more\n", a.suggested.size() - 40);
                 break;
             }
-            if (s.load) std::printf("  %s load %s\n", s.line ? ("line " + std::to_string(s.line)).c_str() : "new", wl::trainium_sets()[static_cast<size_t>(s.set)].name.c_str());
+            if (s.load)
+                std::printf("  %s load %s\n", s.line ? ("line " + std::to_string(s.line)).c_str() : "new",
+                            wl::trainium_sets()[static_cast<size_t>(s.set)].name.c_str());
             else std::printf("    line %-6zu %s%s\n", s.line, s.function.empty() ? "(no function)" : s.function.c_str(), s.moved ? " *" : "");
         }
     }
@@ -127,9 +128,10 @@ int run_advise(const std::string& prog, const std::vector<std::string>& args) {
     double load0 = 0, load1 = 0;
     const double t0 = simulate_ns(cfg, trace, tmp.path + "/original", loads0, load0);
     const double t1 = simulate_ns(cfg, rewritten_path, tmp.path + "/rewritten", loads1, load1);
-    std::printf("simulated on %s: original %.1f ns (%llu table loads, %.1f ns of them), suggested %.1f ns (%llu table loads, %.1f ns): saves %.1f ns (%.1f%%)\n",
-                cfg.generation.name.c_str(), t0, static_cast<unsigned long long>(loads0), load0, t1, static_cast<unsigned long long>(loads1), load1, t0 - t1,
-                t0 > 0 ? 100.0 * (t0 - t1) / t0 : 0.0);
+    std::printf(
+        "simulated on %s: original %.1f ns (%llu table loads, %.1f ns of them), suggested %.1f ns (%llu table loads, %.1f ns): saves %.1f ns (%.1f%%)\n",
+        cfg.generation.name.c_str(), t0, static_cast<unsigned long long>(loads0), load0, t1, static_cast<unsigned long long>(loads1), load1, t0 - t1,
+        t0 > 0 ? 100.0 * (t0 - t1) / t0 : 0.0);
     return 0;
 }
 

@@ -12,11 +12,10 @@ namespace {
 
 int run_config(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()("what", po::value<std::string>()->default_value("show"),
-                       "show (the resolved YAML), fields (the Markdown field table) or generations")
-        ("select", po::value<std::string>(),
-         "with generations: print only the names a selection gives, one per line: all, a feature (cptc_decode, ...), "
-         "no_ and a feature, or a comma list of names");
+    opts.add_options()("what", po::value<std::string>()->default_value("show"), "show (the resolved YAML), fields (the Markdown field table) or generations")(
+        "select", po::value<std::string>(),
+        "with generations: print only the names a selection gives, one per line: all, a feature (cptc_decode, ...), "
+        "no_ and a feature, or a comma list of names");
     add_config_options(opts);
     po::positional_options_description pos;
     pos.add("what", 1);

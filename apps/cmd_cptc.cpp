@@ -30,7 +30,7 @@ std::string dtype_text(Dtype d) { return model::fp::dtype_name(static_cast<uint8
 
 // --out-dtype: the output types some leg stores, and BF16 (refused by the routing with a reason).
 Dtype parse_out_dtype(const std::string& prog, const std::string& name) {
-    static const std::pair<const char*, Dtype> names[] = {{"fp32", Dtype::Fp32}, {"fp16", Dtype::Fp16}, {"bf16", Dtype::Bfloat16},
+    static const std::pair<const char*, Dtype> names[] = {{"fp32", Dtype::Fp32},         {"fp16", Dtype::Fp16}, {"bf16", Dtype::Bfloat16},
                                                           {"bfloat16", Dtype::Bfloat16}, {"int8", Dtype::Int8}, {"uint8", Dtype::Uint8}};
     for (const auto& [n, d] : names)
         if (name == n) return d;
@@ -74,9 +74,9 @@ cptc::Target target_of(const std::string& prog, const po::variables_map& vm, uns
     const Dtype out = vm.count("out-dtype") ? parse_out_dtype(prog, vm["out-dtype"].as<std::string>()) : Dtype::Invalid;
     const cptc::Target t = cptc::route_target(bits, routing, out);
     if (vm["unsigned"].as<bool>() && t.is_signed)
-        throw Error("--unsigned: CPTC" + std::to_string(bits) + " -> " + dtype_text(t.out) + " is decoded by cptc_decode_impl<" + std::to_string(t.impl) +
-                    ">, which reads signed codes; drop --unsigned (the kernel's leg decides), or use a width and output read unsigned: " +
-                    unsigned_choices(routing));
+        throw Error(
+            "--unsigned: CPTC" + std::to_string(bits) + " -> " + dtype_text(t.out) + " is decoded by cptc_decode_impl<" + std::to_string(t.impl) +
+            ">, which reads signed codes; drop --unsigned (the kernel's leg decides), or use a width and output read unsigned: " + unsigned_choices(routing));
     return t;
 }
 
@@ -119,7 +119,8 @@ uint64_t per_partition(const std::string& in_path, size_t n, unsigned parts, uns
     if (n % parts) throw Error(in_path + ": " + std::to_string(n) + " values do not split evenly over " + std::to_string(parts) + " partitions");
     const uint64_t per = n / parts;
     if (per > 65535 || cptc::stream_bytes(bits, per, block, true) / 16 > 65535)
-        throw Error(in_path + ": " + std::to_string(per) + " values per partition exceed one decode instruction (dst.num and src.num are 16-bit): use more partitions or split the tensor");
+        throw Error(in_path + ": " + std::to_string(per) +
+                    " values per partition exceed one decode instruction (dst.num and src.num are 16-bit): use more partitions or split the tensor");
     return per;
 }
 
@@ -145,22 +146,24 @@ int write_codes(const po::variables_map& vm, const cptc::Target& t, const model:
 
 int run_encode(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("bits", po::value<unsigned>()->required(), "code width K, 1..7 (lut_dtype CPTC<K> = 0x18 + K)")
-        ("out-dtype", po::value<std::string>(), "what the decode stores: fp16, fp32, int8 or uint8, as far as the routed kernel's leg stores it (default: the leg's first)")
-        ("route", po::value<std::vector<std::string>>()->composing(), "K=IMPL: route CPTC<K> to cptc_decode_impl<IMPL>, as -p gpsimd.cptc_routing.K=IMPL (K = 2, 5, 6, 7)")
-        ("block", po::value<unsigned>()->default_value(64), "block_size: elements per block scale, a multiple of 8 up to 248")
-        ("unsigned", po::bool_switch(), "accepted when the routed kernel reads unsigned codes (the leg decides; this only confirms it)")
-        ("partitions", po::value<unsigned>()->default_value(128), "the values are split evenly over this many partitions")
-        ("codes", po::bool_switch(), "the values are integer codes, stored as they are: no scales (mconst1=0), each decodes to itself")
-        ("in", po::value<std::string>()->required(), "input values (element file: hex binary32 lines, or --format f32 / i32)")
-        ("format", po::value<std::string>()->default_value("hex"), "input format: hex, f32 (raw binary32) or i32 (raw little-endian int32: an integer tensor)")
-        ("out", po::value<std::string>()->required(), "output: each partition's stream, one after another")
-        ("decoded", po::value<std::string>(), "also write what the kernel stores (out-dtype elements, each partition's after another, as .dump writes them)");
+    opts.add_options()("bits", po::value<unsigned>()->required(), "code width K, 1..7 (lut_dtype CPTC<K> = 0x18 + K)")(
+        "out-dtype", po::value<std::string>(),
+        "what the decode stores: fp16, fp32, int8 or uint8, as far as the routed kernel's leg stores it (default: the leg's first)")(
+        "route", po::value<std::vector<std::string>>()->composing(),
+        "K=IMPL: route CPTC<K> to cptc_decode_impl<IMPL>, as -p gpsimd.cptc_routing.K=IMPL (K = 2, 5, 6, 7)")(
+        "block", po::value<unsigned>()->default_value(64), "block_size: elements per block scale, a multiple of 8 up to 248")(
+        "unsigned", po::bool_switch(), "accepted when the routed kernel reads unsigned codes (the leg decides; this only confirms it)")(
+        "partitions", po::value<unsigned>()->default_value(128), "the values are split evenly over this many partitions")(
+        "codes", po::bool_switch(), "the values are integer codes, stored as they are: no scales (mconst1=0), each decodes to itself")(
+        "in", po::value<std::string>()->required(), "input values (element file: hex binary32 lines, or --format f32 / i32)")(
+        "format", po::value<std::string>()->default_value("hex"), "input format: hex, f32 (raw binary32) or i32 (raw little-endian int32: an integer tensor)")(
+        "out", po::value<std::string>()->required(), "output: each partition's stream, one after another")(
+        "decoded", po::value<std::string>(), "also write what the kernel stores (out-dtype elements, each partition's after another, as .dump writes them)");
     po::variables_map vm;
-    if (parse_options(prog, "Quantises values to CPTC-K for the kernel the routing sends CPTC-K to, and writes the\n"
-                            "streams a conv_lut_load decode reads (its src, 16-byte units per partition). Prints\n"
-                            "the kernel, the instruction fields to use and the quantisation error.",
+    if (parse_options(prog,
+                      "Quantises values to CPTC-K for the kernel the routing sends CPTC-K to, and writes the\n"
+                      "streams a conv_lut_load decode reads (its src, 16-byte units per partition). Prints\n"
+                      "the kernel, the instruction fields to use and the quantisation error.",
                       opts, args, vm))
         return 0;
     const unsigned bits = vm["bits"].as<unsigned>(), block = vm["block"].as<unsigned>(), parts = vm["partitions"].as<unsigned>();
@@ -206,8 +209,7 @@ int run_encode(const std::string& prog, const std::vector<std::string>& args) {
     // In steps: at most 0.5 unless a value sits beyond the top code (the fp16 rounding of the
     // scale, values of a sign the codes cannot hold) or the output type rounds or saturates it
     // (fp16's precision, the integers of INT8/UINT8).
-    if (t.integer)
-        std::printf("quantisation error: max abs %.6g, max %.4g steps of mconst0 = %u (unsigned codes)\n", max_abs, max_steps, multiplier);
+    if (t.integer) std::printf("quantisation error: max abs %.6g, max %.4g steps of mconst0 = %u (unsigned codes)\n", max_abs, max_steps, multiplier);
     else
         std::printf("quantisation error: max abs %.6g, max %.4g steps of the block scale (%s codes, %s output)\n", max_abs, max_steps,
                     t.is_signed ? "signed" : "unsigned", dtype_text(t.out).c_str());

@@ -17,8 +17,9 @@ int run_demo(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()("pwp-dir", po::value<std::string>(), "profile directory (default: the built-in generated catalog's pwp_jsons)");
     po::variables_map vm;
-    if (parse_options(prog, "Prints a small table of activation results through the reference simulator:\n"
-                            "the exact closed forms, then the PWP tables' results for the same inputs.",
+    if (parse_options(prog,
+                      "Prints a small table of activation results through the reference simulator:\n"
+                      "the exact closed forms, then the PWP tables' results for the same inputs.",
                       opts, args, vm))
         return 0;
 

@@ -35,24 +35,25 @@ void parse_shape(const std::string& prog, const std::string& text, wl::KernelReq
 
 int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("name", po::value<std::string>(), "kernel: softmax, rmsnorm, layernorm, mlp-act, cptc-dequant-act (also positional)")
-        ("list", po::bool_switch(), "list the kernels, the model presets and their parameters")
-        ("out,o", po::value<std::string>(), "the trace to write; its .data inputs are written beside it")
-        ("shape", po::value<std::string>(), "ROWSxCOLS (rows are tiled over the 128 partitions, cols are each row's free elements)")
-        ("dtype", po::value<std::string>()->default_value("fp32"), "element type of inputs and outputs: fp32, bf16, fp16")
-        ("act", po::value<std::string>(), "mlp-act: gelu (default) or silu; cptc-dequant-act: gelu (default), silu, identity")
-        ("bits", po::value<unsigned>()->default_value(4), "cptc-dequant-act: CPTC-K, K in 1..7")
-        ("eps", po::value<std::string>(), "rmsnorm/layernorm epsilon (default 1e-5)")
-        ("seed", po::value<uint64_t>()->default_value(1), "seed of the generated inputs")
-        ("dma-lanes", po::value<uint32_t>()->default_value(0),
-         "0 (default): each tile's load is one transfer on queue dma.0 (stores dma.1) that the device spreads over its DMA engines; K: the "
-         "per-engine form, a tile's rows split over K engines for loads and K others for stores")
-        ("buffers", po::value<uint32_t>()->default_value(0), "SBUF slots a phase cycles through (0: as many as fit, up to 4, or 2 per softmax group; 1: no double buffering)")
-        ("max-data-mib", po::value<uint64_t>()->default_value(64), "largest input tensor written whole; larger ones are a ring of tiles the loads cycle through")
-        ("model", po::value<std::string>(), "preset: bert-base or llama2-7b (one layer's activation work; with --layer, --seq)")
-        ("layer", po::value<uint32_t>()->default_value(0), "preset: the layer (0-based; it selects the seed)")
-        ("seq", po::value<uint64_t>(), "preset: the sequence length");
+    opts.add_options()("name", po::value<std::string>(), "kernel: softmax, rmsnorm, layernorm, mlp-act, cptc-dequant-act (also positional)")(
+        "list", po::bool_switch(), "list the kernels, the model presets and their parameters")("out,o", po::value<std::string>(),
+                                                                                               "the trace to write; its .data inputs are written beside it")(
+        "shape", po::value<std::string>(), "ROWSxCOLS (rows are tiled over the 128 partitions, cols are each row's free elements)")(
+        "dtype", po::value<std::string>()->default_value("fp32"), "element type of inputs and outputs: fp32, bf16, fp16")(
+        "act", po::value<std::string>(), "mlp-act: gelu (default) or silu; cptc-dequant-act: gelu (default), silu, identity")(
+        "bits", po::value<unsigned>()->default_value(4), "cptc-dequant-act: CPTC-K, K in 1..7")(
+        "eps", po::value<std::string>(), "rmsnorm/layernorm epsilon (default 1e-5)")("seed", po::value<uint64_t>()->default_value(1),
+                                                                                     "seed of the generated inputs")(
+        "dma-lanes", po::value<uint32_t>()->default_value(0),
+        "0 (default): each tile's load is one transfer on queue dma.0 (stores dma.1) that the device spreads over its DMA engines; K: the "
+        "per-engine form, a tile's rows split over K engines for loads and K others for stores")(
+        "buffers", po::value<uint32_t>()->default_value(0),
+        "SBUF slots a phase cycles through (0: as many as fit, up to 4, or 2 per softmax group; 1: no double buffering)")(
+        "max-data-mib", po::value<uint64_t>()->default_value(64),
+        "largest input tensor written whole; larger ones are a ring of tiles the loads cycle through")(
+        "model", po::value<std::string>(), "preset: bert-base or llama2-7b (one layer's activation work; with --layer, --seq)")(
+        "layer", po::value<uint32_t>()->default_value(0), "preset: the layer (0-based; it selects the seed)")("seq", po::value<uint64_t>(),
+                                                                                                              "preset: the sequence length");
     add_config_options(opts);
     po::positional_options_description pos;
     pos.add("name", 1);
@@ -64,7 +65,8 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
                       "resident. The inputs come from --seed and are written beside the trace; .dump lines\n"
                       "name the outputs `neuronsim run` will write. Shapes over a limit of the generation\n"
                       "(free size, SBUF) are refused naming the limit. docs/workloads.md has the details.",
-                      opts, args, vm, &pos, "NAME [--shape RxC] [--dtype T] [--gen G] [--seed S] -o FILE.trace | --model M --layer N --seq S -o FILE.trace | --list"))
+                      opts, args, vm, &pos,
+                      "NAME [--shape RxC] [--dtype T] [--gen G] [--seed S] -o FILE.trace | --model M --layer N --seq S -o FILE.trace | --list"))
         return 0;
     if (vm["list"].as<bool>()) {
         std::cout << wl::kernel_list();
@@ -110,7 +112,8 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     for (const auto& d : s.dumps) std::printf(" %s", d.c_str());
     std::string flags;
     for (const auto& f : s.run_flags) flags += " " + f;
-    std::printf("\nrun: neuronsim run %s--trace %s%s\n", vm.count("gen") ? ("--gen " + vm["gen"].as<std::string>() + " ").c_str() : "", out.c_str(), flags.c_str());
+    std::printf("\nrun: neuronsim run %s--trace %s%s\n", vm.count("gen") ? ("--gen " + vm["gen"].as<std::string>() + " ").c_str() : "", out.c_str(),
+                flags.c_str());
     return 0;
 }
 

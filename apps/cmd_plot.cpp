@@ -11,16 +11,16 @@ namespace {
 
 int run_plot(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("db", po::value<std::string>()->required(), "the sweep database (also positional)")
-        ("x", po::value<std::string>()->required(), "the x axis: a parameter (act.clock_ghz or param:act.clock_ghz), a point field (trace, generation, repeat, wall_seconds, cpu_seconds) or a stat (stat:KEY)")
-        ("y", po::value<std::string>()->required(), "the y axis: a stat, e.g. core.simulated_ps (or stat:core.simulated_ps)")
-        ("series", po::value<std::string>(), "one line (or bar colour) per value of this key; several keys separated by commas, e.g. trace,generation")
-        ("where", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE: only points where KEY has VALUE (repeatable; numbers compare by value)")
-        ("out", po::value<std::string>(), "the image: FILE.png or FILE.svg (default: the database's name with .svg)")
-        ("bar", po::bool_switch(), "a clustered bar chart (the default for a non-numeric x)")
-        ("title", po::value<std::string>(), "the chart's title (default: the database's file name and the --where filters)")
-        ("script", po::value<std::string>(), "also write the gnuplot script (with its data) to FILE, to restyle the chart by hand");
+    opts.add_options()("db", po::value<std::string>()->required(), "the sweep database (also positional)")(
+        "x", po::value<std::string>()->required(),
+        "the x axis: a parameter (act.clock_ghz or param:act.clock_ghz), a point field (trace, generation, repeat, wall_seconds, cpu_seconds) or a stat (stat:KEY)")(
+        "y", po::value<std::string>()->required(), "the y axis: a stat, e.g. core.simulated_ps (or stat:core.simulated_ps)")(
+        "series", po::value<std::string>(), "one line (or bar colour) per value of this key; several keys separated by commas, e.g. trace,generation")(
+        "where", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE: only points where KEY has VALUE (repeatable; numbers compare by value)")(
+        "out", po::value<std::string>(), "the image: FILE.png or FILE.svg (default: the database's name with .svg)")(
+        "bar", po::bool_switch(), "a clustered bar chart (the default for a non-numeric x)")(
+        "title", po::value<std::string>(), "the chart's title (default: the database's file name and the --where filters)")(
+        "script", po::value<std::string>(), "also write the gnuplot script (with its data) to FILE, to restyle the chart by hand");
     po::positional_options_description pos;
     pos.add("db", 1);
     po::variables_map vm;

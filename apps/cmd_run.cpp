@@ -5,13 +5,14 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <sstream>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "apps/commands.h"
 #include "apps/config_options.h"
+#include "apps/run_summary.h"
 #include "config/features.h"
 #include "model/common/error.h"
 #include "model/io/json_path.h"
@@ -23,7 +24,6 @@
 #include "platform/config.h"
 #include "platform/host/run_record.h"
 #include "platform/host/simulate.h"
-#include "apps/run_summary.h"
 
 namespace neuronsim::apps {
 
@@ -142,32 +142,36 @@ std::vector<std::string> threads_override(const po::variables_map& vm) {
 int run_run(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     add_config_options(opts);
-    opts.add_options()
-        ("trace,t", po::value<std::string>(), "text trace (also positional; default: the built-in demo trace)")
-        ("streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")
-        ("out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")
-        ("force", po::bool_switch(), "reuse an output directory that holds an earlier run: first remove what neuronsim wrote there (its .neuronsim-outputs list, nothing else); a directory without that list is never cleared")
-        ("pwp", po::value<std::string>(), "a pwp_bin_* directory (ours or the vendor's) whose sets LoadActFuncSet loads (default: the built-in catalog's pwp_bin_trainium)")
-        ("numerics", po::value<std::string>()->default_value("full"),
-         "full: every element is computed; none: timing only, for fast what-if sweeps: the same instruction times, stats and timeline, "
-         "but no element values are read, computed, moved or dumped (value-dependent errors are not detected)")
-        ("act-numerics", po::value<std::string>()->default_value("pwp"), "pwp: Activate evaluates the resident tables; exact: the closed forms (the reference's no-profile mode)")
-        ("threads", po::value<unsigned>(), "host threads for Activate's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")
-        ("skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")
-        ("no-progress", po::bool_switch(), "no progress bar even on a terminal")
-        ("cost-model", po::bool_switch(), "add the public/compiler formula's estimate to every instruction in instructions.csv and compare the totals in the summary")
-        ("no-csv", po::bool_switch(), "do not write instructions.csv")
-        ("no-timeline", po::bool_switch(), "do not write timeline.json")
-        ("window", po::value<std::string>(), "record only instructions and slices overlapping simulated time START:END in ns (either may be empty)");
+    opts.add_options()("trace,t", po::value<std::string>(), "text trace (also positional; default: the built-in demo trace)")(
+        "streams", po::value<std::string>(), "directory of binary engine streams (<engine>.bin, setup.trace) instead of --trace")(
+        "out,o", po::value<std::string>()->default_value("neuronsim-out"), "output directory")(
+        "force", po::bool_switch(),
+        "reuse an output directory that holds an earlier run: first remove what neuronsim wrote there (its .neuronsim-outputs list, nothing else); a directory without that list is never cleared")(
+        "pwp", po::value<std::string>(),
+        "a pwp_bin_* directory (ours or the vendor's) whose sets LoadActFuncSet loads (default: the built-in catalog's pwp_bin_trainium)")(
+        "numerics", po::value<std::string>()->default_value("full"),
+        "full: every element is computed; none: timing only, for fast what-if sweeps: the same instruction times, stats and timeline, "
+        "but no element values are read, computed, moved or dumped (value-dependent errors are not detected)")(
+        "act-numerics", po::value<std::string>()->default_value("pwp"),
+        "pwp: Activate evaluates the resident tables; exact: the closed forms (the reference's no-profile mode)")(
+        "threads", po::value<unsigned>(),
+        "host threads for Activate's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
+        "skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")(
+        "no-progress", po::bool_switch(), "no progress bar even on a terminal")(
+        "cost-model", po::bool_switch(),
+        "add the public/compiler formula's estimate to every instruction in instructions.csv and compare the totals in the summary")(
+        "no-csv", po::bool_switch(), "do not write instructions.csv")("no-timeline", po::bool_switch(), "do not write timeline.json")(
+        "window", po::value<std::string>(), "record only instructions and slices overlapping simulated time START:END in ns (either may be empty)");
     po::positional_options_description pos;
     pos.add("trace", 1);
     po::variables_map vm;
-    if (parse_options(prog, "Runs an instruction trace on the simulated NeuronCore of one generation and writes\n"
-                            "stats.json, instructions.csv, timeline.json (Chrome/Perfetto), config.yaml and the\n"
-                            "trace's dumps into --out. With no arguments: the built-in demo trace on MARIANA.\n"
-                            "The configuration is the generation's preset, then each --config overlay, then -p.\n"
-                            "Exit status: 0 done, 1 error (RUN_INCOMPLETE in --out says why), 2 usage,\n"
-                            "130 interrupted (SIGINT or SIGTERM: the outputs cover what completed).",
+    if (parse_options(prog,
+                      "Runs an instruction trace on the simulated NeuronCore of one generation and writes\n"
+                      "stats.json, instructions.csv, timeline.json (Chrome/Perfetto), config.yaml and the\n"
+                      "trace's dumps into --out. With no arguments: the built-in demo trace on MARIANA.\n"
+                      "The configuration is the generation's preset, then each --config overlay, then -p.\n"
+                      "Exit status: 0 done, 1 error (RUN_INCOMPLETE in --out says why), 2 usage,\n"
+                      "130 interrupted (SIGINT or SIGTERM: the outputs cover what completed).",
                       opts, args, vm, &pos, "[TRACE] [options]"))
         return 0;
     if (vm.count("trace") && vm.count("streams")) throw UsageError(prog + ": give --trace or --streams, not both");
@@ -257,7 +261,8 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
 
     if (rep.interrupted) {
         const std::string why = std::string("interrupted by ") + (rep.interrupted == SIGTERM ? "SIGTERM" : "SIGINT") + " after " +
-                                std::to_string(rep.instructions) + " instructions; stats.json, instructions.csv and timeline.json cover what completed; "
+                                std::to_string(rep.instructions) +
+                                " instructions; stats.json, instructions.csv and timeline.json cover what completed; "
                                 "no dumps were written\n";
         write_file(out + "/RUN_INCOMPLETE", why);
         std::fprintf(stderr, "neuronsim: %s", why.c_str());
@@ -271,14 +276,14 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
 
 int run_asm(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("trace", po::value<std::string>()->required(), "text trace (also positional)")
-        ("out,o", po::value<std::string>()->required(), "output directory for <engine>.bin and setup.trace");
+    opts.add_options()("trace", po::value<std::string>()->required(), "text trace (also positional)")("out,o", po::value<std::string>()->required(),
+                                                                                                      "output directory for <engine>.bin and setup.trace");
     po::positional_options_description pos;
     pos.add("trace", 1);
     po::variables_map vm;
-    if (parse_options(prog, "Assembles a text trace into per-engine streams of 64-byte bundles (DIR/<engine>.bin)\n"
-                            "and its directives (DIR/setup.trace), as `run --streams DIR` takes them.",
+    if (parse_options(prog,
+                      "Assembles a text trace into per-engine streams of 64-byte bundles (DIR/<engine>.bin)\n"
+                      "and its directives (DIR/setup.trace), as `run --streams DIR` takes them.",
                       opts, args, vm, &pos, "TRACE -o DIR"))
         return 0;
     auto res = model::trace::assemble_trace(vm["trace"].as<std::string>(), vm["out"].as<std::string>());
@@ -290,13 +295,13 @@ int run_asm(const std::string& prog, const std::vector<std::string>& args) {
 
 int run_disasm(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("file", po::value<std::string>()->required(), "an <engine>.bin stream (also positional)")
-        ("engine", po::value<std::string>(), "engine name (default: the file name's stem)");
+    opts.add_options()("file", po::value<std::string>()->required(), "an <engine>.bin stream (also positional)")("engine", po::value<std::string>(),
+                                                                                                                 "engine name (default: the file name's stem)");
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
-    if (parse_options(prog, "Prints a binary engine stream as trace text; `asm` of the output gives the same bytes.", opts, args, vm, &pos, "FILE [--engine NAME]"))
+    if (parse_options(prog, "Prints a binary engine stream as trace text; `asm` of the output gives the same bytes.", opts, args, vm, &pos,
+                      "FILE [--engine NAME]"))
         return 0;
     const std::string path = vm["file"].as<std::string>();
     const std::string engine = vm.count("engine") ? vm["engine"].as<std::string>() : fs::path(path).stem().string();

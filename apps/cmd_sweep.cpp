@@ -78,7 +78,9 @@ int report(const SweepOutcome& o, const std::string& db_path, const std::vector<
         std::printf("sweep: %zu points: %zu run now (%zu failed), %zu already in %s", o.points, o.ran, o.failed, o.already, db_path.c_str());
         if (o.unrecorded) std::printf(", %zu not run (interrupted; run the same command again to resume)", o.unrecorded);
         std::printf("\n");
-        if (failed) std::printf("sweep: %zu point(s) of this spec failed; their errors are in the error column (neuronsim sweep export %s --csv FILE)\n", failed, db_path.c_str());
+        if (failed)
+            std::printf("sweep: %zu point(s) of this spec failed; their errors are in the error column (neuronsim sweep export %s --csv FILE)\n", failed,
+                        db_path.c_str());
     }
     if (o.interrupted) return 130;
     return failed ? 3 : 0;
@@ -95,18 +97,22 @@ int draw_study_plots(const Spec& spec, const std::string& db) {
 
 int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("spec", po::value<std::string>()->required(), "the sweep specification (YAML; docs/what-if.md); also positional")
-        ("db,o", po::value<std::string>(), "results database (SQLite), created or resumed (default: SPEC's name with .db, in the current directory; with --shard I/N: NAME.shard-I-of-N.db)")
-        ("jobs,j", po::value<int>(), "points run at once on this machine (default: the number of cores; under mpirun: per worker rank, default 1)")
-        ("dry-run", po::bool_switch(), "print the points (index, key, description) and exit; nothing runs, no database is written")
-        ("shard", po::value<std::string>(), "I/N: run only the I-th (0-based) of N disjoint slices of the points (point index mod N == I), e.g. a Slurm array task; join the databases with `sweep merge`")
-        ("numerics", po::value<std::string>(), "full or none: passed to every `neuronsim run` as --numerics (overrides the spec's numerics:); none: timing-only runs, the same times and stats, faster")
-        ("retry-failed", po::bool_switch(), "delete the failed points from the database first and run them again (by default a resumed sweep skips every point already recorded, failed or not)")
-        ("timeout", po::value<double>(), "seconds a point may run before it is killed and recorded as failed (0: no limit; overrides the spec's timeout_seconds:; default 600 s + 120 s per MiB of the point's trace)")
-        ("keep-runs", po::value<std::string>(), "keep each point's run output in DIR/<point key>/ (default: a temporary directory, removed)")
-        ("plot", po::bool_switch(), "after the sweep, draw the spec's plots: (or one default plot per trace and axis) with gnuplot")
-        ("no-progress", po::bool_switch(), "no progress bar (it is drawn only when stderr is a terminal)");
+    opts.add_options()("spec", po::value<std::string>()->required(), "the sweep specification (YAML; docs/what-if.md); also positional")(
+        "db,o", po::value<std::string>(),
+        "results database (SQLite), created or resumed (default: SPEC's name with .db, in the current directory; with --shard I/N: NAME.shard-I-of-N.db)")(
+        "jobs,j", po::value<int>(), "points run at once on this machine (default: the number of cores; under mpirun: per worker rank, default 1)")(
+        "dry-run", po::bool_switch(), "print the points (index, key, description) and exit; nothing runs, no database is written")(
+        "shard", po::value<std::string>(),
+        "I/N: run only the I-th (0-based) of N disjoint slices of the points (point index mod N == I), e.g. a Slurm array task; join the databases with `sweep merge`")(
+        "numerics", po::value<std::string>(),
+        "full or none: passed to every `neuronsim run` as --numerics (overrides the spec's numerics:); none: timing-only runs, the same times and stats, faster")(
+        "retry-failed", po::bool_switch(),
+        "delete the failed points from the database first and run them again (by default a resumed sweep skips every point already recorded, failed or not)")(
+        "timeout", po::value<double>(),
+        "seconds a point may run before it is killed and recorded as failed (0: no limit; overrides the spec's timeout_seconds:; default 600 s + 120 s per MiB of the point's trace)")(
+        "keep-runs", po::value<std::string>(), "keep each point's run output in DIR/<point key>/ (default: a temporary directory, removed)")(
+        "plot", po::bool_switch(), "after the sweep, draw the spec's plots: (or one default plot per trace and axis) with gnuplot")(
+        "no-progress", po::bool_switch(), "no progress bar (it is drawn only when stderr is a terminal)");
     po::positional_options_description pos;
     pos.add("spec", 1);
     po::variables_map vm;
@@ -200,9 +206,8 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
 
 int run_export(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()
-        ("db", po::value<std::string>()->required(), "the sweep database (also positional)")
-        ("csv", po::value<std::string>()->required(), "the CSV file to write (atomically: complete or not at all)");
+    opts.add_options()("db", po::value<std::string>()->required(), "the sweep database (also positional)")(
+        "csv", po::value<std::string>()->required(), "the CSV file to write (atomically: complete or not at all)");
     po::positional_options_description pos;
     pos.add("db", 1);
     po::variables_map vm;

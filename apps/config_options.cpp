@@ -14,12 +14,11 @@ std::string generation_presets_text() {
 }  // namespace
 
 void add_config_options(po::options_description& opts) {
-    opts.add_options()
-        ("gen,g", po::value<std::string>(), ("generation preset: " + generation_presets_text()).c_str())
-        ("config,c", po::value<std::vector<std::string>>()->composing(),
-         "YAML overlay on the preset (repeatable, applied in order): only the keys it gives change. A complete config file "
-         "given without --gen selects its own generation's preset")
-        ("param,p", po::value<std::vector<std::string>>()->composing(), "override dotted.key=value after the overlays (repeatable, last wins)");
+    opts.add_options()("gen,g", po::value<std::string>(), ("generation preset: " + generation_presets_text()).c_str())(
+        "config,c", po::value<std::vector<std::string>>()->composing(),
+        "YAML overlay on the preset (repeatable, applied in order): only the keys it gives change. A complete config file "
+        "given without --gen selects its own generation's preset")("param,p", po::value<std::vector<std::string>>()->composing(),
+                                                                   "override dotted.key=value after the overlays (repeatable, last wins)");
 }
 
 std::vector<std::string> config_overlays(const po::variables_map& vm) {

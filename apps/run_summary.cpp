@@ -52,7 +52,8 @@ void print_time_by_mnemonic(const json& stats) {
 void print_act(const json& stats) {
     const json& a = stats.at("act");
     const double load = ns_of(get(a, A::table_load_ps)), compute = ns_of(get(a, A::compute_ps)), busy = ns_of(get(a, E::busy_ps));
-    std::printf("  ACT: %llu elements, resident set %s\n", u(get(a, A::elements)), get(a.at("act_tables"), stats::act_tables::resident_set).get<std::string>().c_str());
+    std::printf("  ACT: %llu elements, resident set %s\n", u(get(a, A::elements)),
+                get(a.at("act_tables"), stats::act_tables::resident_set).get<std::string>().c_str());
     std::printf("  ACT table loads: %llu (%llu redundant), %llu bytes, %.3f ns = %.1f%% of ACT busy time; computing %.3f ns\n", u(get(a, A::table_loads)),
                 u(get(a, A::redundant_table_loads)), u(get(a, A::table_load_bytes)), load, busy > 0 ? 100 * load / busy : 0.0, compute);
     // What the loads after the first cost: switches back and forth between two sets, and
@@ -75,7 +76,9 @@ void print_act(const json& stats) {
     const double sim = ns_of(get(stats, stats::core::simulated_ps));
     if (later > 0)
         std::printf("  table loads after the first cost %.3f ns (%.1f%% of the run)%s\n", later, sim > 0 ? 100 * later / sim : 0.0,
-                    redundant > 0 ? (", " + std::to_string(redundant).substr(0, std::to_string(redundant).find('.') + 4) + " ns of it reloading the resident set").c_str() : "");
+                    redundant > 0
+                        ? (", " + std::to_string(redundant).substr(0, std::to_string(redundant).find('.') + 4) + " ns of it reloading the resident set").c_str()
+                        : "");
     // A pair of sets loaded in both directions is an alternation.
     auto switched = [&](const std::string& from, const std::string& to) {
         for (const json& s : switches)
@@ -93,11 +96,8 @@ void print_act(const json& stats) {
         const std::string from = get(s, A::switch_from).get<std::string>(), to = get(s, A::switch_to).get<std::string>();
         const unsigned long long count = u(get(s, A::switch_count));
         const double ns = ns_of(get(s, A::switch_load_ps));
-        if (from == to)
-            std::printf("    %-44s %4llu x %12.3f ns  redundant: already resident\n", ("reload " + to).c_str(), count, ns);
-        else
-            std::printf("    %-44s %4llu x %12.3f ns%s\n", (from + " -> " + to).c_str(), count, ns,
-                        fns.empty() ? "" : ("  for " + fns).c_str());
+        if (from == to) std::printf("    %-44s %4llu x %12.3f ns  redundant: already resident\n", ("reload " + to).c_str(), count, ns);
+        else std::printf("    %-44s %4llu x %12.3f ns%s\n", (from + " -> " + to).c_str(), count, ns, fns.empty() ? "" : ("  for " + fns).c_str());
     }
 }
 
@@ -110,7 +110,8 @@ void print_stalls(const json& stats) {
     std::vector<Stall> all;
     for_each_engine(stats, [&](const std::string& e, const json& n) {
         const json& stalls = n.at(E::stall_count.head());
-        for (auto s = stalls.begin(); s != stalls.end(); ++s) all.push_back({e, s.key(), u(get(s.value(), E::stall_count)), ns_of(get(s.value(), E::stall_ps))});
+        for (auto s = stalls.begin(); s != stalls.end(); ++s)
+            all.push_back({e, s.key(), u(get(s.value(), E::stall_count)), ns_of(get(s.value(), E::stall_ps))});
     });
     if (all.empty()) return;
     std::stable_sort(all.begin(), all.end(), [](const Stall& a, const Stall& b) { return a.ns > b.ns; });
@@ -129,8 +130,8 @@ void print_cost_model(const platform::RunReport& rep) {
     std::printf("  cost model (public/compiler formulas): estimates %.3f ns against %.3f ns simulated (each instruction's issue to completion, summed)\n",
                 model, sim);
     for (auto it = totals.begin(); it != totals.end(); ++it)
-        std::printf("    %-32s %8llu x  simulated %14.3f ns  model %14.3f ns\n", it.key().c_str(), u(it.value()["count"]),
-                    ns_of(it.value()["simulated_ps"]), it.value()["model_ns"].get<double>());
+        std::printf("    %-32s %8llu x  simulated %14.3f ns  model %14.3f ns\n", it.key().c_str(), u(it.value()["count"]), ns_of(it.value()["simulated_ps"]),
+                    it.value()["model_ns"].get<double>());
     const auto& top = rep.divergences;
     if (!top.empty()) std::printf("  largest divergences (simulated - model):\n");
     for (const auto& d : top) {
@@ -142,8 +143,8 @@ void print_cost_model(const platform::RunReport& rep) {
 
 }  // namespace
 
-void print_run_summary(const platform::Config& cfg, const std::string& trace_name, const std::string& out, const platform::RunReport& rep,
-                       const json& host, bool cost_model) {
+void print_run_summary(const platform::Config& cfg, const std::string& trace_name, const std::string& out, const platform::RunReport& rep, const json& host,
+                       bool cost_model) {
     const json& stats = rep.stats;
     const double sim_ns = rep.simulated.to_seconds() * 1e9;
     std::printf("neuronsim run: %s (NC-v%d), %s -> %s/\n", cfg.generation.name.c_str(), cfg.generation.nc_version, trace_name.c_str(), out.c_str());
@@ -165,18 +166,18 @@ void print_run_summary(const platform::Config& cfg, const std::string& trace_nam
         const json& pl = *pool;
         std::string kernels;
         const json& by = pl.at(P::cptc_by_kernel.head());
-        for (auto k = by.begin(); k != by.end(); ++k)
-            kernels += (kernels.empty() ? " (" : ", ") + k.key() + " x" + std::to_string(k.value().get<uint64_t>());
+        for (auto k = by.begin(); k != by.end(); ++k) kernels += (kernels.empty() ? " (" : ", ") + k.key() + " x" + std::to_string(k.value().get<uint64_t>());
         if (!kernels.empty()) kernels += ")";
-        std::printf("  POOL: %llu CPTC decodes%s, %llu elements decoded, %llu copies, %llu conversion-LUT loads\n", u(get(pl, P::cptc_decodes)), kernels.c_str(),
-                    u(get(pl, P::cptc_decoded_elements)), u(get(pl, P::copies)), u(get(pl, P::conv_lut_loads)));
+        std::printf("  POOL: %llu CPTC decodes%s, %llu elements decoded, %llu copies, %llu conversion-LUT loads\n", u(get(pl, P::cptc_decodes)),
+                    kernels.c_str(), u(get(pl, P::cptc_decoded_elements)), u(get(pl, P::copies)), u(get(pl, P::conv_lut_loads)));
     }
     print_stalls(stats);
     if (cost_model) print_cost_model(rep);
     const double elements = act ? get(*act, A::elements).get<double>() : 0.0;
     std::printf("host: %.3f s wall, %.0f simulated ns per wall second, %.0f instructions/s, %.3g elements/s, %.3g DMA bytes/s\n", rep.wall_seconds,
                 get(host, H::simulated_ns_per_wall_second).get<double>(), get(host, H::instructions_per_second).get<double>(),
-                rep.wall_seconds > 0 ? elements / rep.wall_seconds : 0.0, rep.wall_seconds > 0 ? get(dma, stats::dma::bytes).get<double>() / rep.wall_seconds : 0.0);
+                rep.wall_seconds > 0 ? elements / rep.wall_seconds : 0.0,
+                rep.wall_seconds > 0 ? get(dma, stats::dma::bytes).get<double>() / rep.wall_seconds : 0.0);
 }
 
 }  // namespace neuronsim::apps

@@ -67,8 +67,8 @@ void BM_NumericKernelAlone(benchmark::State& state) {
         }
         benchmark::DoNotOptimize(sbuf.data());
     }
-    state.counters["ns_per_element"] = benchmark::Counter(static_cast<double>(state.iterations()) * in.size(),
-                                                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * in.size(), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_NumericKernelAlone)->Unit(benchmark::kMillisecond)->Iterations(3);
 
@@ -105,8 +105,8 @@ void BM_NumericKernelFast(benchmark::State& state) {
         }
         benchmark::DoNotOptimize(sbuf.data());
     }
-    state.counters["ns_per_element"] = benchmark::Counter(static_cast<double>(state.iterations()) * in.size(),
-                                                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * in.size(), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_NumericKernelFast)->Unit(benchmark::kMillisecond)->Iterations(3);
 
@@ -117,9 +117,10 @@ void BM_PlatformActivate(benchmark::State& state) {
         std::ofstream f(t.file("in.bin"), std::ios::binary);
         f.write(reinterpret_cast<const char*>(in.data()), static_cast<std::streamsize>(in.size() * 4));
     }
-    t.write("x.trace", ".data sbuf:0:0x0 partitions=128 file=in.bin\nact load_act_func_set set=0\n"
-                       "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 scale=1.0 "
-                       "src=sbuf:0:0 src.num=16384,4,1 src.step=1,16384,0 dst=sbuf:0:0 dst.num=16384,4,1 dst.step=1,16384,0\n");
+    t.write("x.trace",
+            ".data sbuf:0:0x0 partitions=128 file=in.bin\nact load_act_func_set set=0\n"
+            "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 scale=1.0 "
+            "src=sbuf:0:0 src.num=16384,4,1 src.step=1,16384,0 dst=sbuf:0:0 dst.num=16384,4,1 dst.step=1,16384,0\n");
     model::trace::assemble_trace(t.file("x.trace"), t.file("streams"));
     platform::Config cfg = platform::parse_config(platform::builtin_config_text("mariana"), "mariana");
     const int mode = static_cast<int>(state.range(0));
@@ -133,8 +134,8 @@ void BM_PlatformActivate(benchmark::State& state) {
         platform::RunReport r = host.run();
         state.SetIterationTime(r.wall_seconds);
     }
-    state.counters["ns_per_element"] = benchmark::Counter(static_cast<double>(state.iterations()) * in.size(),
-                                                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * in.size(), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_PlatformActivate)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(3)->UseManualTime();
 

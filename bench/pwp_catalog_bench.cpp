@@ -80,8 +80,8 @@ const Fn& fn(int i) {
 }
 
 void per_element(benchmark::State& state, size_t n) {
-    state.counters["ns_per_element"] = benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n),
-                                                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     static const char* names[] = {"exp", "sigmoid", "gelu", "reciprocal"};
     state.SetLabel(names[state.range(0)]);
 }
@@ -162,8 +162,8 @@ void BM_TableEvaluatorExp(benchmark::State& state) {
         for (size_t i = 0; i < in.size(); ++i) out[i] = te.evaluate(f, in[i]);
         benchmark::DoNotOptimize(out.data());
     }
-    state.counters["ns_per_element"] = benchmark::Counter(static_cast<double>(state.iterations()) * in.size(),
-                                                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * in.size(), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_TableEvaluatorExp);
 
@@ -174,8 +174,8 @@ void BM_EvaluateGenericExp(benchmark::State& state) {
         evaluate_generic_n(e.p, in.data(), out.data(), in.size());
         benchmark::DoNotOptimize(out.data());
     }
-    state.counters["ns_per_element"] = benchmark::Counter(static_cast<double>(state.iterations()) * in.size(),
-                                                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * in.size(), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_EvaluateGenericExp);
 

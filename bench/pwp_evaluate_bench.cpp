@@ -63,9 +63,8 @@ void BM_EvaluateGeneric(benchmark::State& state) {
         benchmark::ClobberMemory();
     }
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
-    state.counters["ns_per_element"] = benchmark::Counter(
-        static_cast<double>(state.iterations()) * static_cast<double>(n),
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_EvaluateGeneric)->Arg(1 << 16);
 
@@ -80,9 +79,8 @@ void BM_EvaluateFast(benchmark::State& state) {
         benchmark::ClobberMemory();
     }
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
-    state.counters["ns_per_element"] = benchmark::Counter(
-        static_cast<double>(state.iterations()) * static_cast<double>(n),
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ns_per_element"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.SetLabel(neuronsim::model::pwp::simd_name(neuronsim::model::pwp::active_simd_level()));
 }
 BENCHMARK(BM_EvaluateFast)->Arg(1 << 16);

@@ -19,7 +19,8 @@ using namespace neuronsim;
 std::vector<sweep::FlatStat> stats(size_t at_least) {
     const std::string path = std::string(NEURONSIM_SOURCE_DIR) + "/tests/golden/softmax/mariana/stats.json";
     auto s = sweep::flatten(model::io::parse_json_text(model::io::read_text_file(path), path));
-    for (size_t i = 0; s.size() < at_least; ++i) s.push_back({"core.padding." + std::to_string(i), {sweep::FlatValue::Kind::integer, int64_t(i) * 1000, 0, {}}});
+    for (size_t i = 0; s.size() < at_least; ++i)
+        s.push_back({"core.padding." + std::to_string(i), {sweep::FlatValue::Kind::integer, int64_t(i) * 1000, 0, {}}});
     return s;
 }
 

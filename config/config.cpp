@@ -8,13 +8,13 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "model/common/error.h"
-#include "model/fp/dtype.h"
-#include "model/io/json_path.h"
 #include "config/builtin_configs.h"
 #include "config/config_fields.h"
 #include "config/config_layers.h"
 #include "config/features.h"
+#include "model/common/error.h"
+#include "model/fp/dtype.h"
+#include "model/io/json_path.h"
 
 namespace neuronsim {
 
@@ -58,9 +58,9 @@ std::string builtin_config_text(const std::string& generation) {
 
 namespace {
 
+using config::config_field_table;
 using config::ConfigField;
 using config::ConfigLayers;
-using config::config_field_table;
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -181,8 +181,8 @@ Config compose_config_text(const std::string& generation, const std::vector<std:
     for (const std::string& ov : overrides) l.add_override(ov);
     Config c = build(l);
     if (c.generation.name != name)
-        l.fail("generation.name", c.generation.name + " differs from the preset's " + name +
-                                      ": a layer changes fields of a generation, not which one (choose it with --gen)");
+        l.fail("generation.name",
+               c.generation.name + " differs from the preset's " + name + ": a layer changes fields of a generation, not which one (choose it with --gen)");
     return c;
 }
 

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <type_traits>
 
-#include "model/common/error.h"
 #include "config/features.h"
+#include "model/common/error.h"
 #include "model/fp/dtype.h"
 
 namespace neuronsim::config {
@@ -56,7 +56,9 @@ const YAML::Node& read_map(const YAML::Node& v, const std::string& path, const C
 template <typename T>
 using Access = T& (*)(Config&);
 template <typename T>
-const T& get(Access<T> a, const Config& c) { return a(const_cast<Config&>(c)); }
+const T& get(Access<T> a, const Config& c) {
+    return a(const_cast<Config&>(c));
+}
 
 template <typename T>
 ConfigField number(std::string key, Access<T> a, T lo, T hi, std::string unit, std::string meaning, std::string source) {
@@ -86,8 +88,12 @@ ConfigField flag(std::string key, Access<bool> a, std::string meaning, std::stri
 ConfigField int_map(std::string key, Access<std::map<uint32_t, uint32_t>> a, uint32_t lo, uint32_t hi, uint32_t vlo, uint32_t vhi, std::string unit,
                     std::string meaning, std::string source) {
     ConfigField f;
-    f.info = {key, "map " + str(lo) + ".." + str(hi) + " -> integer", std::move(unit), "every key; values " + str(vlo) + " .. " + str(vhi),
-              std::move(meaning), std::move(source)};
+    f.info = {key,
+              "map " + str(lo) + ".." + str(hi) + " -> integer",
+              std::move(unit),
+              "every key; values " + str(vlo) + " .. " + str(vhi),
+              std::move(meaning),
+              std::move(source)};
     f.read = [=](Config& c, const YAML::Node& v, const ConfigLayers& l) {
         read_map(v, key, l);
         std::map<uint32_t, uint32_t> m;
@@ -129,7 +135,10 @@ ConfigField generation_name() {
 
 ConfigField act_rates() {
     ConfigField f;
-    f.info = {"act.elems_per_partition_cycle", "map dtype -> integer", "elements/cycle", "`default` required; keys: ACT input and output dtype names; values 1 .. 64",
+    f.info = {"act.elems_per_partition_cycle",
+              "map dtype -> integer",
+              "elements/cycle",
+              "`default` required; keys: ACT input and output dtype names; values 1 .. 64",
               "elements each partition streams per cycle, by dtype name (FP32, BFLOAT16, FP16, FP8_EXP3, ...; `default` for the rest); an "
               "instruction streams at the lower of its input's and its output's rates; x lanes = the engine-wide figure",
               "default 1 (128 per engine); BFLOAT16, FP16, FP8_EXP3/4/5 2 on v4+ (256 per engine for 16/8-bit input and output) [P] §0"};
@@ -184,7 +193,10 @@ ConfigField act_opcodes() {
     return f;
 }
 
-#define NS_FIELD(member) +[](Config& c) -> auto& { return c.member; }
+#define NS_FIELD(member)       \
+    +[](Config & c) -> auto& { \
+        return c.member;       \
+    }
 
 std::vector<ConfigField> make_table() {
     using u32 = uint32_t;
@@ -200,10 +212,11 @@ std::vector<ConfigField> make_table() {
                             "192/224/256/256/256 KiB [P] §0, [H] §I.2; MAVERICK [A] as v4"));
     t.push_back(number<u32>("memory.psum_banks", NS_FIELD(memory.psum_banks), 1, 64, "-", "PSUM banks; PSUM per partition = banks x bank size", "8 [P] §0"));
     t.push_back(number<u32>("memory.psum_bank_bytes", NS_FIELD(memory.psum_bank_bytes), 64, 1u << 16, "bytes", "one PSUM bank of a partition", "2048 [P] §0"));
-    t.push_back(number<u64>("memory.dram_bytes", NS_FIELD(memory.dram_bytes), u64{1} << 20, u64{1} << 48, "bytes", "device DRAM (HBM) address space of the core",
-                            "16/24/36/36/36 GiB per-core HBM [H] §I.2; v4+/v5 [A]"));
+    t.push_back(number<u64>("memory.dram_bytes", NS_FIELD(memory.dram_bytes), u64{1} << 20, u64{1} << 48, "bytes",
+                            "device DRAM (HBM) address space of the core", "16/24/36/36/36 GiB per-core HBM [H] §I.2; v4+/v5 [A]"));
     t.push_back(number<u32>("dma.engines", NS_FIELD(dma.engines), 1, 64, "-", "DMA engines of the core", "16 [P] §0"));
-    t.push_back(number<u32>("dma.queues_per_engine", NS_FIELD(dma.queues_per_engine), 1, 64, "-", "queues (trace streams `dma<E>.<Q>`) per engine", "16 [P] §0"));
+    t.push_back(
+        number<u32>("dma.queues_per_engine", NS_FIELD(dma.queues_per_engine), 1, 64, "-", "queues (trace streams `dma<E>.<Q>`) per engine", "16 [P] §0"));
     t.push_back(number<double>("dma.bytes_per_ns_per_engine", NS_FIELD(dma.bytes_per_ns_per_engine), 0.001, 1e6, "bytes/ns", "one engine's bandwidth",
                                "17/23/33 B/ns, the DMA bandwidth table [P] §0 (x16 = 272/368/528 GB/s per core)"));
     t.push_back(number<double>("dma.aggregate_bytes_per_ns", NS_FIELD(dma.aggregate_bytes_per_ns), 0.001, 1e7, "bytes/ns",
@@ -226,8 +239,8 @@ std::vector<ConfigField> make_table() {
                             "latency starts when one of them ends (1: no overlap on an engine)",
                             "16 [A]: one per queue; no public figure"));
     t.push_back(number<u32>("sync.semaphores", NS_FIELD(semaphores), 1, 256, "-", "semaphores per core", "256 [H] §I.2, §J.2"));
-    t.push_back(number<double>("sync.clock_ghz", NS_FIELD(sync.clock_ghz), 0.01, 100, "GHz",
-                               "clock of the Sync engine, the sequencer of the DMA queue streams", "1.12/0.96/1.2, the cost model's SP band [C]"));
+    t.push_back(number<double>("sync.clock_ghz", NS_FIELD(sync.clock_ghz), 0.01, 100, "GHz", "clock of the Sync engine, the sequencer of the DMA queue streams",
+                               "1.12/0.96/1.2, the cost model's SP band [C]"));
     t.push_back(number<u32>("sync.instruction_cycles", NS_FIELD(sync.instruction_cycles), 0, big, "cycles",
                             "a control instruction (sync, halt, a DMA trigger with pre-computed descriptors) on any engine's sequencer, in that engine's "
                             "cycles",
@@ -237,14 +250,16 @@ std::vector<ConfigField> make_table() {
     t.push_back(number<double>("act.clock_ghz", NS_FIELD(act.clock_ghz), 0.01, 100, "GHz", "ScalarE clock", "1.4 (v2), 1.2 (v3+) [P] §0"));
     t.push_back(number<u32>("act.lanes", NS_FIELD(act.lanes), 1, 128, "-", "ACT lanes", "128 [P] §0"));
     t.push_back(act_rates());
-    t.push_back(number<u32>("act.static_overhead_cycles", NS_FIELD(act.static_overhead_cycles), 0, big, "cycles", "fixed instruction overhead", "100 [P] §1.4"));
+    t.push_back(
+        number<u32>("act.static_overhead_cycles", NS_FIELD(act.static_overhead_cycles), 0, big, "cycles", "fixed instruction overhead", "100 [P] §1.4"));
     t.push_back(number<u32>("act.min_ii_cycles", NS_FIELD(act.min_ii_cycles), 0, big, "cycles", "minimum initiation interval", "64 [P] §1.4"));
     t.push_back(number<u32>("act.access_startup_cycles", NS_FIELD(act.access_startup_cycles), 0, big, "cycles", "SBUF/PSUM access start-up", "60 [P] §1.4"));
     t.push_back(number<u32>("act.pipeline_latency_cycles", NS_FIELD(act.pipeline_latency_cycles), 0, big, "cycles",
                             "from the last element streamed to the results committed (the lookup pipeline's drain)",
                             "40, derived [P] §1.4: dependent 1-element instructions issue every 264 cycles on NC-v2 = 100 static + 60 access + 64 "
                             "min_ii + 40"));
-    t.push_back(number<u32>("act.strided_slowdown", NS_FIELD(act.strided_slowdown), 1, 64, "x", "slowdown when the innermost stride is >= 16 bytes", "2 [P] §1.4"));
+    t.push_back(
+        number<u32>("act.strided_slowdown", NS_FIELD(act.strided_slowdown), 1, 64, "x", "slowdown when the innermost stride is >= 16 bytes", "2 [P] §1.4"));
     t.push_back(number<u32>("act.accumulator_readout_cycles", NS_FIELD(act.accumulator_readout_cycles), 0, big, "cycles", "ActReadAccumulator", "64 [P] §1.1"));
     t.push_back(number<u32>("act.table_load_dma_engine", NS_FIELD(act.table_load_dma_engine), 0, 63, "-",
                             "the DMA engine that moves LoadActFuncSet's table image (a DMA transfer of the dma.* model: its latency, one descriptor "
@@ -272,8 +287,8 @@ std::vector<ConfigField> make_table() {
         f.read = [base](Config& c, const YAML::Node& v, const ConfigLayers& l) {
             base(c, v, l);
             if (c.act.tables.control_stride_bytes % 4)
-                l.fail("act.tables.control_stride_bytes", "expected a multiple of 4 (a CONTROL entry holds 32-bit words), got " +
-                                                              std::to_string(c.act.tables.control_stride_bytes));
+                l.fail("act.tables.control_stride_bytes",
+                       "expected a multiple of 4 (a CONTROL entry holds 32-bit words), got " + std::to_string(c.act.tables.control_stride_bytes));
         };
         t.push_back(std::move(f));
     }
@@ -296,10 +311,11 @@ std::vector<ConfigField> make_table() {
     t.push_back(number<u32>("gpsimd.swdge_cycles", NS_FIELD(gpsimd.swdge_cycles), 0, big, "cycles",
                             "POOL time of a DMA `copy` issued from the POOL queue (software descriptor generation)",
                             "500 (v2), 700 (v3): the compiler's SWDGE overhead [C]; v4+ [A] as v3"));
-    t.push_back(number<u32>("gpsimd.swdge_queue", NS_FIELD(gpsimd.swdge_queue), 0, 63, "-", "the queue id (on every engine) of the DMAs the POOL queue triggers",
-                            "13 [A], as act.hwdge_queue"));
+    t.push_back(number<u32>("gpsimd.swdge_queue", NS_FIELD(gpsimd.swdge_queue), 0, 63, "-",
+                            "the queue id (on every engine) of the DMAs the POOL queue triggers", "13 [A], as act.hwdge_queue"));
     t.push_back(flag("gpsimd.cptc_library", NS_FIELD(gpsimd.cptc_library), "the CPTC decode library is present", "SUNDA false, others true [H] §F.10"));
-    t.push_back(flag("gpsimd.coretype_perf", NS_FIELD(gpsimd.coretype_perf), "the core type is PERF, the only one that stages the CPTC library", "true [H] §F.9"));
+    t.push_back(
+        flag("gpsimd.coretype_perf", NS_FIELD(gpsimd.coretype_perf), "the core type is PERF, the only one that stages the CPTC library", "true [H] §F.9"));
     t.push_back(flag("gpsimd.cptc_flag", NS_FIELD(gpsimd.cptc_flag),
                      "as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set (the environment variable works too)", "false [H] §F.9: CPTC is opt-in"));
     {
@@ -318,8 +334,8 @@ std::vector<ConfigField> make_table() {
         };
         t.push_back(std::move(f));
     }
-    t.push_back(number<double>("run.skip_unknown_cost_ns", NS_FIELD(run.skip_unknown_cost_ns), 0, 1e9, "ns", "time of an unmodelled opcode under `--skip-unknown`",
-                               "100 [A]"));
+    t.push_back(number<double>("run.skip_unknown_cost_ns", NS_FIELD(run.skip_unknown_cost_ns), 0, 1e9, "ns",
+                               "time of an unmodelled opcode under `--skip-unknown`", "100 [A]"));
     t.push_back(number<u64>("run.max_elements_per_instruction", NS_FIELD(run.max_elements_per_instruction), 1, u64{1} << 40, "elements",
                             "most elements (all partitions) one ACT or POOL instruction may process; more is an error before any work",
                             "268435456 (2^28), the POOL firmware's own per-instruction limit; a real instruction has at most 128 x 64 Ki [A]"));
@@ -327,8 +343,8 @@ std::vector<ConfigField> make_table() {
                             "budget of ACT and POOL elements for the whole run", "2^40 [A]: a 7B-parameter model's activations are ~2^33"));
     t.push_back(number<u64>("run.max_dma_bytes_per_instruction", NS_FIELD(run.max_dma_bytes_per_instruction), 1, u64{1} << 48, "bytes",
                             "most bytes one DMA job (a copy, a table load) may move", "2^34 (16 GiB) [A]"));
-    t.push_back(number<u64>("run.max_dma_bytes_per_run", NS_FIELD(run.max_dma_bytes_per_run), 1, u64{1} << 56, "bytes",
-                            "budget of DMA bytes for the whole run", "2^44 (16 TiB) [A]"));
+    t.push_back(number<u64>("run.max_dma_bytes_per_run", NS_FIELD(run.max_dma_bytes_per_run), 1, u64{1} << 56, "bytes", "budget of DMA bytes for the whole run",
+                            "2^44 (16 TiB) [A]"));
     t.push_back(number<u32>("run.host_threads", NS_FIELD(run.host_threads), 0, 1024, "threads",
                             "host threads an Activate's partitions are spread over (0: the host's hardware threads); results and simulated time do "
                             "not depend on it (`run --threads N` sets it)",
@@ -357,15 +373,18 @@ const std::vector<ConfigField>& config_field_table() {
 
 void check_config_relations(const Config& c, const ConfigLayers& l) {
     if (c.act.table_load_dma_engine >= c.dma.engines)
-        l.fail_relation("act.table_load_dma_engine", {"dma.engines"}, std::to_string(c.act.table_load_dma_engine) + " is not one of the " + std::to_string(c.dma.engines) +
-                                                " DMA engines (dma.engines)");
+        l.fail_relation("act.table_load_dma_engine", {"dma.engines"},
+                        std::to_string(c.act.table_load_dma_engine) + " is not one of the " + std::to_string(c.dma.engines) + " DMA engines (dma.engines)");
     for (auto [key, q] : {std::pair<const char*, uint32_t>{"act.table_load_dma_queue", c.act.table_load_dma_queue},
-                          {"act.hwdge_queue", c.act.hwdge_queue}, {"gpsimd.swdge_queue", c.gpsimd.swdge_queue}})
+                          {"act.hwdge_queue", c.act.hwdge_queue},
+                          {"gpsimd.swdge_queue", c.gpsimd.swdge_queue}})
         if (q >= c.dma.queues_per_engine)
-            l.fail_relation(key, {"dma.queues_per_engine"},
-                            std::to_string(q) + " is not one of the " + std::to_string(c.dma.queues_per_engine) + " queues of an engine (dma.queues_per_engine)");
+            l.fail_relation(
+                key, {"dma.queues_per_engine"},
+                std::to_string(q) + " is not one of the " + std::to_string(c.dma.queues_per_engine) + " queues of an engine (dma.queues_per_engine)");
     if (c.memory.partitions % c.gpsimd.cores != 0)
-        l.fail_relation("gpsimd.cores", {"memory.partitions"}, std::to_string(c.gpsimd.cores) + " cores must divide memory.partitions " + std::to_string(c.memory.partitions));
+        l.fail_relation("gpsimd.cores", {"memory.partitions"},
+                        std::to_string(c.gpsimd.cores) + " cores must divide memory.partitions " + std::to_string(c.memory.partitions));
 }
 
 }  // namespace neuronsim::config

@@ -8,8 +8,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "neuronsim/config.h"
 #include "config/config_layers.h"
+#include "neuronsim/config.h"
 
 namespace neuronsim::config {
 

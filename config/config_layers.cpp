@@ -36,7 +36,8 @@ void check_layer(const YAML::Node& n, const std::string& path, const std::string
     if (!n.IsMap()) return;
     std::set<std::string> keys;
     for (auto it = n.begin(); it != n.end(); ++it) {
-        if (!it->first.IsScalar()) throw Error(name + ":" + std::to_string(it->first.Mark().line + 1) + ": " + (path.empty() ? "(root)" : path) + ": a key must be a plain name");
+        if (!it->first.IsScalar())
+            throw Error(name + ":" + std::to_string(it->first.Mark().line + 1) + ": " + (path.empty() ? "(root)" : path) + ": a key must be a plain name");
         const std::string k = it->first.Scalar();
         if (!keys.insert(k).second) throw Error(name + ":" + std::to_string(it->first.Mark().line + 1) + ": " + join(path, k) + ": duplicate key");
         check_layer(it->second, join(path, k), name, depth + 1, nodes);

@@ -24,7 +24,7 @@ bool can_decode_cptc(const Config& c);
 
 // The features by name, for selections (`neuronsim config generations`, the goldens' list).
 struct Feature {
-    std::string name;         // cptc_decode
+    std::string name;  // cptc_decode
     std::string description;
     std::function<bool(const Config&)> has;
 };

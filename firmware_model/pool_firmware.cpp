@@ -8,10 +8,10 @@
 #include <limits>
 
 #include "model/common/error.h"
-#include "model/isa/access_pattern.h"
 #include "model/cptc/cptc.h"
 #include "model/cptc/decode.h"
 #include "model/fp/dtype.h"
+#include "model/isa/access_pattern.h"
 #include "model/isa/address.h"
 #include "model/isa/layouts.h"
 
@@ -32,17 +32,17 @@ std::string fmt(const char* f, long a, long b = 0) {
 struct Leg {
     bool is_signed;
     std::vector<uint8_t> outs;  // accepted out_dtype codes
-    bool integer;               // impl<5>: no fp ops, s0 is an integer multiplier
+    bool integer;  // impl<5>: no fp ops, s0 is an integer multiplier
 };
 
 const Leg& leg(unsigned impl) {
     static const Leg legs[7] = {
         {false, {}, false},
-        {true, {0x0A}, false},                    // <1> SIGNED / FP32
-        {false, {0x07}, false},                   // <2> UNSIGNED / FP16
-        {true, {0x07}, false},                    // <3> SIGNED / FP16 (24-bit intermediate)
-        {true, {0x07, 0x0A}, false},              // <4> MIXED-SIGN / FP16 + FP32
-        {false, {0x03}, true},                    // <5> UNSIGNED / INTEGER
+        {true, {0x0A}, false},  // <1> SIGNED / FP32
+        {false, {0x07}, false},  // <2> UNSIGNED / FP16
+        {true, {0x07}, false},  // <3> SIGNED / FP16 (24-bit intermediate)
+        {true, {0x07, 0x0A}, false},  // <4> MIXED-SIGN / FP16 + FP32
+        {false, {0x03}, true},  // <5> UNSIGNED / INTEGER
         {true, {0x07, 0x0A, 0x02, 0x03}, false},  // <6> MIXED / WIDEST (UINT8 output decodes unsigned)
     };
     return legs[impl];
@@ -59,9 +59,14 @@ Pattern make_pattern(uint64_t start, const int16_t* step, const uint16_t* num, i
 
 const std::vector<KernelInfo>& extisa3_kernel_info() {
     static const std::vector<KernelInfo> t = {
-        {0x7e, 0, 0x01000080, "iota"}, {0x7c, 0, 0x010003f8, "clr arith"}, {0x7d, 0, 0x01000410, "clr bitvec"},
-        {0x45, 0, 0x01000b90, "decode_pool"}, {0xbe, 0, 0x01000dac, "get_sequence_bounds"}, {0xf2, 0, 0x010013f4, "nonzero"},
-        {0x7b, 0, 0x01001964, "decode_tensor_dequantize"}, {0xe4, 0, 0x01002258, "pool_conv_lut_load"},
+        {0x7e, 0, 0x01000080, "iota"},
+        {0x7c, 0, 0x010003f8, "clr arith"},
+        {0x7d, 0, 0x01000410, "clr bitvec"},
+        {0x45, 0, 0x01000b90, "decode_pool"},
+        {0xbe, 0, 0x01000dac, "get_sequence_bounds"},
+        {0xf2, 0, 0x010013f4, "nonzero"},
+        {0x7b, 0, 0x01001964, "decode_tensor_dequantize"},
+        {0xe4, 0, 0x01002258, "pool_conv_lut_load"},
         {0xf0, 7, 0x01003b64, "ExtendedInstCptcDecode"},
     };
     return t;
@@ -69,12 +74,22 @@ const std::vector<KernelInfo>& extisa3_kernel_info() {
 
 const std::vector<KernelInfo>& main_kernel_info() {
     static const std::vector<KernelInfo> t = {
-        {0x7e, 0, 0x01000080, "iota"}, {0x7c, 0, 0x010003f8, "cross-lane reduce arith"}, {0x7d, 0, 0x01000410, "cross-lane reduce bitvec"},
-        {0x45, 0, 0x01000b90, "decode_pool"}, {0x51, 0, 0x0100105c, "-"}, {0x41, 0, 0x01000f1c, "-"},
-        {0xf0, 0, 0x01003370, "ExtendedInstEngineNop"}, {0xf0, 1, 0x01003380, "ExtendedInstCopy"},
-        {0xf0, 2, 0x01003484, "ExtendedInstTensorTensorArith"}, {0xf0, 4, 0x010037a8, "RandSetState"},
-        {0xf0, 3, 0x01003a60, "RandGetState"}, {0x52, 0, 0x01003b40, "-"}, {0x46, 0, 0x010040c0, "Copy"},
-        {0x47, 0, 0x01004160, "Cast"}, {0xbe, 0, 0x01004204, "get_sequence_bounds"}, {0xf2, 0, 0x0100484c, "nonzero"},
+        {0x7e, 0, 0x01000080, "iota"},
+        {0x7c, 0, 0x010003f8, "cross-lane reduce arith"},
+        {0x7d, 0, 0x01000410, "cross-lane reduce bitvec"},
+        {0x45, 0, 0x01000b90, "decode_pool"},
+        {0x51, 0, 0x0100105c, "-"},
+        {0x41, 0, 0x01000f1c, "-"},
+        {0xf0, 0, 0x01003370, "ExtendedInstEngineNop"},
+        {0xf0, 1, 0x01003380, "ExtendedInstCopy"},
+        {0xf0, 2, 0x01003484, "ExtendedInstTensorTensorArith"},
+        {0xf0, 4, 0x010037a8, "RandSetState"},
+        {0xf0, 3, 0x01003a60, "RandGetState"},
+        {0x52, 0, 0x01003b40, "-"},
+        {0x46, 0, 0x010040c0, "Copy"},
+        {0x47, 0, 0x01004160, "Cast"},
+        {0xbe, 0, 0x01004204, "get_sequence_bounds"},
+        {0xf2, 0, 0x0100484c, "nonzero"},
         {0x7b, 0, 0x01004dc4, "tensor dequantize"},
     };
     return t;
@@ -196,14 +211,16 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
     if (op.block_size == 0 || op.block_size % 8) throw Error(fmt("P%i: CPTC block_size %d is not a non-zero multiple of 8", P, op.block_size));
     if (op.in_dtype != 0x09) throw Error(fmt("P%i: Error, unsupported in_dtype for cptc_decode : 0x%x", P, op.in_dtype));
     if (op.num_active_rows != 128 || op.num_active_cols != 128)
-        throw Error(fmt("P%i: CPTC decode needs num_active_rows and num_active_cols 128, got %d", P, op.num_active_rows == 128 ? op.num_active_cols : op.num_active_rows));
+        throw Error(fmt("P%i: CPTC decode needs num_active_rows and num_active_cols 128, got %d", P,
+                        op.num_active_rows == 128 ? op.num_active_cols : op.num_active_rows));
     if (op.row_grp != 0xf || op.col_grp != 0xf)
         throw Error(fmt("P%i: CPTC decode needs row_grp and col_grp 0xf (all groups), got 0x%x", P, op.row_grp != 0xf ? op.row_grp : op.col_grp));
     if (op.src.num_elem[0] != 4) throw Error(fmt("P%i: CPTC source rows are 4 UINT32 (one 16-byte unit), got %d", P, op.src.num_elem[0]));
     // The six-arm ladder on the 3-bit value.
     const unsigned value = op.lut_dtype & 7u;
     const unsigned impl = route(value);
-    if (impl < 1 || impl > 6) throw Error(fmt("P%i: no cptc_decode_impl for CPTC value %d", P, value) + " (lut_dtype " + model::fp::dtype_name(op.lut_dtype) + ")");
+    if (impl < 1 || impl > 6)
+        throw Error(fmt("P%i: no cptc_decode_impl for CPTC value %d", P, value) + " (lut_dtype " + model::fp::dtype_name(op.lut_dtype) + ")");
     // The odd kernels re-check the value they serve; the even ones do not.
     static const unsigned guard[7] = {0, 1, 0, 4, 0, 3, 0};
     if (guard[impl] && guard[impl] != value)

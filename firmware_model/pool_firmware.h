@@ -59,14 +59,14 @@ FirmwareConfig firmware_config(const Config& c, bool values);
 using SbufAccess = std::function<uint8_t*(uint32_t partition, uint64_t offset, uint64_t len)>;
 
 struct ExecResult {
-    std::string kernel;            // "cptc_decode_impl<3>", "ExtendedInstCopy", ...
-    uint64_t elements = 0;         // CPTC: codes decoded per partition
-    uint64_t groups = 0;           // CPTC: 64-element groups per partition (the last one padded)
-    unsigned bits = 0;             // CPTC code width
-    unsigned impl = 0;             // cptc_decode_impl<N>
-    uint64_t scale_bytes = 0;      // CPTC: block-scale bytes the leg reads per partition
+    std::string kernel;  // "cptc_decode_impl<3>", "ExtendedInstCopy", ...
+    uint64_t elements = 0;  // CPTC: codes decoded per partition
+    uint64_t groups = 0;  // CPTC: 64-element groups per partition (the last one padded)
+    unsigned bits = 0;  // CPTC code width
+    unsigned impl = 0;  // cptc_decode_impl<N>
+    uint64_t scale_bytes = 0;  // CPTC: block-scale bytes the leg reads per partition
     uint64_t bytes_per_partition = 0;  // Copy: bytes moved per partition
-    uint32_t partitions = 0;       // partitions this core processed
+    uint32_t partitions = 0;  // partitions this core processed
     std::vector<std::string> log;  // the firmware's DEBUG trace lines
 };
 
@@ -80,8 +80,7 @@ public:
     // partitions [first_partition, first_partition + partition_count): it touches only those
     // of the instruction's active rows. Throws Error with the firmware's message
     // ("UNKNOWN OPCODE=0xe4", "P0: Error, unsupported in_dtype ...").
-    ExecResult execute(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition = 0,
-                       uint32_t partition_count = 128);
+    ExecResult execute(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition = 0, uint32_t partition_count = 128);
 
     // The staged kernel_info row a bundle dispatches to, or the firmware's error
     // ("UNKNOWN OPCODE=0x%x", "UNKNOWN EXTENDED OPCODE=%d").

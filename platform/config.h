@@ -6,21 +6,21 @@ namespace neuronsim::platform {
 
 using neuronsim::ActConfig;
 using neuronsim::ActTablesConfig;
-using neuronsim::Config;
-using neuronsim::DeviceConfig;
-using neuronsim::DmaConfig;
-using neuronsim::GenerationConfig;
-using neuronsim::GpsimdConfig;
-using neuronsim::MemoryConfig;
-using neuronsim::RunConfig;
-using neuronsim::SyncConfig;
 using neuronsim::builtin_config_text;
 using neuronsim::compose_config;
 using neuronsim::compose_config_text;
+using neuronsim::Config;
 using neuronsim::config_to_yaml;
 using neuronsim::default_generation;
+using neuronsim::DeviceConfig;
+using neuronsim::DmaConfig;
 using neuronsim::generation_names;
+using neuronsim::GenerationConfig;
+using neuronsim::GpsimdConfig;
 using neuronsim::load_config;
+using neuronsim::MemoryConfig;
 using neuronsim::parse_config;
+using neuronsim::RunConfig;
+using neuronsim::SyncConfig;
 
 }  // namespace neuronsim::platform

@@ -27,7 +27,8 @@ inline constexpr Stat numerics{"run.numerics", Unit::none, "`full`, or `none` fo
 inline constexpr Stat act_numerics{"run.act_numerics", Unit::none, "`pwp` (tables) or `exact` (closed forms)"};
 inline constexpr Stat status{"run.status", Unit::none, "`complete`, or `interrupted` (SIGINT/SIGTERM: the numbers cover what completed)"};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&schema_version, &neuronsim_version, &generation, &trace_path, &trace_sha256, &config_preset, &overlay_path, &overlay_sha256, &overrides, &config_sha256, &numerics, &act_numerics, &status};
+inline constexpr const Stat* kAll[] = {&schema_version, &neuronsim_version, &generation,    &trace_path, &trace_sha256, &config_preset, &overlay_path,
+                                       &overlay_sha256, &overrides,         &config_sha256, &numerics,   &act_numerics, &status};
 }  // namespace run
 
 // The device: NeuronCore::stats_json(), `core` in stats.json.
@@ -43,7 +44,8 @@ inline constexpr Stat mem_dmi_accesses{"mem.dmi_accesses", Unit::none, "accesses
 inline constexpr Stat mem_dmi_grants{"mem.dmi_grants", Unit::none, "DMI regions granted"};
 inline constexpr Stat mem_dmi_invalidations{"mem.dmi_invalidations", Unit::none, "DMI invalidations received"};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&neuronsim_version, &generation, &simulated_ps, &instructions, &mem_transactions, &mem_dmi_accesses, &mem_dmi_grants, &mem_dmi_invalidations};
+inline constexpr const Stat* kAll[] = {&neuronsim_version, &generation,       &simulated_ps,   &instructions,
+                                       &mem_transactions,  &mem_dmi_accesses, &mem_dmi_grants, &mem_dmi_invalidations};
 }  // namespace core
 
 // An on-chip memory (`core.sbuf`, `core.psum`).
@@ -54,7 +56,7 @@ inline constexpr Stat bytes{"bytes", Unit::bytes, "its size (all partitions)"};
 inline constexpr Stat pages_touched{"pages_touched", Unit::none, "DRAM pages allocated (a host's DRAM, not in stats.json)"};
 // The group in document order (pages_touched is not in stats.json).
 inline constexpr const Stat* kAll[] = {&bytes};
-}
+}  // namespace memory
 
 namespace semaphores {
 inline constexpr Stat updates{"updates", Unit::none, "semaphore updates"};
@@ -74,7 +76,8 @@ inline constexpr Stat engine_descriptors{"engines.<E>.descriptors", Unit::none, 
 inline constexpr Stat engine_bytes{"engines.<E>.bytes", Unit::bytes, "their bytes"};
 inline constexpr Stat engine_busy_ps{"engines.<E>.busy_ps", Unit::ps, "its busy time (descriptors, bytes, annotated delays; not the latency before a packet)"};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&transfers, &packets, &descriptors, &bytes, &annotated_delay_ps, &engine_packets, &engine_descriptors, &engine_bytes, &engine_busy_ps};
+inline constexpr const Stat* kAll[] = {&transfers,          &packets,      &descriptors,   &bytes, &annotated_delay_ps, &engine_packets,
+                                       &engine_descriptors, &engine_bytes, &engine_busy_ps};
 }  // namespace dma
 
 // Every engine: ACT, POOL and each DMA queue stream.
@@ -93,7 +96,8 @@ inline constexpr Stat mnemonic_busy_ps{"by_mnemonic.<mnemonic>.busy_ps", Unit::p
 inline constexpr Stat stall_count{"stalls.<cause>.count", Unit::none, "stalls of that cause (*optional*)", true};
 inline constexpr Stat stall_ps{"stalls.<cause>.stalled_ps", Unit::ps, "their share of `stalled_ps` (*optional*)", true};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&instructions, &busy_ps, &stalled_ps, &busy_cycles, &clock_ghz, &skipped_unknown, &mnemonic_count, &mnemonic_busy_ps, &stall_count, &stall_ps};
+inline constexpr const Stat* kAll[] = {&instructions,    &busy_ps,        &stalled_ps,       &busy_cycles, &clock_ghz,
+                                       &skipped_unknown, &mnemonic_count, &mnemonic_busy_ps, &stall_count, &stall_ps};
 }  // namespace engine
 
 namespace act {
@@ -114,7 +118,9 @@ inline constexpr Stat sbuf_bytes_written{"sbuf_bytes_written", Unit::bytes, "SBU
 inline constexpr Stat psum_bytes_read{"psum_bytes_read", Unit::bytes, "PSUM bytes read"};
 inline constexpr Stat psum_bytes_written{"psum_bytes_written", Unit::bytes, "PSUM bytes written"};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&elements, &table_loads, &redundant_table_loads, &table_load_bytes, &table_load_ps, &compute_ps, &switch_from, &switch_to, &switch_count, &switch_load_ps, &switch_functions, &sbuf_bytes_read, &sbuf_bytes_written, &psum_bytes_read, &psum_bytes_written};
+inline constexpr const Stat* kAll[] = {&elements,           &table_loads,     &redundant_table_loads, &table_load_bytes, &table_load_ps,    &compute_ps,
+                                       &switch_from,        &switch_to,       &switch_count,          &switch_load_ps,   &switch_functions, &sbuf_bytes_read,
+                                       &sbuf_bytes_written, &psum_bytes_read, &psum_bytes_written};
 }  // namespace act
 
 // The ACT table memory, `core.act.act_tables`.
@@ -135,7 +141,8 @@ inline constexpr Stat sbuf_bytes_read{"sbuf_bytes_read", Unit::bytes, "SBUF byte
 inline constexpr Stat sbuf_bytes_written{"sbuf_bytes_written", Unit::bytes, "SBUF bytes written (decodes and copies)"};
 inline constexpr Stat conv_lut{"conv_lut[<n>]", Unit::none, "the 16 conversion-LUT entries (*optional*: once loaded)", true};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&cptc_decodes, &cptc_decoded_elements, &cptc_by_kernel, &copies, &conv_lut_loads, &sbuf_bytes_read, &sbuf_bytes_written, &conv_lut};
+inline constexpr const Stat* kAll[] = {&cptc_decodes,   &cptc_decoded_elements, &cptc_by_kernel,     &copies,
+                                       &conv_lut_loads, &sbuf_bytes_read,       &sbuf_bytes_written, &conv_lut};
 }  // namespace pool
 
 // host.json: wall-clock figures, which vary run to run.

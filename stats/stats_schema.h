@@ -21,8 +21,8 @@ struct Entry {
 
 struct Group {
     std::string_view heading;  // "## The core", "### ACT only"
-    std::string_view intro;    // a paragraph before the table, may be empty
-    bool in_stats_json;        // false: host.json
+    std::string_view intro;  // a paragraph before the table, may be empty
+    bool in_stats_json;  // false: host.json
     std::vector<Entry> entries;
 };
 

@@ -13,7 +13,7 @@ namespace neuronsim::sweep {
 struct ChildExit {
     pid_t pid = 0;
     int exit_code = -1;  // when it exited
-    int signal = 0;      // when a signal ended it
+    int signal = 0;  // when a signal ended it
     double wall_seconds = 0;
     double cpu_seconds = 0;  // user + system time of the child (wait4)
     std::string stderr_text;  // the end of what it wrote to stderr
@@ -35,8 +35,8 @@ private:
     struct Child {
         pid_t pid;
         double started;
-        int err_fd;          // the read end of its stderr pipe (non-blocking), -1 once at its end
-        std::string err;     // what came so far (the last kStderrKeep bytes)
+        int err_fd;  // the read end of its stderr pipe (non-blocking), -1 once at its end
+        std::string err;  // what came so far (the last kStderrKeep bytes)
     };
     static void drain(Child& c);
     std::vector<Child> children_;

@@ -32,10 +32,10 @@ size_t export_csv(const std::string& db_path, const std::string& csv) {
         std::string overlays;
         for (const std::string& o : r.overlays) overlays += (overlays.empty() ? "" : ";") + o;
         std::string l = csv_field(r.point_key) + "," + std::to_string(r.point_index) + "," + csv_field(r.trace) + "," + csv_field(r.generation) + "," +
-                        csv_field(overlays) + "," + std::to_string(r.repeat) + "," + r.status + "," + std::to_string(r.exit_code) + "," +
-                        csv_field(r.error) + "," + FlatValue{FlatValue::Kind::real, 0, r.wall_seconds, {}}.to_text() + "," +
-                        FlatValue{FlatValue::Kind::real, 0, r.cpu_seconds, {}}.to_text() + "," +
-                        csv_field(r.neuronsim_version) + "," + csv_field(r.numerics) + "," + csv_field(r.host);
+                        csv_field(overlays) + "," + std::to_string(r.repeat) + "," + r.status + "," + std::to_string(r.exit_code) + "," + csv_field(r.error) +
+                        "," + FlatValue{FlatValue::Kind::real, 0, r.wall_seconds, {}}.to_text() + "," +
+                        FlatValue{FlatValue::Kind::real, 0, r.cpu_seconds, {}}.to_text() + "," + csv_field(r.neuronsim_version) + "," + csv_field(r.numerics) +
+                        "," + csv_field(r.host);
         std::map<std::string, std::string> p, s;
         for (const Param& x : r.params) p[x.key] = x.value;
         for (const FlatStat& x : r.stats) s[x.key] = x.value.to_text();

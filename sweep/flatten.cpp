@@ -48,8 +48,7 @@ void walk(const nlohmann::ordered_json& j, const std::string& prefix, std::vecto
 
 std::string FlatValue::to_text() const {
     switch (kind) {
-        case Kind::integer:
-            return std::to_string(i);
+        case Kind::integer: return std::to_string(i);
         case Kind::real: {
             // The shortest of %.15g..%.17g that reads back as the same double (0.8, not 0.80000000000000004).
             char buf[40];
@@ -59,10 +58,8 @@ std::string FlatValue::to_text() const {
             }
             return buf;
         }
-        case Kind::text:
-            return s;
-        case Kind::null:
-            break;
+        case Kind::text: return s;
+        case Kind::null: break;
     }
     return "";
 }

@@ -25,8 +25,9 @@ namespace neuronsim::sweep {
 #ifndef NEURONSIM_HAVE_MPI
 
 MpiSession::MpiSession() {
-    throw Error("launched under mpirun, but this neuronsim was built without MPI (configure with Open MPI's libopenmpi-dev installed, "
-                "-DNEURONSIM_WITH_MPI=ON); run the sweep without mpirun, or with --shard I/N per job");
+    throw Error(
+        "launched under mpirun, but this neuronsim was built without MPI (configure with Open MPI's libopenmpi-dev installed, "
+        "-DNEURONSIM_WITH_MPI=ON); run the sweep without mpirun, or with --shard I/N per job");
 }
 MpiSession::~MpiSession() = default;
 void MpiSession::abort(int code) { std::exit(code); }
@@ -173,10 +174,8 @@ void run_mpi_worker(const MpiSession&, const std::vector<Point>& points, const S
                 }
                 int64_t index = -1;
                 MPI_Recv(&index, 1, MPI_INT64_T, 0, kPoint, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                if (index < 0 || size_t(index) >= points.size())
-                    no_more = true;
-                else if (!stop)
-                    ex.start(points[size_t(index)]);
+                if (index < 0 || size_t(index) >= points.size()) no_more = true;
+                else if (!stop) ex.start(points[size_t(index)]);
                 break;
             }
         }

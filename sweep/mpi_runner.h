@@ -61,7 +61,6 @@ struct MpiSweepResult {
 // directory it cannot create, a database write that fails) aborts the job rather than leave
 // the others waiting; every point recorded so far is committed. Throws on rank 0 when the
 // database cannot be opened.
-MpiSweepResult run_mpi_sweep(const MpiSession& mpi, const std::vector<Point>& points, const std::string& db_path, SweepOptions o,
-                             const std::string& keep_runs);
+MpiSweepResult run_mpi_sweep(const MpiSession& mpi, const std::vector<Point>& points, const std::string& db_path, SweepOptions o, const std::string& keep_runs);
 
 }  // namespace neuronsim::sweep

@@ -152,7 +152,8 @@ PlotData collect_plot_data(const PlotRequest& r) {
         d.numeric_x = d.numeric_x && as_number(x, v);
     }
     if (d.numeric_x)
-        std::sort(d.xs.begin(), d.xs.end(), [](const std::string& a, const std::string& b) { return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr); });
+        std::sort(d.xs.begin(), d.xs.end(),
+                  [](const std::string& a, const std::string& b) { return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr); });
     d.y.assign(d.series.size(), std::vector<double>(d.xs.size(), std::nan("")));
     for (size_t si = 0; si < d.series.size(); ++si)
         for (size_t xi = 0; xi < d.xs.size(); ++xi) {
@@ -167,10 +168,8 @@ PlotData collect_plot_data(const PlotRequest& r) {
 std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::string& output_path) {
     const std::string ext = fs::path(r.out).extension().string();
     std::string s = "# neuronsim plot: " + comment_text(r.y + " against " + r.x + (r.series.empty() ? "" : " by " + r.series) + " from " + r.db) + "\n";
-    if (ext == ".png")
-        s += "set terminal pngcairo size 1000,600 enhanced font 'Sans,10'\n";
-    else
-        s += "set terminal svg size 1000,600 dynamic enhanced font 'Sans,10'\n";
+    if (ext == ".png") s += "set terminal pngcairo size 1000,600 enhanced font 'Sans,10'\n";
+    else s += "set terminal svg size 1000,600 dynamic enhanced font 'Sans,10'\n";
     s += "set output " + gp_quoted(output_path) + "\n";
     std::string title = r.title;
     if (title.empty()) {
@@ -258,8 +257,7 @@ std::string draw_plot(const PlotRequest& r) {
         throw Error(r.out + ": cannot write the plot (rename failed)");
     }
     std::string note;
-    if (d.averaged)
-        note = std::to_string(d.averaged) + " (series, x) cell(s) averaged over several points (repeats, or an axis not fixed with --where)";
+    if (d.averaged) note = std::to_string(d.averaged) + " (series, x) cell(s) averaged over several points (repeats, or an axis not fixed with --where)";
     return note;
 }
 

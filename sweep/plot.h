@@ -17,16 +17,16 @@ struct PlotRequest {
     std::string db, x, y, series, out;
     std::vector<std::string> where;  // KEY=VALUE filters, all must hold
     bool bar = false;
-    std::string title;          // default: the database's file name
-    std::string script_out;     // also write the gnuplot script here, when not empty
+    std::string title;  // default: the database's file name
+    std::string script_out;  // also write the gnuplot script here, when not empty
 };
 
 struct PlotData {
     bool numeric_x = true;
-    std::vector<std::string> series;                     // in order of first appearance
-    std::vector<std::string> xs;                         // categories (or numbers as text), sorted
-    std::vector<std::vector<double>> y;                  // [series][x], NaN where none
-    size_t points = 0, averaged = 0;                     // points used; (series, x) cells with more than one
+    std::vector<std::string> series;  // in order of first appearance
+    std::vector<std::string> xs;  // categories (or numbers as text), sorted
+    std::vector<std::vector<double>> y;  // [series][x], NaN where none
+    size_t points = 0, averaged = 0;  // points used; (series, x) cells with more than one
 };
 
 // Reads the points of the request from the database.

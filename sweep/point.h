@@ -8,20 +8,20 @@
 namespace neuronsim::sweep {
 
 struct Param {
-    std::string key;    // dotted config key, e.g. act.clock_ghz
+    std::string key;  // dotted config key, e.g. act.clock_ghz
     std::string value;  // the text passed to -p key=value (YAML flow form)
 };
 
 struct Point {
-    size_t index = 0;                        // position in the spec's expansion order
-    std::string trace;                       // as written in the spec
-    std::string trace_path;                  // resolved (relative to the spec's directory)
-    std::string generation;                  // lower case, e.g. mariana
-    std::vector<std::string> overlays;       // as written in the spec, applied in order
+    size_t index = 0;  // position in the spec's expansion order
+    std::string trace;  // as written in the spec
+    std::string trace_path;  // resolved (relative to the spec's directory)
+    std::string generation;  // lower case, e.g. mariana
+    std::vector<std::string> overlays;  // as written in the spec, applied in order
     std::vector<std::string> overlay_paths;  // resolved
-    std::vector<Param> params;               // the spec's fixed params, then the axes' values
-    std::vector<std::string> run_args;       // extra `neuronsim run` arguments of the spec
-    int repeat = 0;                          // run index, 0 .. repeat-1
+    std::vector<Param> params;  // the spec's fixed params, then the axes' values
+    std::vector<std::string> run_args;  // extra `neuronsim run` arguments of the spec
+    int repeat = 0;  // run index, 0 .. repeat-1
 
     // The identity the key hashes, as canonical JSON:
     // ["neuronsim-point/1", trace, generation, [overlays], [[key, value]...], [run_args], repeat]

@@ -90,8 +90,8 @@ PointDone PointExecutor::finish(const ChildExit& e) {
     const std::string dir = o_.work_dir + "/" + p.key();
     // Stopped rather than failed: by Ctrl-C or a termination signal (a terminal's, mpirun's, a
     // batch system's; the run exits 130 or dies of it), or killed while the sweep stops points.
-    const bool by_interrupt = e.signal == SIGINT || e.signal == SIGTERM || e.signal == SIGHUP || e.exit_code == 130 ||
-                              e.exit_code == 143 || (stopping_ && e.signal == SIGKILL);
+    const bool by_interrupt =
+        e.signal == SIGINT || e.signal == SIGTERM || e.signal == SIGHUP || e.exit_code == 130 || e.exit_code == 143 || (stopping_ && e.signal == SIGKILL);
     if (run.timed_out) {
         r.status = "failed";
         r.exit_code = 124;  // (as timeout(1) says it)

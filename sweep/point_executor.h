@@ -16,12 +16,12 @@
 namespace neuronsim::sweep {
 
 struct ExecutorOptions {
-    std::string exe;        // the neuronsim executable (self_executable())
-    std::string work_dir;   // each point runs in work_dir/<point key>
-    std::string numerics;   // --numerics for every run, when not empty
+    std::string exe;  // the neuronsim executable (self_executable())
+    std::string work_dir;  // each point runs in work_dir/<point key>
+    std::string numerics;  // --numerics for every run, when not empty
     bool keep_outputs = false;  // keep each point's output directory
     double timeout_seconds = -1;  // a point still running after this is killed and recorded as failed;
-                                  // -1: default_point_timeout(point), 0: none
+        // -1: default_point_timeout(point), 0: none
 };
 
 // The timeout of a point when neither the spec nor --timeout gives one: 600 s plus 120 s per
@@ -54,7 +54,7 @@ private:
     struct Running {
         Point point;
         double deadline = 0, timeout = 0;  // now_seconds(); 0: none
-        bool timed_out = false;            // killed at its deadline
+        bool timed_out = false;  // killed at its deadline
     };
     void kill_overdue();
     std::map<pid_t, Running> running_;

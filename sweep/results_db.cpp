@@ -93,10 +93,19 @@ void bind_value(Stmt& st, int i, const FlatValue& v) {
 FlatValue column_value(const Stmt& st, int col) {
     FlatValue v;
     switch (st.type(col)) {
-        case SQLITE_INTEGER: v.kind = FlatValue::Kind::integer; v.i = st.int64(col); break;
-        case SQLITE_FLOAT: v.kind = FlatValue::Kind::real; v.d = st.real(col); break;
+        case SQLITE_INTEGER:
+            v.kind = FlatValue::Kind::integer;
+            v.i = st.int64(col);
+            break;
+        case SQLITE_FLOAT:
+            v.kind = FlatValue::Kind::real;
+            v.d = st.real(col);
+            break;
         case SQLITE_NULL: break;
-        default: v.kind = FlatValue::Kind::text; v.s = st.text(col); break;
+        default:
+            v.kind = FlatValue::Kind::text;
+            v.s = st.text(col);
+            break;
     }
     return v;
 }
@@ -158,7 +167,11 @@ static const std::string& existing(const std::string& path, bool create) {
 
 // The insert statements are prepared once the schema exists; until then they hold a no-op.
 ResultsDb::ResultsDb(const std::string& path, bool create)
-    : db_(existing(path, create), create), insert_point_(db_, "SELECT 1"), insert_param_(db_, "SELECT 1"), insert_stat_(db_, "SELECT 1"), insert_stat_key_(db_, "SELECT 1") {
+    : db_(existing(path, create), create),
+      insert_point_(db_, "SELECT 1"),
+      insert_param_(db_, "SELECT 1"),
+      insert_stat_(db_, "SELECT 1"),
+      insert_stat_key_(db_, "SELECT 1") {
     if (create) lock_as_writer();  // (before the schema: two sweeps may both find the file new)
     bool has_meta = false;
     {
@@ -252,10 +265,8 @@ void ResultsDb::record(const PointRecord& r) {
         for (const Param& p : r.params) {
             insert_param_.bind(1, id).bind(2, p.key).bind(3, p.value);
             double num = 0;
-            if (parse_number(p.value, num))
-                insert_param_.bind(4, num);
-            else
-                insert_param_.bind_null(4);
+            if (parse_number(p.value, num)) insert_param_.bind(4, num);
+            else insert_param_.bind_null(4);
             insert_param_.run();
         }
         for (size_t i = 0; i < r.stats.size(); ++i) {
@@ -320,8 +331,7 @@ bool same_results(const PointRecord& a, const PointRecord& b, std::string* diffe
     if (a.stats.size() != b.stats.size()) return differ(std::to_string(a.stats.size()) + " vs " + std::to_string(b.stats.size()) + " stats");
     for (size_t i = 0; i < a.stats.size(); ++i) {
         if (a.stats[i].key != b.stats[i].key) return differ("stat key " + a.stats[i].key + " vs " + b.stats[i].key);
-        if (a.stats[i].value != b.stats[i].value)
-            return differ(a.stats[i].key + " = " + a.stats[i].value.to_text() + " vs " + b.stats[i].value.to_text());
+        if (a.stats[i].value != b.stats[i].value) return differ(a.stats[i].key + " = " + a.stats[i].value.to_text() + " vs " + b.stats[i].value.to_text());
     }
     return true;
 }

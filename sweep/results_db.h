@@ -37,7 +37,7 @@ struct PointRecord {
     int64_t exit_code = 0;
     std::string error;
     double wall_seconds = 0;  // of the `neuronsim run` process, start to exit
-    double cpu_seconds = 0;   // its user + system time
+    double cpu_seconds = 0;  // its user + system time
     std::string neuronsim_version, numerics, host, finished_at;
     std::vector<FlatStat> stats;
 };
@@ -59,13 +59,13 @@ public:
 
     std::set<std::string> point_keys();
     size_t failed_count();
-    void delete_failed();           // for --retry-failed
+    void delete_failed();  // for --retry-failed
     void record(const PointRecord& r);  // one transaction
     bool has(const std::string& point_key);
 
     // Every point in point_index, then point_key order, stats and params included.
     void for_each(const std::function<void(const PointRecord&)>& fn);
-    std::vector<std::string> stat_keys();   // distinct, sorted
+    std::vector<std::string> stat_keys();  // distinct, sorted
     std::vector<std::string> param_keys();  // distinct, sorted
     std::unique_ptr<PointRecord> find(const std::string& point_key);
     Db& db() { return db_; }

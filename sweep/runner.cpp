@@ -30,8 +30,7 @@ void parse_shard(const std::string& text, int& index, int& count) {
         out = std::stoi(s);
         return true;
     };
-    if (slash == std::string::npos || !number(text.substr(0, slash), index) || !number(text.substr(slash + 1), count) || count < 1 ||
-        index >= count)
+    if (slash == std::string::npos || !number(text.substr(0, slash), index) || !number(text.substr(slash + 1), count) || count < 1 || index >= count)
         throw Error("--shard " + text + ": expected I/N with 0 <= I < N, e.g. 0/4 (Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)");
 }
 

@@ -13,16 +13,16 @@ namespace neuronsim::sweep {
 
 struct SweepOptions {
     ExecutorOptions exec;
-    int jobs = 1;               // points at once on this machine (per MPI worker)
-    bool progress = false;      // draw the progress line
+    int jobs = 1;  // points at once on this machine (per MPI worker)
+    bool progress = false;  // draw the progress line
     bool retry_failed = false;  // delete failed points from the database first, then run them again
 };
 
 struct SweepOutcome {
-    size_t points = 0;      // of the spec (or shard)
-    size_t already = 0;     // found in the database, not run
-    size_t ran = 0;         // recorded by this sweep
-    size_t failed = 0;      // of those, failed
+    size_t points = 0;  // of the spec (or shard)
+    size_t already = 0;  // found in the database, not run
+    size_t ran = 0;  // recorded by this sweep
+    size_t failed = 0;  // of those, failed
     size_t unrecorded = 0;  // stopped by an interrupt, to be run by a resumed sweep
     bool interrupted = false;
 };

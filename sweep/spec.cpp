@@ -9,9 +9,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "neuronsim/config.h"
 #include "model/common/error.h"
 #include "model/io/json_path.h"
+#include "neuronsim/config.h"
 #include "sweep/utf8.h"
 
 namespace neuronsim::sweep {
@@ -192,8 +192,7 @@ AxisColumn column(const Node& n) {
     if (n.has("values") == n.has("range")) n.fail("give exactly one of 'values' (a list) or 'range'");
     if (n.has("values"))
         for (const Node& v : n.child("values").list()) c.values.push_back(v.value_text());
-    else
-        c.values = range_values(n.child("range"));
+    else c.values = range_values(n.child("range"));
     return c;
 }
 
@@ -205,8 +204,8 @@ Axis axis(const Node& n) {
         for (const Node& c : n.child("zip").list()) a.columns.push_back(column(c));
         for (const AxisColumn& c : a.columns)
             if (c.values.size() != a.size())
-                n.child("zip").fail("zipped axes must have the same number of values: " + a.columns.front().key + " has " +
-                                    std::to_string(a.size()) + ", " + c.key + " has " + std::to_string(c.values.size()));
+                n.child("zip").fail("zipped axes must have the same number of values: " + a.columns.front().key + " has " + std::to_string(a.size()) + ", " +
+                                    c.key + " has " + std::to_string(c.values.size()));
     } else {
         a.columns.push_back(column(n));
     }
@@ -252,8 +251,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     try {
         root_node = YAML::Load(yaml_text);
     } catch (const YAML::Exception& e) {
-        throw Error(source + ": line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1) +
-                    ": not valid YAML: " + e.msg);
+        throw Error(source + ": line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
     }
     Spec s;
     s.source = source;
@@ -359,8 +357,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
         }
     // Grid sizes multiply; refuse a spec whose expansion would not fit in memory.
     double n = double(s.traces.size()) * double(s.generations.size()) * s.repeat;
-    if (s.combine == "zip" && !s.axes.empty())
-        n *= double(s.axes.front().size());
+    if (s.combine == "zip" && !s.axes.empty()) n *= double(s.axes.front().size());
     else
         for (const Axis& a : s.axes) n *= double(a.size());
     if (n > 10e6) throw Error(source + ": the spec expands to " + format_number(n) + " points (at most 10,000,000)");
@@ -411,8 +408,8 @@ void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) 
             std::fill(at.begin(), at.end(), 0);
             if (zip)  // the i-th values of every axis together (at[0] is i)
                 for (at[0] = 0; at[0] < s.axes.front().size(); ++at[0]) emit();
-            else
-                do emit();
+            else do
+                    emit();
                 while (advance(at, s.axes));
         }
     }

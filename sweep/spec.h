@@ -16,7 +16,7 @@ namespace neuronsim::sweep {
 struct AxisColumn {
     std::string key;
     std::vector<std::string> values;  // -p value texts
-    std::string where;                // YAML path of the axis, for messages ("axes[1]")
+    std::string where;  // YAML path of the axis, for messages ("axes[1]")
 };
 
 // An axis: one column, or several zipped columns of equal length that vary together.
@@ -32,7 +32,7 @@ struct PlotSpec {
 };
 
 struct Spec {
-    std::string source;    // the spec file as named on the command line
+    std::string source;  // the spec file as named on the command line
     std::string base_dir;  // relative trace and overlay paths are resolved against it
     std::string name;
     std::vector<std::string> traces, trace_paths;
@@ -42,8 +42,8 @@ struct Spec {
     std::vector<Axis> axes;
     std::string combine = "grid";  // grid | zip
     int repeat = 1;
-    std::string numerics;          // passed as --numerics when not empty
-    double timeout_seconds = -1;   // per point: -1 derived from the point (default_point_timeout), 0 none
+    std::string numerics;  // passed as --numerics when not empty
+    double timeout_seconds = -1;  // per point: -1 derived from the point (default_point_timeout), 0 none
     std::vector<std::string> run_args;
     std::vector<PlotSpec> plots;
 };

@@ -36,8 +36,7 @@ Stmt Db::prepare(const std::string& sql) { return Stmt(*this, sql); }
 int64_t Db::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
 
 Stmt::Stmt(Db& db, const std::string& sql) : db_(&db), sql_(sql) {
-    if (sqlite3_prepare_v2(db.handle(), sql.c_str(), int(sql.size()), &st_, nullptr) != SQLITE_OK)
-        db.fail("cannot prepare \"" + sql.substr(0, 80) + "\"");
+    if (sqlite3_prepare_v2(db.handle(), sql.c_str(), int(sql.size()), &st_, nullptr) != SQLITE_OK) db.fail("cannot prepare \"" + sql.substr(0, 80) + "\"");
 }
 
 Stmt::~Stmt() { sqlite3_finalize(st_); }

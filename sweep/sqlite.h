@@ -44,8 +44,8 @@ public:
     Stmt& bind(int i, double v);
     Stmt& bind(int i, const std::string& v);
     Stmt& bind_null(int i);
-    bool step();   // true: a row is ready
-    void run();    // step to the end, then reset
+    bool step();  // true: a row is ready
+    void run();  // step to the end, then reset
     void reset();
 
     bool is_null(int col) const;

@@ -274,13 +274,13 @@ void softmax(Host& h) {
     const uint64_t in = h.dram_base + 0x1000, out = h.dram_base + 0x100000;
     h.dram_write(in, x.data(), x.size() * 4);
     const std::string act = " in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias=0 bias_src_n=1 ";
-    h.submit({"dma0 copy src=dram:" + std::to_string(in) + " dst=sbuf:0:0x0 partitions=128 bytes=64 src_stride=64 update=0+1",
-              "act load_act_func_set set=0",
-              "act activate func=7 wait=0>=1" + act + "scale=1.0 accumulator_cmd=3 src=sbuf:0:0x0 src.step=1,0,0 src.num=16,1,1 dst=sbuf:0:0x1000 dst.step=1,0,0 dst.num=16,1,1",
-              "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x2000 dst.num=1",
-              "act load_act_func_set set=13",
+    h.submit({"dma0 copy src=dram:" + std::to_string(in) + " dst=sbuf:0:0x0 partitions=128 bytes=64 src_stride=64 update=0+1", "act load_act_func_set set=0",
+              "act activate func=7 wait=0>=1" + act +
+                  "scale=1.0 accumulator_cmd=3 src=sbuf:0:0x0 src.step=1,0,0 src.num=16,1,1 dst=sbuf:0:0x1000 dst.step=1,0,0 dst.num=16,1,1",
+              "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x2000 dst.num=1", "act load_act_func_set set=13",
               "act activate func=129" + act + "scale=1.0 src=sbuf:0:0x2000 src.num=1,1,1 dst=sbuf:0:0x2004 dst.num=1,1,1",
-              "act activate func=1" + act + "scale_src=1 scale=sbuf:0:0x2004 src=sbuf:0:0x1000 src.step=1,0,0 src.num=16,1,1 dst=sbuf:0:0x3000 dst.step=1,0,0 dst.num=16,1,1 update=1+1",
+              "act activate func=1" + act +
+                  "scale_src=1 scale=sbuf:0:0x2004 src=sbuf:0:0x1000 src.step=1,0,0 src.num=16,1,1 dst=sbuf:0:0x3000 dst.step=1,0,0 dst.num=16,1,1 update=1+1",
               "dma1 copy src=sbuf:0:0x3000 dst=dram:" + std::to_string(out) + " partitions=128 bytes=64 dst_stride=64 wait=1>=1"},
              h.dram_base + 0x200000);
     h.wait_done(3);
@@ -322,8 +322,8 @@ void print_stats(const char* who, const neuronsim::NeuronCore& core) {
 int sc_main(int, char*[]) {
     std::printf("neuronsim %s example virtual platform\n", NEURONSIM_VERSION);
     tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::sc_time(1, sc_core::SC_US));
-    const neuronsim::Config mariana = neuronsim::parse_config(neuronsim::builtin_config_text("mariana"), "mariana",
-                                                              {"gpsimd.cptc_flag=true", "memory.dram_bytes=268435456"});
+    const neuronsim::Config mariana =
+        neuronsim::parse_config(neuronsim::builtin_config_text("mariana"), "mariana", {"gpsimd.cptc_flag=true", "memory.dram_bytes=268435456"});
     const neuronsim::Config cayman = neuronsim::parse_config(neuronsim::builtin_config_text("cayman"), "cayman", {"memory.dram_bytes=268435456"});
     Dram dram("dram");
     Router router("router");

@@ -14,11 +14,11 @@ namespace neuronsim {
 
 // One directory entry, 64 bytes, little-endian.
 struct ActSetEntry {
-    uint64_t image_addr = 0;     // DRAM: the CAM, PROFILE, CONTROL and BUCKET images, back to back
+    uint64_t image_addr = 0;  // DRAM: the CAM, PROFILE, CONTROL and BUCKET images, back to back
     uint32_t cam_bytes = 0, profile_bytes = 0, control_bytes = 0, bucket_bytes = 0;
     uint32_t control_words = 0;  // CONTROL words the set uses
-    uint32_t flags = 0;          // kActSetUnloadable: names holds why the set cannot be loaded
-    uint64_t names_addr = 0;     // DRAM: "SET\0FUNC0\0FUNC1\0..." (bare names by PROFILE slot)
+    uint32_t flags = 0;  // kActSetUnloadable: names holds why the set cannot be loaded
+    uint64_t names_addr = 0;  // DRAM: "SET\0FUNC0\0FUNC1\0..." (bare names by PROFILE slot)
     uint32_t names_bytes = 0;
     uint8_t reserved[20] = {};
 };
@@ -29,9 +29,9 @@ inline constexpr uint32_t kActSetNamesMaxBytes = 65536;
 // A region ready to copy into DRAM at `base`: the directory first, then names and images.
 struct ActSetRegion {
     uint64_t base = 0;
-    uint32_t count = 0;               // sets in the directory
+    uint32_t count = 0;  // sets in the directory
     std::vector<uint8_t> bytes;
-    std::vector<std::string> names;   // set names, by index
+    std::vector<std::string> names;  // set names, by index
 };
 
 // The sets of a pwp_bin_* directory (ours or the vendor's; "" = the built-in catalog's

@@ -9,7 +9,7 @@
 namespace neuronsim {
 
 struct AssembledInstruction {
-    std::string engine;               // the stream it belongs to: act, pool, dma<E>, dma<E>.<Q>
+    std::string engine;  // the stream it belongs to: act, pool, dma<E>, dma<E>.<Q>
     std::array<uint8_t, 64> bundle{};
 };
 

@@ -16,8 +16,8 @@ namespace neuronsim {
 // field table of configs/README.md. Members are only value-initialised here: a Config is made
 // by compose_config()/parse_config(), never default-constructed and used.
 struct GenerationConfig {
-    std::string name;      // SUNDA, CAYMAN, MARIANA, MARIANA_PLUS, MAVERICK
-    int nc_version{};      // 2..5
+    std::string name;  // SUNDA, CAYMAN, MARIANA, MARIANA_PLUS, MAVERICK
+    int nc_version{};  // 2..5
     int coretype{};
 };
 
@@ -38,23 +38,22 @@ struct DmaConfig {
     uint32_t queues_per_engine{};
     double bytes_per_ns_per_engine{};
     double aggregate_bytes_per_ns{};  // all engines together (the NeuronCore's cap)
-    double fixed_overhead_ns{};       // trigger-to-data latency of every transfer
-    double descriptor_ns{};           // engine time per descriptor (a row), besides its bytes
-    uint32_t queue_depth{};           // transfers one queue keeps in flight
+    double fixed_overhead_ns{};  // trigger-to-data latency of every transfer
+    double descriptor_ns{};  // engine time per descriptor (a row), besides its bytes
+    uint32_t queue_depth{};  // transfers one queue keeps in flight
     uint32_t outstanding_per_engine{};  // packets an engine holds with their latency running
 };
 
 // The sequencers' control work: sync/halt and DMA triggers, and the semaphore hand-off.
 struct SyncConfig {
-    double clock_ghz{};               // the Sync engine (DMA queue streams)
-    uint32_t instruction_cycles{};    // a control instruction, in the executing engine's cycles
-    double semaphore_latency_ns{};    // an update is seen by waiting engines this much later
+    double clock_ghz{};  // the Sync engine (DMA queue streams)
+    uint32_t instruction_cycles{};  // a control instruction, in the executing engine's cycles
+    double semaphore_latency_ns{};  // an update is seen by waiting engines this much later
 };
 
 struct ActTablesConfig {
     uint32_t cam_entries{}, profile_slots{}, control_entries{}, control_stride_bytes{}, bucket_entries{};
 };
-
 
 struct ActConfig {
     double clock_ghz{};
@@ -70,9 +69,9 @@ struct ActConfig {
     uint32_t strided_slowdown{};
     uint32_t accumulator_readout_cycles{};
     uint32_t table_load_dma_engine{}, table_load_dma_queue{};
-    bool hwdge{};                     // a DMA `copy` on the ACT queue uses the hardware DGE
-    double hwdge_ns{};                // ... takes this on the ACT queue ...
-    uint32_t hwdge_queue{};           // ... and goes to this queue of the engines
+    bool hwdge{};  // a DMA `copy` on the ACT queue uses the hardware DGE
+    double hwdge_ns{};  // ... takes this on the ACT queue ...
+    uint32_t hwdge_queue{};  // ... and goes to this queue of the engines
     ActTablesConfig tables;
     std::vector<uint32_t> opcodes;
     bool has_opcode(uint32_t op) const;
@@ -82,12 +81,12 @@ struct GpsimdConfig {
     double clock_ghz{};
     uint32_t cores{}, vector_bits{}, startup_cycles{};
     uint32_t read_port_bits{}, write_port_bits{};  // per core, per cycle, separate ports
-    uint32_t elems_per_cycle{};                     // engine-wide datapath, all cores, every dtype
-    uint32_t swdge_cycles{};                        // a DMA `copy` on POOL: software descriptor generation ...
-    uint32_t swdge_queue{};                         // ... and the queue of the engines it goes to
+    uint32_t elems_per_cycle{};  // engine-wide datapath, all cores, every dtype
+    uint32_t swdge_cycles{};  // a DMA `copy` on POOL: software descriptor generation ...
+    uint32_t swdge_queue{};  // ... and the queue of the engines it goes to
     bool cptc_library{};
-    bool coretype_perf{};   // the PERF core type (only it stages the CPTC library)
-    bool cptc_flag{};       // as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set
+    bool coretype_perf{};  // the PERF core type (only it stages the CPTC library)
+    bool cptc_flag{};  // as if NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE were set
     std::map<uint32_t, uint32_t> cptc_routing;  // 3-bit CPTC value -> cptc_decode_impl<N>
 };
 
@@ -122,12 +121,12 @@ struct Config {
 
 // One configuration field, as configs/README.md documents it.
 struct ConfigFieldInfo {
-    std::string key;      // dotted path, e.g. "act.clock_ghz"
-    std::string type;     // integer, number, bool, name, list, map K -> V
-    std::string unit;     // "-" when it has none
-    std::string range;    // the values validation accepts
+    std::string key;  // dotted path, e.g. "act.clock_ghz"
+    std::string type;  // integer, number, bool, name, list, map K -> V
+    std::string unit;  // "-" when it has none
+    std::string range;  // the values validation accepts
     std::string meaning;
-    std::string source;   // where the presets' values come from
+    std::string source;  // where the presets' values come from
 };
 const std::vector<ConfigFieldInfo>& config_fields();
 // The Markdown table of every field (configs/README.md embeds it; a test keeps them equal).
@@ -137,12 +136,11 @@ std::string config_fields_markdown();
 // "mariana_plus", "maverick" (case-insensitive).
 const std::vector<std::string>& generation_names();
 std::string builtin_config_text(const std::string& generation);  // error names the value
-std::string default_generation();                                 // "mariana"
+std::string default_generation();  // "mariana"
 
 // Parses YAML text holding every field; `overrides` are "dotted.key=value" applied in order
 // (last wins) before validation, so they are checked like the file.
-Config parse_config(const std::string& yaml_text, const std::string& source,
-                    const std::vector<std::string>& overrides = {});
+Config parse_config(const std::string& yaml_text, const std::string& source, const std::vector<std::string>& overrides = {});
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // A preset with layers on top: the built-in configs/<generation>.yaml, then each overlay file
@@ -150,8 +148,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 // replace), then the overrides. An error names the layer that set the offending value: the
 // overlay file (with its line) or the -p argument. An overlay may not name another
 // generation than the preset's.
-Config compose_config(const std::string& generation, const std::vector<std::string>& overlay_paths,
-                      const std::vector<std::string>& overrides = {});
+Config compose_config(const std::string& generation, const std::vector<std::string>& overlay_paths, const std::vector<std::string>& overrides = {});
 // compose_config() with the overlays given as text (name, YAML), for hosts without files.
 Config compose_config_text(const std::string& generation, const std::vector<std::pair<std::string, std::string>>& overlays,
                            const std::vector<std::string>& overrides = {});

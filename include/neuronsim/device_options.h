@@ -14,13 +14,13 @@ struct DeviceOptions {
     // Per-instruction recording (instructions.csv, timeline.json) into this directory; "" off.
     std::string record_dir;
     bool record_csv = true, record_timeline = true;
-    bool cost_model = false;          // instructions.csv gains the public/compiler estimate
+    bool cost_model = false;  // instructions.csv gains the public/compiler estimate
     sc_core::sc_time window_start = sc_core::SC_ZERO_TIME, window_end = sc_core::sc_max_time();
-    std::string process_name;         // the timeline's process name ("" = the module name)
-    bool progress = false;            // a progress bar on stderr over `progress_total` instructions
+    std::string process_name;  // the timeline's process name ("" = the module name)
+    bool progress = false;  // a progress bar on stderr over `progress_total` instructions
     uint64_t progress_total = 0;
-    bool skip_unknown = false;        // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
-    bool act_exact = false;           // Activate uses the closed forms instead of the tables
+    bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
+    bool act_exact = false;  // Activate uses the closed forms instead of the tables
     // Timing only: no element values are read, computed or written and DMA moves no data;
     // times are those of the full run when the memories annotate no delay (neuronsim run's
     // host); a memory that annotates delays per transaction is not asked, so its time is absent.

@@ -30,14 +30,14 @@ namespace neuronsim {
 
 // What a queue's engine is doing (for hosts' reports; the registers give the same).
 struct QueueState {
-    std::string engine;               // act, pool, dma3, dma3.1
-    uint64_t completed = 0;           // instructions completed since reset
+    std::string engine;  // act, pool, dma3, dma3.1
+    uint64_t completed = 0;  // instructions completed since reset
     bool busy = false, halted = false;
-    bool waiting = false;             // stalled on a semaphore: ...
+    bool waiting = false;  // stalled on a semaphore: ...
     uint32_t wait_semaphore = 0;
-    std::string wait_condition;       // "semaphore 3 >= 2"
-    int32_t semaphore_value = 0;      // the semaphore's value now
-    uint64_t current_index = 0;       // the instruction it is on
+    std::string wait_condition;  // "semaphore 3 >= 2"
+    int32_t semaphore_value = 0;  // the semaphore's value now
+    uint64_t current_index = 0;  // the instruction it is on
 };
 
 class NeuronCore : public sc_core::sc_module {

@@ -29,8 +29,8 @@ public:
     static unsigned hardware_threads();
 
 private:
-    void work();    // one thread's share of the current job
-    void loop();    // a worker thread
+    void work();  // one thread's share of the current job
+    void loop();  // a worker thread
 
     std::vector<std::thread> workers_;
     std::mutex m_;

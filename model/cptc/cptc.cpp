@@ -68,11 +68,11 @@ const KernelLeg& kernel_leg(unsigned impl) {
     using fp::Dtype;
     static const KernelLeg legs[7] = {
         {false, false, {}},
-        {true, false, {Dtype::Fp32}},                                          // <1> signed, FP32
-        {false, false, {Dtype::Fp16}},                                         // <2> unsigned, FP16
-        {true, false, {Dtype::Fp16}},                                          // <3> signed, FP16
-        {true, false, {Dtype::Fp16, Dtype::Fp32}},                             // <4> signed, FP16 + FP32
-        {false, true, {Dtype::Uint8}},                                         // <5> unsigned integer, UINT8
+        {true, false, {Dtype::Fp32}},  // <1> signed, FP32
+        {false, false, {Dtype::Fp16}},  // <2> unsigned, FP16
+        {true, false, {Dtype::Fp16}},  // <3> signed, FP16
+        {true, false, {Dtype::Fp16, Dtype::Fp32}},  // <4> signed, FP16 + FP32
+        {false, true, {Dtype::Uint8}},  // <5> unsigned integer, UINT8
         {true, false, {Dtype::Fp16, Dtype::Fp32, Dtype::Int8, Dtype::Uint8}},  // <6> widest (UINT8: unsigned)
     };
     if (impl < 1 || impl > 6) throw Error("there is no cptc_decode_impl<" + std::to_string(impl) + ">: the kernels are 1..6");
@@ -91,11 +91,13 @@ const Routing& default_routing() {
 
 void set_route(Routing& r, unsigned value, unsigned impl) {
     if (value < 1 || value > 7) throw Error("CPTC value " + std::to_string(value) + " is not 1..7");
-    if (impl < 1 || impl > 6) throw Error("CPTC" + std::to_string(value) + ": there is no cptc_decode_impl<" + std::to_string(impl) + ">: the kernels are 1..6");
+    if (impl < 1 || impl > 6)
+        throw Error("CPTC" + std::to_string(value) + ": there is no cptc_decode_impl<" + std::to_string(impl) + ">: the kernels are 1..6");
     // The same rule as gpsimd.cptc_routing: the odd arms are observed in the firmware.
     const unsigned fixed = default_routing().at(value);
     if ((value == 1 || value == 3 || value == 4) && impl != fixed)
-        throw Error("CPTC" + std::to_string(value) + " is fixed to impl<" + std::to_string(fixed) + "> (observed in the firmware); only 2, 5, 6, 7 are configurable");
+        throw Error("CPTC" + std::to_string(value) + " is fixed to impl<" + std::to_string(fixed) +
+                    "> (observed in the firmware); only 2, 5, 6, 7 are configurable");
     r[value] = impl;
 }
 
@@ -141,14 +143,15 @@ Target route_target(unsigned bits, const Routing& routing, fp::Dtype out) {
     const unsigned impl = it->second;
     const KernelLeg& leg = kernel_leg(impl);
     if (const unsigned g = kernel_guard(impl); g && g != bits)
-        throw Error(cptc_name(bits) + " is routed to " + impl_name(impl) + ", which serves only " + cptc_name(g) + " (its guard rejects value " + std::to_string(bits) +
-                    "); route " + cptc_name(bits) + " to an even kernel (2, 4 or 6)");
+        throw Error(cptc_name(bits) + " is routed to " + impl_name(impl) + ", which serves only " + cptc_name(g) + " (its guard rejects value " +
+                    std::to_string(bits) + "); route " + cptc_name(bits) + " to an even kernel (2, 4 or 6)");
     if (out == fp::Dtype::Invalid) out = leg.outs.front();
     if (!stores(leg, out)) {
         std::vector<std::string> names;
         for (fp::Dtype d : leg.outs) names.push_back(fp::dtype_name(static_cast<uint8_t>(d)));
         const std::string others = widths_storing(out, routing);
-        throw Error(cptc_name(bits) + " is decoded by " + impl_name(impl) + ", which stores " + join_or(names) + ", not " + fp::dtype_name(static_cast<uint8_t>(out)) +
+        throw Error(cptc_name(bits) + " is decoded by " + impl_name(impl) + ", which stores " + join_or(names) + ", not " +
+                    fp::dtype_name(static_cast<uint8_t>(out)) +
                     (others.empty() ? "; no CPTC kernel stores " + fp::dtype_name(static_cast<uint8_t>(out))
                                     : "; for " + fp::dtype_name(static_cast<uint8_t>(out)) + " use " + others));
     }
@@ -168,8 +171,8 @@ std::pair<int32_t, int32_t> code_range(const Target& t) {
 
 std::string describe(const Target& t) {
     const auto [lo, hi] = code_range(t);
-    std::string s = impl_name(t.impl) + " (" + cptc_name(t.bits) + " -> impl<" + std::to_string(t.impl) + ">): " + (t.is_signed ? "signed" : "unsigned") + " codes " +
-                    std::to_string(lo) + ".." + std::to_string(hi) + ", " + fp::dtype_name(static_cast<uint8_t>(t.out)) + " output";
+    std::string s = impl_name(t.impl) + " (" + cptc_name(t.bits) + " -> impl<" + std::to_string(t.impl) + ">): " + (t.is_signed ? "signed" : "unsigned") +
+                    " codes " + std::to_string(lo) + ".." + std::to_string(hi) + ", " + fp::dtype_name(static_cast<uint8_t>(t.out)) + " output";
     if (t.integer) s += ", integer leg (code x mconst0 as an integer, clamped to 255; no block scales)";
     return s;
 }

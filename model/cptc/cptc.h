@@ -40,9 +40,9 @@ uint64_t stream_bytes(unsigned bits, uint64_t elements, unsigned block_size, boo
 // kernels"). The firmware model keeps its own table (firmware_model/pool_firmware.cpp); the
 // round-trip tests run the encoder against it, so the two cannot drift apart unnoticed.
 struct KernelLeg {
-    bool is_signed;                // two's complement codes (impl<6>: unsigned for a UINT8 output)
-    bool integer;                  // impl<5>: code x s0 as integers, no block scales
-    std::vector<fp::Dtype> outs;   // the out_dtype values it stores; the first is the default
+    bool is_signed;  // two's complement codes (impl<6>: unsigned for a UINT8 output)
+    bool integer;  // impl<5>: code x s0 as integers, no block scales
+    std::vector<fp::Dtype> outs;  // the out_dtype values it stores; the first is the default
 };
 const KernelLeg& kernel_leg(unsigned impl);  // impl 1..6
 // The value an odd kernel re-checks (impl<1>: 1, <3>: 4, <5>: 3); 0 for the even ones.
@@ -59,8 +59,8 @@ struct Target {
     unsigned bits = 4;
     unsigned impl = 3;
     fp::Dtype out = fp::Dtype::Fp16;
-    bool is_signed = true;   // as the leg reads the codes for this output
-    bool integer = false;    // impl<5>
+    bool is_signed = true;  // as the leg reads the codes for this output
+    bool integer = false;  // impl<5>
 };
 // Routes CPTC-`bits` and checks `out` (or takes the kernel's default output, out = Invalid)
 // against the kernel's leg. Refusals say why and which K / output type to use instead.
@@ -71,11 +71,11 @@ std::string describe(const Target& t);
 std::pair<int32_t, int32_t> code_range(const Target& t);
 
 struct Encoded {
-    std::vector<uint8_t> bytes;    // one partition's stream
-    uint16_t s0 = 0x3c00;          // multiplicative_const[0]: fp16 global scale (impl<5>: integer multiplier)
-    uint16_t s1 = 0;               // format word (multiplicative_const[1])
-    std::vector<int32_t> codes;    // the codes, as the leg reads them
-    std::vector<float> steps;      // per value: what one code step is worth (its block scale x s0)
+    std::vector<uint8_t> bytes;  // one partition's stream
+    uint16_t s0 = 0x3c00;  // multiplicative_const[0]: fp16 global scale (impl<5>: integer multiplier)
+    uint16_t s1 = 0;  // format word (multiplicative_const[1])
+    std::vector<int32_t> codes;  // the codes, as the leg reads them
+    std::vector<float> steps;  // per value: what one code step is worth (its block scale x s0)
     std::vector<uint8_t> decoded;  // what the routed kernel stores: one out-type element per value, little-endian
 };
 

@@ -155,10 +155,8 @@ NEURONSIM_AVX512_CPTC void decode_avx512(const DecodeParams& p, const uint8_t* s
                 continue;
             }
             v = _mm512_max_ps(_mm512_min_ps(v, hi), lo);
-            if (p.out == fp::Dtype::Fp16)
-                _mm256_mask_storeu_epi16(out + k * 2, lanes, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            else
-                _mm512_mask_storeu_ps(out + k * 4, lanes, v);
+            if (p.out == fp::Dtype::Fp16) _mm256_mask_storeu_epi16(out + k * 2, lanes, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            else _mm512_mask_storeu_ps(out + k * 4, lanes, v);
         }
     }
 }

@@ -12,12 +12,12 @@
 namespace neuronsim::model::cptc {
 
 struct DecodeParams {
-    unsigned bits = 4;            // K, 1..7
-    bool is_signed = true;        // codes in two's complement
-    bool integer = false;         // impl<5>: code x s0 as integers, clamped to 255
+    unsigned bits = 4;  // K, 1..7
+    bool is_signed = true;  // codes in two's complement
+    bool integer = false;  // impl<5>: code x s0 as integers, clamped to 255
     fp::Dtype out = fp::Dtype::Fp16;
-    uint16_t s0 = 0x3c00, s1 = 0; // multiplicative_const[0] (fp16 or integer), [1] (format word)
-    unsigned block_size = 64;     // a non-zero multiple of 8
+    uint16_t s0 = 0x3c00, s1 = 0;  // multiplicative_const[0] (fp16 or integer), [1] (format word)
+    unsigned block_size = 64;  // a non-zero multiple of 8
     uint64_t elements = 0;
 };
 

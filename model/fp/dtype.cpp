@@ -11,8 +11,8 @@
 namespace neuronsim::model::fp {
 
 std::string dtype_name(uint8_t code) {
-    static const char* n[] = {"INVALID", "UINT64", "INT8", "UINT8", "INT16", "UINT16", "BFLOAT16", "FP16",
-                              "INT32", "UINT32", "FP32", "FP32R", "INT64", "FP8_EXP3", "FP8_EXP4", "FP8_EXP5"};
+    static const char* n[] = {"INVALID", "UINT64", "INT8", "UINT8", "INT16", "UINT16",   "BFLOAT16", "FP16",
+                              "INT32",   "UINT32", "FP32", "FP32R", "INT64", "FP8_EXP3", "FP8_EXP4", "FP8_EXP5"};
     if (code < 16) return n[code];
     static const char* m[] = {"FP4_EXP2", "FP8_EXP2", "INT4", "SFP8_E8", "SFP8_E7", "SFP8_E6", "SFP8_E5"};
     if (code >= 0x10 && code <= 0x16) return m[code - 0x10];
@@ -22,10 +22,21 @@ std::string dtype_name(uint8_t code) {
 
 size_t dtype_bytes(Dtype d) {
     switch (d) {
-        case Dtype::Int8: case Dtype::Uint8: case Dtype::Fp8Exp3: case Dtype::Fp8Exp4: case Dtype::Fp8Exp5: return 1;
-        case Dtype::Int16: case Dtype::Uint16: case Dtype::Bfloat16: case Dtype::Fp16: return 2;
-        case Dtype::Int32: case Dtype::Uint32: case Dtype::Fp32: case Dtype::Fp32R: return 4;
-        case Dtype::Uint64: case Dtype::Int64: return 8;
+        case Dtype::Int8:
+        case Dtype::Uint8:
+        case Dtype::Fp8Exp3:
+        case Dtype::Fp8Exp4:
+        case Dtype::Fp8Exp5: return 1;
+        case Dtype::Int16:
+        case Dtype::Uint16:
+        case Dtype::Bfloat16:
+        case Dtype::Fp16: return 2;
+        case Dtype::Int32:
+        case Dtype::Uint32:
+        case Dtype::Fp32:
+        case Dtype::Fp32R: return 4;
+        case Dtype::Uint64:
+        case Dtype::Int64: return 8;
         default: return 0;
     }
 }
@@ -93,7 +104,9 @@ T to_int(float v) {
 }
 
 template <typename T>
-void put(uint8_t* p, T v) { std::memcpy(p, &v, sizeof v); }
+void put(uint8_t* p, T v) {
+    std::memcpy(p, &v, sizeof v);
+}
 template <typename T>
 T get(const uint8_t* p) {
     T v;
@@ -120,7 +133,7 @@ uint16_t f32_to_fp16(float v) {
     const uint32_t a = u & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00);
     if (a >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00);  // >= 65520 rounds to inf
-    if (a >= 0x38800000u) {                                              // normal: >= 2^-14
+    if (a >= 0x38800000u) {  // normal: >= 2^-14
         const uint32_t r = a + 0xFFFu + ((a >> 13) & 1u) - 0x38000000u;  // RNE, rebias 127 -> 15
         return static_cast<uint16_t>(sign | (r >> 13));
     }
@@ -156,7 +169,8 @@ float to_f32(Dtype d, const uint8_t* p) {
         case Dtype::Fp16: return fp16_to_f32(get<uint16_t>(p));
         case Dtype::Int32: return static_cast<float>(get<int32_t>(p));
         case Dtype::Uint32: return static_cast<float>(get<uint32_t>(p));
-        case Dtype::Fp32: case Dtype::Fp32R: return get<float>(p);
+        case Dtype::Fp32:
+        case Dtype::Fp32R: return get<float>(p);
         case Dtype::Fp8Exp3: return from_mini(p[0], 3, 4, false);
         case Dtype::Fp8Exp4: return from_mini(p[0], 4, 3, false);
         case Dtype::Fp8Exp5: return from_mini(p[0], 5, 2, true);

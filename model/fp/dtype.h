@@ -8,12 +8,25 @@
 namespace neuronsim::model::fp {
 
 enum class Dtype : uint8_t {
-    Invalid = 0x00, Uint64 = 0x01, Int8 = 0x02, Uint8 = 0x03, Int16 = 0x04, Uint16 = 0x05, Bfloat16 = 0x06,
-    Fp16 = 0x07, Int32 = 0x08, Uint32 = 0x09, Fp32 = 0x0A, Fp32R = 0x0B, Int64 = 0x0C, Fp8Exp3 = 0x0D,
-    Fp8Exp4 = 0x0E, Fp8Exp5 = 0x0F,
+    Invalid = 0x00,
+    Uint64 = 0x01,
+    Int8 = 0x02,
+    Uint8 = 0x03,
+    Int16 = 0x04,
+    Uint16 = 0x05,
+    Bfloat16 = 0x06,
+    Fp16 = 0x07,
+    Int32 = 0x08,
+    Uint32 = 0x09,
+    Fp32 = 0x0A,
+    Fp32R = 0x0B,
+    Int64 = 0x0C,
+    Fp8Exp3 = 0x0D,
+    Fp8Exp4 = 0x0E,
+    Fp8Exp5 = 0x0F,
 };
 
-std::string dtype_name(uint8_t code);        // "FP32", "CPTC4", or "0x17" for unnamed codes
+std::string dtype_name(uint8_t code);  // "FP32", "CPTC4", or "0x17" for unnamed codes
 
 // Per-generation presence (§H): SUNDA/CAYMAN 16 codes (0x00..0x0F), MARIANA(+) 24 (adds FP4
 // 0x10 and CPTC1..7 0x19..0x1F), MAVERICK 30 (adds 0x11..0x16). nc_version 2..5.
@@ -22,13 +35,13 @@ bool dtype_exists(uint8_t code, int nc_version);
 inline bool is_cptc(uint8_t code) { return (code & 0xF8) == 0x18 && (code & 7) != 0; }
 inline unsigned cptc_bits(uint8_t code) { return code & 7u; }
 size_t dtype_bytes(Dtype d);
-bool is_16bit(Dtype d);                      // BF16, FP16, INT16, UINT16
+bool is_16bit(Dtype d);  // BF16, FP16, INT16, UINT16
 // The element types the ACT datapath reads and writes (FP32R on output only); others are
 // errors naming the code.
 bool act_input_dtype(uint8_t code);
 bool act_output_dtype(uint8_t code);
 
-float to_f32(Dtype d, const uint8_t* p);     // little-endian element at p
+float to_f32(Dtype d, const uint8_t* p);  // little-endian element at p
 void from_f32(Dtype d, float v, uint8_t* p);
 
 // The small floats, RNE. fp8: E3M4 (bias 3) and E4M3 (bias 7) have no infinity (the all-ones

@@ -22,8 +22,7 @@ static std::string trim(const std::string& s) {
     return s.substr(b, e - b + 1);
 }
 
-ElementReader::ElementReader(const std::string& path, ElementFormat format, uint64_t max_bytes)
-    : in_(path, max_bytes, "element file"), format_(format) {
+ElementReader::ElementReader(const std::string& path, ElementFormat format, uint64_t max_bytes) : in_(path, max_bytes, "element file"), format_(format) {
     if (format == ElementFormat::F32 && in_.size() % 4 != 0)
         throw Error(path + ": byte offset " + std::to_string(in_.size() - in_.size() % 4) + ": " + std::to_string(in_.size() % 4) +
                     " trailing byte(s); f32 files hold whole 4-byte little-endian binary32 values");

@@ -32,8 +32,7 @@ JsonNode JsonNode::at(const char* key) const {
 
 JsonNode JsonNode::at(size_t index) const {
     expect_array();
-    if (index >= j_->size())
-        throw Error(source_ + ": " + path_ + ": index " + std::to_string(index) + " out of range");
+    if (index >= j_->size()) throw Error(source_ + ": " + path_ + ": index " + std::to_string(index) + " out of range");
     return JsonNode((*j_)[index], source_, path_ + "[" + std::to_string(index) + "]");
 }
 
@@ -89,7 +88,12 @@ std::string line_col(const std::string& text, size_t byte) {
     if (byte > text.size()) byte = text.size();
     size_t line = 1, col = 1;
     for (size_t i = 0; i < byte; ++i) {
-        if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
     }
     return std::to_string(line) + ":" + std::to_string(col);
 }
@@ -112,12 +116,17 @@ public:
     bool binary(Json::binary_t& v) { return value(Json::binary(std::move(v))); }
     bool start_object(std::size_t) { return open(Json::object(), false); }
     bool start_array(std::size_t) { return open(Json::array(), true); }
-    bool end_object() { stack_.pop_back(); return true; }
-    bool end_array() { stack_.pop_back(); return true; }
+    bool end_object() {
+        stack_.pop_back();
+        return true;
+    }
+    bool end_array() {
+        stack_.pop_back();
+        return true;
+    }
     bool key(Json::string_t& k) {
         Frame& f = stack_.back();
-        if (!f.keys.insert(k).second)
-            throw Error(source_ + ": " + path() + "." + k + ": duplicate key \"" + k + "\" (a JSON object names each key once)");
+        if (!f.keys.insert(k).second) throw Error(source_ + ": " + path() + "." + k + ": duplicate key \"" + k + "\" (a JSON object names each key once)");
         f.key = std::move(k);
         return true;
     }
@@ -129,8 +138,8 @@ public:
         size_t byte = position == 0 ? 0 : position - 1;
         if (ex.id == 406) {  // number overflow: point at the number's first byte
             byte = position >= token.size() ? position - token.size() : 0;
-            throw Error(source_ + ":" + line_col(text_, byte) + ": number " + token + " is out of range for a double (byte offset " +
-                        std::to_string(byte) + ", at " + path_of_value() + ")");
+            throw Error(source_ + ":" + line_col(text_, byte) + ": number " + token + " is out of range for a double (byte offset " + std::to_string(byte) +
+                        ", at " + path_of_value() + ")");
         }
         auto pos = msg.find("parse error");
         throw Error(source_ + ":" + line_col(text_, byte) + ": malformed JSON (byte offset " + std::to_string(byte) + ", at " + path_of_value() +
@@ -141,7 +150,7 @@ private:
     struct Frame {
         Json* j;
         bool array;
-        std::string key;                      // objects: the key of the member being parsed
+        std::string key;  // objects: the key of the member being parsed
         std::unordered_set<std::string> keys;  // objects: the keys seen
     };
 
@@ -210,8 +219,6 @@ nlohmann::ordered_json parse_json_text(const std::string& text, const std::strin
     return doc;
 }
 
-std::string read_text_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
-    return read_file_checked(path, max_bytes, what);
-}
+std::string read_text_file(const std::string& path, uint64_t max_bytes, const std::string& what) { return read_file_checked(path, max_bytes, what); }
 
 }  // namespace neuronsim::model::io

@@ -28,11 +28,17 @@ const char* kind_of(mode_t m) {
 class Fd {
 public:
     explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() { if (fd_ >= 0) ::close(fd_); }
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
     int get() const { return fd_; }
-    int release() { int f = fd_; fd_ = -1; return f; }
+    int release() {
+        int f = fd_;
+        fd_ = -1;
+        return f;
+    }
 
 private:
     int fd_;
@@ -48,8 +54,7 @@ void read_exactly(int fd, const std::string& path, char* out, uint64_t size) {
             throw Error(path + ": read error at byte offset " + std::to_string(done) + ": " + std::strerror(errno));
         }
         if (n == 0)
-            throw Error(path + ": read only " + std::to_string(done) + " of its " + std::to_string(size) +
-                        " bytes (the file shrank while it was read)");
+            throw Error(path + ": read only " + std::to_string(done) + " of its " + std::to_string(size) + " bytes (the file shrank while it was read)");
         done += static_cast<uint64_t>(n);
     }
     char extra;
@@ -83,8 +88,10 @@ Buffer read_into(const std::string& path, uint64_t max_bytes, const std::string&
 
 std::string size_text(uint64_t bytes) {
     char b[64];
-    if (bytes >= (uint64_t{1} << 30)) std::snprintf(b, sizeof b, "%.1f GiB (%llu bytes)", static_cast<double>(bytes) / (1 << 30), static_cast<unsigned long long>(bytes));
-    else if (bytes >= (uint64_t{1} << 20)) std::snprintf(b, sizeof b, "%.1f MiB (%llu bytes)", static_cast<double>(bytes) / (1 << 20), static_cast<unsigned long long>(bytes));
+    if (bytes >= (uint64_t{1} << 30))
+        std::snprintf(b, sizeof b, "%.1f GiB (%llu bytes)", static_cast<double>(bytes) / (1 << 30), static_cast<unsigned long long>(bytes));
+    else if (bytes >= (uint64_t{1} << 20))
+        std::snprintf(b, sizeof b, "%.1f MiB (%llu bytes)", static_cast<double>(bytes) / (1 << 20), static_cast<unsigned long long>(bytes));
     else std::snprintf(b, sizeof b, "%llu bytes", static_cast<unsigned long long>(bytes));
     return b;
 }
@@ -99,11 +106,9 @@ OpenedFile open_regular_file(const std::string& path, uint64_t max_bytes, const 
     }
     struct stat st;
     if (::fstat(fd.get(), &st) != 0) throw Error(path + ": cannot stat: " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        throw Error(path + ": is " + kind_of(st.st_mode) + ", not a regular file; refusing to read this " + what);
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": is " + kind_of(st.st_mode) + ", not a regular file; refusing to read this " + what);
     const uint64_t size = static_cast<uint64_t>(st.st_size);
-    if (size > max_bytes)
-        throw Error(path + ": is " + size_text(size) + ", over the limit of " + size_text(max_bytes) + " for this " + what);
+    if (size > max_bytes) throw Error(path + ": is " + size_text(size) + ", over the limit of " + size_text(max_bytes) + " for this " + what);
     // Back to blocking reads for the regular file.
     const int flags = ::fcntl(fd.get(), F_GETFL);
     if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
@@ -200,9 +205,7 @@ size_t ByteStream::read(uint8_t* out, size_t n) {
     return done;
 }
 
-std::string read_file_checked(const std::string& path, uint64_t max_bytes, const std::string& what) {
-    return read_into<std::string>(path, max_bytes, what);
-}
+std::string read_file_checked(const std::string& path, uint64_t max_bytes, const std::string& what) { return read_into<std::string>(path, max_bytes, what); }
 
 std::vector<uint8_t> read_bytes_checked(const std::string& path, uint64_t max_bytes, const std::string& what) {
     return read_into<std::vector<uint8_t>>(path, max_bytes, what);

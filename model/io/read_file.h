@@ -13,9 +13,9 @@ namespace neuronsim::model::io {
 
 // Size limits per use (docs: README "Input limits"). Real inputs are far below them: a
 // generated profile is < 200 KiB, a set's blobs < 200 KiB, a manifest < 100 KiB.
-inline constexpr uint64_t kMaxJsonFileBytes = uint64_t{64} << 20;      // profiles, manifests, act_info, FuncMaps
-inline constexpr uint64_t kMaxBlobFileBytes = uint64_t{16} << 20;      // <set>_bkt.bin, <set>_ctrl.bin
-inline constexpr uint64_t kMaxDataFileBytes = uint64_t{4} << 30;       // a trace's .data file= into DRAM
+inline constexpr uint64_t kMaxJsonFileBytes = uint64_t{64} << 20;  // profiles, manifests, act_info, FuncMaps
+inline constexpr uint64_t kMaxBlobFileBytes = uint64_t{16} << 20;  // <set>_bkt.bin, <set>_ctrl.bin
+inline constexpr uint64_t kMaxDataFileBytes = uint64_t{4} << 30;  // a trace's .data file= into DRAM
 // Element files read whole (cptc encode: at most 128 partitions x 65535 values, 75 MiB as hex
 // lines); act eval streams its element files and has no limit.
 inline constexpr uint64_t kMaxElementFileBytes = uint64_t{256} << 20;
@@ -50,14 +50,14 @@ public:
     ByteStream& operator=(const ByteStream&) = delete;
 
     int get() { return pos_ < len_ ? static_cast<unsigned char>(buf_[pos_++]) : refill(); }  // -1 at the end
-    size_t read(uint8_t* out, size_t n);      // up to n bytes; fewer only at the end
+    size_t read(uint8_t* out, size_t n);  // up to n bytes; fewer only at the end
     // The bytes before the next `delim` into `out` (replacing it), the delimiter consumed.
     // End: the file ended (out holds what came after the last delimiter, maybe nothing).
     // TooLong: `max` bytes came without a delimiter; out holds them, the rest is unread.
     enum class Line { Delim, End, TooLong };
     Line read_line(std::string& out, size_t max, char delim = '\n');
     uint64_t offset() const { return consumed_ - (len_ - pos_); }  // of the next byte
-    uint64_t size() const { return size_; }   // at open
+    uint64_t size() const { return size_; }  // at open
     const std::string& path() const { return path_; }
 
 private:

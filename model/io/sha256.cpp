@@ -66,8 +66,7 @@ Sha256Impl sha256_active_impl() {
     return impl;
 }
 
-Sha256::Sha256(Sha256Impl impl)
-    : impl_(impl), h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {
+Sha256::Sha256(Sha256Impl impl) : impl_(impl), h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {
     if (impl_ == Sha256Impl::ShaNi && !sha256_shani_supported()) throw Error("SHA-256: this CPU has no SHA extensions");
 }
 

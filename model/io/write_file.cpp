@@ -57,8 +57,7 @@ void AtomicFile::write_all(const void* data, size_t size) {
     while (done < size) {
         const ssize_t n = ::write(fd_, p + done, size - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0)
-            throw Error(path_ + ": write error at byte offset " + std::to_string(written_ + done) + ": " + std::strerror(n < 0 ? errno : EIO));
+        if (n <= 0) throw Error(path_ + ": write error at byte offset " + std::to_string(written_ + done) + ": " + std::strerror(n < 0 ? errno : EIO));
         done += static_cast<size_t>(n);
     }
     written_ += done;

@@ -9,12 +9,12 @@
 namespace neuronsim::model::isa {
 
 struct AccessPattern {
-    int64_t start = 0;                  // byte offset of element (0, 0, 0) in the partition
-    int64_t step[3] = {0, 0, 0};        // bytes
+    int64_t start = 0;  // byte offset of element (0, 0, 0) in the partition
+    int64_t step[3] = {0, 0, 0};  // bytes
     uint32_t num[3] = {1, 1, 1};
     uint64_t elem_bytes = 4;
-    uint64_t n = 0;                     // elements
-    int64_t lo = 0, hi = 0;             // lowest byte touched and one past the highest
+    uint64_t n = 0;  // elements
+    int64_t lo = 0, hi = 0;  // lowest byte touched and one past the highest
 
     uint64_t span() const { return n ? static_cast<uint64_t>(hi - lo) : 0; }
     // The innermost stride is 16 bytes or more: streaming at half bandwidth (public-figures §1.4).

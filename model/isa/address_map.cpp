@@ -7,8 +7,7 @@
 
 namespace neuronsim::model::isa {
 
-AddressMap::AddressMap(const MemoryConfig& m)
-    : AddressMap(m.partitions, m.sbuf_bytes_per_partition, m.psum_bytes_per_partition(), m.dram_bytes) {}
+AddressMap::AddressMap(const MemoryConfig& m) : AddressMap(m.partitions, m.sbuf_bytes_per_partition, m.psum_bytes_per_partition(), m.dram_bytes) {}
 
 AddressMap::AddressMap(uint32_t partitions, uint64_t sbuf, uint64_t psum, uint64_t dram) : partitions_(partitions), sbuf_(sbuf), psum_(psum), dram_(dram) {
     if (sbuf > (uint64_t{1} << kSbufPartitionShift))

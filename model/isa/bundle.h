@@ -17,14 +17,20 @@ struct Bundle {
     uint8_t opcode() const { return b[0]; }
     uint8_t u8(size_t off) const { return b[off]; }
     uint16_t u16(size_t off) const { return static_cast<uint16_t>(b[off] | b[off + 1] << 8); }
-    uint32_t u32(size_t off) const {
-        return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
-    }
+    uint32_t u32(size_t off) const { return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24; }
     uint64_t u64(size_t off) const { return uint64_t(u32(off)) | uint64_t(u32(off + 4)) << 32; }
     void set_u8(size_t off, uint8_t v) { b[off] = v; }
-    void set_u16(size_t off, uint16_t v) { b[off] = v & 0xFF; b[off + 1] = v >> 8; }
-    void set_u32(size_t off, uint32_t v) { for (int i = 0; i < 4; ++i) b[off + i] = (v >> (8 * i)) & 0xFF; }
-    void set_u64(size_t off, uint64_t v) { set_u32(off, static_cast<uint32_t>(v)); set_u32(off + 4, static_cast<uint32_t>(v >> 32)); }
+    void set_u16(size_t off, uint16_t v) {
+        b[off] = v & 0xFF;
+        b[off + 1] = v >> 8;
+    }
+    void set_u32(size_t off, uint32_t v) {
+        for (int i = 0; i < 4; ++i) b[off + i] = (v >> (8 * i)) & 0xFF;
+    }
+    void set_u64(size_t off, uint64_t v) {
+        set_u32(off, static_cast<uint32_t>(v));
+        set_u32(off + 4, static_cast<uint32_t>(v >> 32));
+    }
 };
 
 // EVENTS (bytes 4..11): one semaphore wait and one update per bundle. The engine stalls before

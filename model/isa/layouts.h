@@ -102,7 +102,7 @@ struct DmaCopyOp {
     uint8_t events[8];
     uint8_t src_space, dst_space;  // MemSpace
     uint16_t partitions;
-    uint64_t src_addr, dst_addr;   // DRAM byte address, or an SBUF/PSUM ADDR4
+    uint64_t src_addr, dst_addr;  // DRAM byte address, or an SBUF/PSUM ADDR4
     uint32_t bytes;
     uint32_t src_row_stride, dst_row_stride;
     uint8_t reserved[20];
@@ -114,47 +114,51 @@ struct DmaCopyOp {
 struct ConvLutOp {
     Header header;
     uint8_t events[8];
-    uint8_t spec;              // 0xf0 only (reserved0[0])
+    uint8_t spec;  // 0xf0 only (reserved0[0])
     uint8_t reserved0[3];
     Tensor2D src;
     uint8_t reserved1[4];
     uint8_t in_dtype;
-    uint8_t out_dtype;         // neuronsim (reserved2[0])
+    uint8_t out_dtype;  // neuronsim (reserved2[0])
     uint8_t reserved2[4];
     uint8_t num_active_rows, num_active_cols;
     uint16_t multiplicative_const[2];
     uint8_t row_grp, col_grp, block_size, lut_dtype;
-    Tensor3D dst;              // neuronsim (reserved4)
+    Tensor3D dst;  // neuronsim (reserved4)
 };
 #pragma pack(pop)
 
 static_assert(sizeof(Tensor1D) == 8 && sizeof(Tensor2D) == 12 && sizeof(Tensor3D) == 16);
-static_assert(sizeof(ActivateOp) == 64 && offsetof(ActivateOp, imm_src) == 12 && offsetof(ActivateOp, bias_src_n) == 15 &&
-              offsetof(ActivateOp, src) == 16 && offsetof(ActivateOp, in_bias_dtype) == 32 && offsetof(ActivateOp, activation_func) == 35 &&
-              offsetof(ActivateOp, scale_value) == 36 && offsetof(ActivateOp, bias) == 40 && offsetof(ActivateOp, imm) == 44 &&
-              offsetof(ActivateOp, dst) == 48);
-static_assert(sizeof(ActivateQuantizeOp) == 64 && offsetof(ActivateQuantizeOp, quant_scale_value) == 12 &&
-              offsetof(ActivateQuantizeOp, src) == 16 && offsetof(ActivateQuantizeOp, dequant_scale_value) == 36 &&
-              offsetof(ActivateQuantizeOp, bias_addr) == 40 && offsetof(ActivateQuantizeOp, quant_zero_value) == 44 &&
-              offsetof(ActivateQuantizeOp, dst) == 48);
+static_assert(sizeof(ActivateOp) == 64 && offsetof(ActivateOp, imm_src) == 12 && offsetof(ActivateOp, bias_src_n) == 15 && offsetof(ActivateOp, src) == 16 &&
+              offsetof(ActivateOp, in_bias_dtype) == 32 && offsetof(ActivateOp, activation_func) == 35 && offsetof(ActivateOp, scale_value) == 36 &&
+              offsetof(ActivateOp, bias) == 40 && offsetof(ActivateOp, imm) == 44 && offsetof(ActivateOp, dst) == 48);
+static_assert(sizeof(ActivateQuantizeOp) == 64 && offsetof(ActivateQuantizeOp, quant_scale_value) == 12 && offsetof(ActivateQuantizeOp, src) == 16 &&
+              offsetof(ActivateQuantizeOp, dequant_scale_value) == 36 && offsetof(ActivateQuantizeOp, bias_addr) == 40 &&
+              offsetof(ActivateQuantizeOp, quant_zero_value) == 44 && offsetof(ActivateQuantizeOp, dst) == 48);
 static_assert(sizeof(TableLoadOp) == 64 && offsetof(TableLoadOp, act_tbl_sel) == 0x23);
-static_assert(sizeof(ReadAccumulatorOp) == 64 && offsetof(ReadAccumulatorOp, dst_element_count) == 28 &&
-              offsetof(ReadAccumulatorOp, dtype) == 32 && offsetof(ReadAccumulatorOp, negated) == 33 &&
-              offsetof(ReadAccumulatorOp, num_active_channels) == 34 && offsetof(ReadAccumulatorOp, dst) == 44);
+static_assert(sizeof(ReadAccumulatorOp) == 64 && offsetof(ReadAccumulatorOp, dst_element_count) == 28 && offsetof(ReadAccumulatorOp, dtype) == 32 &&
+              offsetof(ReadAccumulatorOp, negated) == 33 && offsetof(ReadAccumulatorOp, num_active_channels) == 34 && offsetof(ReadAccumulatorOp, dst) == 44);
 static_assert(sizeof(Activate2Op) == 64 && offsetof(Activate2Op, relu_param_src) == 24 && offsetof(Activate2Op, reduce_cmd) == 26 &&
               offsetof(Activate2Op, op0) == 29 && offsetof(Activate2Op, op1) == 30 && offsetof(Activate2Op, reduce_op) == 31 &&
               offsetof(Activate2Op, activation_func) == 35 && offsetof(Activate2Op, imm0) == 36 && offsetof(Activate2Op, imm1) == 40 &&
               offsetof(Activate2Op, relu_param) == 44 && offsetof(Activate2Op, dst) == 48);
-static_assert(sizeof(ConvLutOp) == 64 && offsetof(ConvLutOp, src) == 16 && offsetof(ConvLutOp, in_dtype) == 32 &&
-              offsetof(ConvLutOp, num_active_rows) == 38 && offsetof(ConvLutOp, num_active_cols) == 39 &&
-              offsetof(ConvLutOp, multiplicative_const) == 40 && offsetof(ConvLutOp, row_grp) == 44 && offsetof(ConvLutOp, col_grp) == 45 &&
-              offsetof(ConvLutOp, block_size) == 46 && offsetof(ConvLutOp, lut_dtype) == 47 && offsetof(ConvLutOp, dst) == 48);
-static_assert(sizeof(ControlOp) == 64 && sizeof(DmaCopyOp) == 64 && offsetof(DmaCopyOp, src_addr) == 16 &&
-              offsetof(DmaCopyOp, bytes) == 32);
+static_assert(sizeof(ConvLutOp) == 64 && offsetof(ConvLutOp, src) == 16 && offsetof(ConvLutOp, in_dtype) == 32 && offsetof(ConvLutOp, num_active_rows) == 38 &&
+              offsetof(ConvLutOp, num_active_cols) == 39 && offsetof(ConvLutOp, multiplicative_const) == 40 && offsetof(ConvLutOp, row_grp) == 44 &&
+              offsetof(ConvLutOp, col_grp) == 45 && offsetof(ConvLutOp, block_size) == 46 && offsetof(ConvLutOp, lut_dtype) == 47 &&
+              offsetof(ConvLutOp, dst) == 48);
+static_assert(sizeof(ControlOp) == 64 && sizeof(DmaCopyOp) == 64 && offsetof(DmaCopyOp, src_addr) == 16 && offsetof(DmaCopyOp, bytes) == 32);
 
 enum Opcode : uint8_t {
-    kActivate = 0x21, kActivateQuantize = 0x22, kTableLoad = 0x23, kReadAccumulator = 0x24, kActivate2 = 0x25,
-    kSync = 0xA0, kHalt = 0xA1, kDmaCopy = 0xD1, kConvLutLoad = 0xE4, kExtended = 0xF0,
+    kActivate = 0x21,
+    kActivateQuantize = 0x22,
+    kTableLoad = 0x23,
+    kReadAccumulator = 0x24,
+    kActivate2 = 0x25,
+    kSync = 0xA0,
+    kHalt = 0xA1,
+    kDmaCopy = 0xD1,
+    kConvLutLoad = 0xE4,
+    kExtended = 0xF0,
 };
 
 enum class MemSpace : uint8_t { Dram = 0, Sbuf = 1, Psum = 2 };

@@ -25,8 +25,10 @@ namespace {
 #define OFF(type, member) static_cast<uint16_t>(offsetof(type, member))
 
 std::vector<Field> tensor(const std::string& name, uint16_t off, int dims) {
-    if (dims == 1) return {{name, off, FieldKind::Addr4}, {name + ".step", static_cast<uint16_t>(off + 4), FieldKind::I16x, 1},
-                           {name + ".num", static_cast<uint16_t>(off + 6), FieldKind::U16x, 1}};
+    if (dims == 1)
+        return {{name, off, FieldKind::Addr4},
+                {name + ".step", static_cast<uint16_t>(off + 4), FieldKind::I16x, 1},
+                {name + ".num", static_cast<uint16_t>(off + 6), FieldKind::U16x, 1}};
     return {{name, off, FieldKind::Addr4},
             {name + ".step", static_cast<uint16_t>(off + 4), FieldKind::I16x, static_cast<uint8_t>(dims)},
             {name + ".num", static_cast<uint16_t>(off + 4 + 2 * dims), FieldKind::U16x, static_cast<uint8_t>(dims)}};
@@ -63,7 +65,10 @@ std::vector<OpcodeInfo> build() {
                           {"bias_addr", OFF(ActivateQuantizeOp, bias_addr), FieldKind::Addr4},
                           {"quant_zero", OFF(ActivateQuantizeOp, quant_zero_value), FieldKind::F32}},
                          tensor("dst", OFF(ActivateQuantizeOp, dst), 3)))});
-    t.push_back({kTableLoad, "load_act_func_set", kOnAct, "LoadActFuncSet: DMA a function set into table memory (CTRL_NO, set at +0x23)",
+    t.push_back({kTableLoad,
+                 "load_act_func_set",
+                 kOnAct,
+                 "LoadActFuncSet: DMA a function set into table memory (CTRL_NO, set at +0x23)",
                  {{"set", OFF(TableLoadOp, act_tbl_sel), FieldKind::U8}}});
     t.push_back({kReadAccumulator, "read_accumulator", kOnAct, "drain the per-partition accumulator (D1_RD)",
                  cat({{"count", OFF(ReadAccumulatorOp, dst_element_count), FieldKind::U32},
@@ -72,19 +77,18 @@ std::vector<OpcodeInfo> build() {
                       {"num_active_channels", OFF(ReadAccumulatorOp, num_active_channels), FieldKind::U8}},
                      tensor("dst", OFF(ReadAccumulatorOp, dst), 1))});
     t.push_back({kActivate2, "activate2", kOnAct, "dual ALU, function, reduction (S2D2_AC, v4+)",
-                 cat(cat(tensor("src", OFF(Activate2Op, src), 2),
-                         {{"relu_param_src", OFF(Activate2Op, relu_param_src), FieldKind::U8},
-                          {"reduce_cmd", OFF(Activate2Op, reduce_cmd), FieldKind::U8},
-                          {"op0", OFF(Activate2Op, op0), FieldKind::U8},
-                          {"op1", OFF(Activate2Op, op1), FieldKind::U8},
-                          {"reduce_op", OFF(Activate2Op, reduce_op), FieldKind::U8},
-                          {"in_dtype", OFF(Activate2Op, in_dtype), FieldKind::U8},
-                          {"out_dtype", OFF(Activate2Op, out_dtype), FieldKind::U8},
-                          {"num_active_channels", OFF(Activate2Op, num_active_channels), FieldKind::U8},
-                          {"func", OFF(Activate2Op, activation_func), FieldKind::U8},
-                          {"imm0", OFF(Activate2Op, imm0), FieldKind::F32},
-                          {"imm1", OFF(Activate2Op, imm1), FieldKind::F32},
-                          {"relu_param", OFF(Activate2Op, relu_param), FieldKind::F32}}),
+                 cat(cat(tensor("src", OFF(Activate2Op, src), 2), {{"relu_param_src", OFF(Activate2Op, relu_param_src), FieldKind::U8},
+                                                                   {"reduce_cmd", OFF(Activate2Op, reduce_cmd), FieldKind::U8},
+                                                                   {"op0", OFF(Activate2Op, op0), FieldKind::U8},
+                                                                   {"op1", OFF(Activate2Op, op1), FieldKind::U8},
+                                                                   {"reduce_op", OFF(Activate2Op, reduce_op), FieldKind::U8},
+                                                                   {"in_dtype", OFF(Activate2Op, in_dtype), FieldKind::U8},
+                                                                   {"out_dtype", OFF(Activate2Op, out_dtype), FieldKind::U8},
+                                                                   {"num_active_channels", OFF(Activate2Op, num_active_channels), FieldKind::U8},
+                                                                   {"func", OFF(Activate2Op, activation_func), FieldKind::U8},
+                                                                   {"imm0", OFF(Activate2Op, imm0), FieldKind::F32},
+                                                                   {"imm1", OFF(Activate2Op, imm1), FieldKind::F32},
+                                                                   {"relu_param", OFF(Activate2Op, relu_param), FieldKind::F32}}),
                      tensor("dst", OFF(Activate2Op, dst), 2))});
     auto convlut = [&](std::vector<Field> head) {
         return cat(cat(head, tensor("src", OFF(ConvLutOp, src), 2)),
@@ -105,7 +109,10 @@ std::vector<OpcodeInfo> build() {
                  convlut({{"spec", OFF(ConvLutOp, spec), FieldKind::U8}})});
     t.push_back({kSync, "sync", kOnAll, "semaphore wait and/or update only (EventSemaphore)", {}});
     t.push_back({kHalt, "halt", kOnAll, "end of this engine's stream (the rest is not executed)", {}});
-    t.push_back({kDmaCopy, "copy", kOnAll, "DMA copy of `partitions` rows of `bytes` (neuronsim's descriptor); on act/pool a DGE trigger",
+    t.push_back({kDmaCopy,
+                 "copy",
+                 kOnAll,
+                 "DMA copy of `partitions` rows of `bytes` (neuronsim's descriptor); on act/pool a DGE trigger",
                  {{"src", OFF(DmaCopyOp, src_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, src_addr)},
                   {"dst", OFF(DmaCopyOp, dst_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, dst_addr)},
                   {"partitions", OFF(DmaCopyOp, partitions), FieldKind::U16},
@@ -145,8 +152,7 @@ std::vector<std::string> split(const std::string& s, char c) {
 
 uint64_t unsigned_value(const std::string& field, const std::string& v, uint64_t max) {
     uint64_t u;
-    if (!parse_u64(v, u) || u > max)
-        throw Error(field + "=" + v + ": expected an integer in [0, " + std::to_string(max) + "]");
+    if (!parse_u64(v, u) || u > max) throw Error(field + "=" + v + ": expected an integer in [0, " + std::to_string(max) + "]");
     return u;
 }
 
@@ -353,8 +359,7 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
                     int64_t v;
                     bool ok = parse_i64(parts[i], v);
                     if (f->kind == FieldKind::I16x ? (!ok || v < -32768 || v > 32767) : (!ok || v < 0 || v > 65535))
-                        throw Error(key + "=" + val + ": value " + std::to_string(i) + " must be " +
-                                    (f->kind == FieldKind::I16x ? "an int16" : "a uint16"));
+                        throw Error(key + "=" + val + ": value " + std::to_string(i) + " must be " + (f->kind == FieldKind::I16x ? "an int16" : "a uint16"));
                     b.set_u16(f->offset + 2 * i, static_cast<uint16_t>(v));
                 }
                 break;
@@ -488,9 +493,12 @@ std::string disassemble(const std::string& engine, const Bundle& b) {
         switch (f.kind) {
             case FieldKind::U8: return 1;
             case FieldKind::U16: return 2;
-            case FieldKind::U32: case FieldKind::F32: case FieldKind::Addr4: return 4;
+            case FieldKind::U32:
+            case FieldKind::F32:
+            case FieldKind::Addr4: return 4;
             case FieldKind::U64: return 8;
-            case FieldKind::I16x: case FieldKind::U16x: return 2 * f.count;
+            case FieldKind::I16x:
+            case FieldKind::U16x: return 2 * f.count;
             case FieldKind::SpaceAddr: return 1;
         }
         return 0;

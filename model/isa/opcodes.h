@@ -16,11 +16,14 @@
 namespace neuronsim::model::isa {
 
 enum class FieldKind {
-    U8, U16, U32, U64,
-    F32,        // 4 bytes: a float (decimal or 0x bit pattern)
-    Addr4,      // SBUF/PSUM address: sbuf:P:OFF / psum:P:OFF / raw number
-    I16x,       // `count` int16 values, comma-separated
-    U16x,       // `count` uint16 values
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,  // 4 bytes: a float (decimal or 0x bit pattern)
+    Addr4,  // SBUF/PSUM address: sbuf:P:OFF / psum:P:OFF / raw number
+    I16x,  // `count` int16 values, comma-separated
+    U16x,  // `count` uint16 values
     SpaceAddr,  // DMA endpoint: space byte at `offset`, 64-bit address at `offset2`
 };
 

@@ -13,12 +13,10 @@ namespace neuronsim::model::isa {
 struct Region {
     MemSpace space = MemSpace::Sbuf;
     uint32_t p0 = 0, p1 = 0;  // partitions [p0, p1)
-    int64_t lo = 0, hi = 0;   // bytes [lo, hi) in each
+    int64_t lo = 0, hi = 0;  // bytes [lo, hi) in each
 };
 
-inline bool overlap(const Region& a, const Region& b) {
-    return a.space == b.space && a.p0 < b.p1 && b.p0 < a.p1 && a.lo < b.hi && b.lo < a.hi;
-}
+inline bool overlap(const Region& a, const Region& b) { return a.space == b.space && a.p0 < b.p1 && b.p0 < a.p1 && a.lo < b.hi && b.lo < a.hi; }
 
 inline bool any_overlap(const std::vector<Region>& a, const std::vector<Region>& b) {
     for (const Region& x : a)

@@ -3,8 +3,8 @@
 #include <cfloat>
 #include <cmath>
 
-#include "model/fp/bits.h"
 #include "model/common/error.h"
+#include "model/fp/bits.h"
 #include "model/pwp/evaluate.h"
 
 namespace neuronsim::model::pwp {
@@ -50,8 +50,7 @@ Accuracy measure_accuracy(const CatalogFn& fn, const Profile& p, uint32_t per_oc
                     continue;
                 }
                 ++acc.samples;
-                double err = (std::isinf(c) || std::isinf(y)) ? (y == c ? 0.0 : INFINITY)
-                                                              : std::fabs(static_cast<double>(y) - c);
+                double err = (std::isinf(c) || std::isinf(y)) ? (y == c ? 0.0 : INFINITY) : std::fabs(static_cast<double>(y) - c);
                 double score = error_score(y, c);
                 if (certified) {
                     ++acc.certified_samples;

@@ -19,20 +19,20 @@ constexpr double kAccuracyBar = 1e-6;
 double error_score(float y, float c);
 
 struct Accuracy {
-    std::string function;        // "exp_400p"
+    std::string function;  // "exp_400p"
     size_t lut_size = 0;
     uint64_t samples = 0;
-    double max_rel = 0;          // max |y - f| / |f| over samples with |f| >= FLT_MIN
+    double max_rel = 0;  // max |y - f| / |f| over samples with |f| >= FLT_MIN
     double mean_rel = 0;
-    double max_ulp = 0;          // max distance in float steps
+    double max_ulp = 0;  // max distance in float steps
     uint32_t worst_rel_input = 0;  // bits of the input with the largest relative error
-    uint64_t unhandled = 0;      // inputs evaluate_generic could not evaluate
+    uint64_t unhandled = 0;  // inputs evaluate_generic could not evaluate
     // The certified domain (CatalogFn::certified): its worst score and where.
     uint64_t certified_samples = 0;
     double max_score = 0;
-    uint32_t worst_input = 0;    // bits of the certified input with the largest score
+    uint32_t worst_input = 0;  // bits of the certified input with the largest score
     uint32_t worst_output = 0, worst_expected = 0;
-    uint64_t failing = 0;        // certified samples over the bar
+    uint64_t failing = 0;  // certified samples over the bar
     double fail_lo = 0, fail_hi = 0;  // smallest and largest |x| among them
     // Outside the certified domain (still in the sweep): the largest score, for the report.
     double max_score_outside = 0;

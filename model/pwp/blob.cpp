@@ -14,19 +14,13 @@ Target parse_target(const std::string& name) {
     throw Error("target: expected trainium or with_ln, got \"" + name + "\"");
 }
 
-uint32_t pack_ctrl(uint32_t bkt_base, uint32_t extract_size) {
-    return (extract_size << 16) | ((23 - extract_size) << 11) | (bkt_base & kBktBaseMax);
-}
+uint32_t pack_ctrl(uint32_t bkt_base, uint32_t extract_size) { return (extract_size << 16) | ((23 - extract_size) << 11) | (bkt_base & kBktBaseMax); }
 
 uint32_t pack_ctrl_sentinel(uint32_t bkt_base) { return bkt_base & kBktBaseMax; }
 
-CtrlWord unpack_ctrl(uint32_t word) {
-    return CtrlWord{word & kBktBaseMax, (word >> 11) & 0x1F, (word >> 16) & 0xFF, word >> 24};
-}
+CtrlWord unpack_ctrl(uint32_t word) { return CtrlWord{word & kBktBaseMax, (word >> 11) & 0x1F, (word >> 16) & 0xFF, word >> 24}; }
 
-uint32_t read_u32le(const uint8_t* p) {
-    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
+uint32_t read_u32le(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
 
 void append_u32le(std::vector<uint8_t>& out, uint32_t v) {
     for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(v >> (8 * b)));
@@ -60,9 +54,7 @@ void append_ctrl(std::vector<uint8_t>& blob, uint32_t word, size_t stride) {
     blob.insert(blob.end(), stride - 4, 0);
 }
 
-uint32_t read_ctrl(const std::vector<uint8_t>& blob, size_t index, size_t stride) {
-    return read_u32le(blob.data() + index * stride);
-}
+uint32_t read_ctrl(const std::vector<uint8_t>& blob, size_t index, size_t stride) { return read_u32le(blob.data() + index * stride); }
 
 bool ctrl_pad_is_zero(const std::vector<uint8_t>& blob, size_t index, size_t stride) {
     for (size_t b = 4; b < stride; ++b)

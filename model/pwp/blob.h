@@ -11,12 +11,12 @@
 namespace neuronsim::model::pwp {
 
 inline constexpr size_t kBktRecordBytes = 32;
-inline constexpr uint32_t kBktBaseMax = 0x7FF;      // 11-bit field
-inline constexpr uint32_t kExtractSizeMax = 15;     // the CONTROL table's 4-bit field (§A.6)
+inline constexpr uint32_t kBktBaseMax = 0x7FF;  // 11-bit field
+inline constexpr uint32_t kExtractSizeMax = 15;  // the CONTROL table's 4-bit field (§A.6)
 
 enum class Target { Trainium, WithLn };
-size_t ctrl_stride(Target t);            // 32 trainium, 16 with_ln
-std::string target_name(Target t);       // "trainium" / "with_ln"
+size_t ctrl_stride(Target t);  // 32 trainium, 16 with_ln
+std::string target_name(Target t);  // "trainium" / "with_ln"
 Target parse_target(const std::string& name);  // error names the value
 
 struct CtrlWord {
@@ -24,7 +24,7 @@ struct CtrlWord {
 };
 
 uint32_t pack_ctrl(uint32_t bkt_base, uint32_t extract_size);  // lsb derived: 23 - size
-uint32_t pack_ctrl_sentinel(uint32_t bkt_base);                // empty octave: lsb = size = 0
+uint32_t pack_ctrl_sentinel(uint32_t bkt_base);  // empty octave: lsb = size = 0
 CtrlWord unpack_ctrl(uint32_t word);
 
 void append_bkt(std::vector<uint8_t>& blob, const Section& s);

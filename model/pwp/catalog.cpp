@@ -52,7 +52,11 @@ Target target_of(const std::string& n) {
         {"sqrt", [](double x) { return std::sqrt(x); }},
         {"ln", [](double x) { return std::log(x); }},
         {"derivative_sigmoid", [](double x) { return sig(x) * sig(-x); }},
-        {"derivative_tanh", [](double x) { double c = std::cosh(x); return 1.0 / (c * c); }},
+        {"derivative_tanh",
+         [](double x) {
+             double c = std::cosh(x);
+             return 1.0 / (c * c);
+         }},
         {"sin", [](double x) { return std::sin(x); }},
         {"derivative_gelu", [](double x) { return Phi(x) + x * phi(x); }},
         {"gelu", [](double x) { return x * Phi(x); }},
@@ -65,7 +69,11 @@ Target target_of(const std::string& n) {
         {"derivative_erf", [](double x) { return 2 / std::sqrt(kPi) * std::exp(-x * x); }},
         {"silu", [](double x) { return x * sig(x); }},
         {"derivative_silu", [](double x) { return sig(x) * (1 + x * sig(-x)); }},
-        {"derivative_gelu_apprx_sigmoid", [](double x) { double s = sig(1.702 * x); return s + 1.702 * x * s * (1 - s); }},
+        {"derivative_gelu_apprx_sigmoid",
+         [](double x) {
+             double s = sig(1.702 * x);
+             return s + 1.702 * x * s * (1 - s);
+         }},
     };
     for (const auto& [name, f] : targets)
         if (n == name) return f;
@@ -75,8 +83,7 @@ Target target_of(const std::string& n) {
 std::vector<CatalogFn> build() {
     std::vector<CatalogFn> c;
     c.reserve(64);  // hero() hands out references into c: no reallocation while building
-    auto hero = [&](std::string name, int budget, int max_lut, int sunda, int tonga, Symmetry sym,
-                    std::optional<ActFn> act) -> CatalogFn& {
+    auto hero = [&](std::string name, int budget, int max_lut, int sunda, int tonga, Symmetry sym, std::optional<ActFn> act) -> CatalogFn& {
         CatalogFn f;
         f.name = std::move(name);
         f.budget = budget;
@@ -257,14 +264,17 @@ std::vector<CatalogFn> build() {
     }
 
     // The 13 budget-1 residents: clamp-only profiles, shapes in generator.cpp.
-    struct R { const char* name; int sunda; int tonga; std::optional<ActFn> act; };
-    for (const R& r : {R{"identity", 1, 1, ActFn::Identity}, R{"copy", 128, 0, ActFn::Copy},
-                       R{"relu", 2, 2, ActFn::Relu}, R{"leaky_relu", 3, 3, ActFn::Lrelu},
-                       R{"parametric_relu", 4, 4, std::nullopt}, R{"abs", 33, 22, ActFn::Abs},
-                       R{"sign", 31, 11, ActFn::Sign}, R{"square", 30, 30, ActFn::Square},
-                       R{"memset_zero", 130, 0, ActFn::MemsetZero}, R{"is_finite", 35, 0, std::nullopt},
-                       R{"derivative_relu", 12, 0, std::nullopt}, R{"derivative_leaky_relu", 13, 0, std::nullopt},
-                       R{"derivative_identity", 14, 0, std::nullopt}}) {
+    struct R {
+        const char* name;
+        int sunda;
+        int tonga;
+        std::optional<ActFn> act;
+    };
+    for (const R& r :
+         {R{"identity", 1, 1, ActFn::Identity}, R{"copy", 128, 0, ActFn::Copy}, R{"relu", 2, 2, ActFn::Relu}, R{"leaky_relu", 3, 3, ActFn::Lrelu},
+          R{"parametric_relu", 4, 4, std::nullopt}, R{"abs", 33, 22, ActFn::Abs}, R{"sign", 31, 11, ActFn::Sign}, R{"square", 30, 30, ActFn::Square},
+          R{"memset_zero", 130, 0, ActFn::MemsetZero}, R{"is_finite", 35, 0, std::nullopt}, R{"derivative_relu", 12, 0, std::nullopt},
+          R{"derivative_leaky_relu", 13, 0, std::nullopt}, R{"derivative_identity", 14, 0, std::nullopt}}) {
         CatalogFn f;
         f.name = r.name;
         f.budget = 1;

@@ -12,40 +12,40 @@
 namespace neuronsim::model::pwp {
 
 enum class Symmetry {
-    Asymmetric,     // both regions stored, sel = v
-    Odd,            // pos region stored; f(-x) = -f(x)
-    Even,           // pos region stored; f(-x) = f(x)
+    Asymmetric,  // both regions stored, sel = v
+    Odd,  // pos region stored; f(-x) = -f(x)
+    Even,  // pos region stored; f(-x) = f(x)
     PointStoreNeg,  // neg region stored, sel = -|v|; negative inputs return 1 - r (sigmoid)
-    PositiveOnly,   // pos region stored; negative inputs land in NaN clamps
+    PositiveOnly,  // pos region stored; negative inputs land in NaN clamps
 };
 
 // What a side's high clamp (|x| at or beyond the saturation point) evaluates.
 enum class HighClamp {
-    Constant,     // d0 = the limit
-    Identity,     // d1 = 1: f(x) = x (softplus, gelu, silu, mish for large x)
+    Constant,  // d0 = the limit
+    Identity,  // d1 = 1: f(x) = x (softplus, gelu, silu, mish for large x)
     Extrapolate,  // the last bucket's cubic continues (sin, arctan: no range reduction)
 };
 
 // What the low clamp (|x| below the first octave) evaluates.
 enum class LowClamp {
-    Taylor,    // cubic about 0 with d0 = f(0), d1..d3 fitted near 0
+    Taylor,  // cubic about 0 with d0 = f(0), d1..d3 fitted near 0
     Constant,  // f at the first octave's lower edge (restricted domains)
 };
 
 struct SideLayout {
     bool used = false;
     HighClamp high = HighClamp::Constant;
-    double limit = 0;       // the Constant high clamp's value
-    double sat = 0;         // |x| where the high clamp engages; 0 = found from the tail
-    double tail_abs = 0;    // for a found saturation point: |f - limit| allowed beyond it
+    double limit = 0;  // the Constant high clamp's value
+    double sat = 0;  // |x| where the high clamp engages; 0 = found from the tail
+    double tail_abs = 0;  // for a found saturation point: |f - limit| allowed beyond it
 };
 
 struct CatalogFn {
-    std::string name;      // bare pwp name, "exp"
-    int budget = 1;        // profile selector: exp_400p.json
-    int max_lut = 0;       // shipped lut_size (hardware-facts §B.1, set sizes of §B.3)
-    int sunda_id = 0;      // func_id on trainium (the neuron_id column)
-    int tonga_id = 0;      // func_id on with_ln; 0 = not in any with_ln set
+    std::string name;  // bare pwp name, "exp"
+    int budget = 1;  // profile selector: exp_400p.json
+    int max_lut = 0;  // shipped lut_size (hardware-facts §B.1, set sizes of §B.3)
+    int sunda_id = 0;  // func_id on trainium (the neuron_id column)
+    int tonga_id = 0;  // func_id on with_ln; 0 = not in any with_ln set
     Symmetry symmetry = Symmetry::Asymmetric;
     std::optional<ActFn> act;  // the simulator's dispatch name, when it has one
 
@@ -53,9 +53,9 @@ struct CatalogFn {
     // low clamp is a Constant; a Taylor low clamp's reach is chosen by the generator.
     int e_lo = 0;
     LowClamp low = LowClamp::Taylor;
-    SideLayout pos, neg;       // in input (v) terms: pos = v > 0, neg = v < 0
+    SideLayout pos, neg;  // in input (v) terms: pos = v > 0, neg = v < 0
     double domain_lo = 0, domain_hi = 0;  // valid |x| range for the accuracy sweep
-    bool domain_neg = true;    // the valid domain includes negative inputs
+    bool domain_neg = true;  // the valid domain includes negative inputs
     // The |x| range (within the domain) where the table is certified to the accuracy bar
     // |y - f| <= 1e-6 max(|f|, 0.1). Narrower than the domain only where float coefficients
     // cannot hold the cubic, or the shipped lut_size cannot pay for the octaves that remain

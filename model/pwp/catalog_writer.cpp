@@ -1,10 +1,10 @@
 #include "model/pwp/catalog_writer.h"
 
 #include <cstdlib>
-#include <unistd.h>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
@@ -26,8 +26,7 @@ CatalogReport write_catalog(const std::string& out_dir, const std::vector<std::s
     const std::set<std::string> wanted(only.begin(), only.end());
     for (const std::string& w : wanted) {
         bool known = false;
-        for (const CatalogFn& fn : catalog())
-            known |= fn.name == w || fn.file_name() == w + ".json";
+        for (const CatalogFn& fn : catalog()) known |= fn.name == w || fn.file_name() == w + ".json";
         if (!known) throw Error("--func " + w + ": not a catalog function (see 'neuronsim pwp accuracy' for the list)");
     }
     fs::create_directories(out_dir + "/pwp_jsons");

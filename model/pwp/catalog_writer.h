@@ -9,8 +9,8 @@
 namespace neuronsim::model::pwp {
 
 struct CatalogReport {
-    std::vector<std::string> profiles;      // stems written
-    std::vector<std::string> sets;          // "<target>/<set>" written
+    std::vector<std::string> profiles;  // stems written
+    std::vector<std::string> sets;  // "<target>/<set>" written
     std::vector<std::string> skipped_sets;  // sets with a member that was not generated
 };
 

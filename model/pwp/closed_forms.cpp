@@ -6,13 +6,13 @@ namespace neuronsim::model::pwp {
 
 namespace {
 
-constexpr double kInvSqrt2 = 0.7071067811865476;       // 1/sqrt(2)
-constexpr double kSqrt2OverPi = 0.7978845608028654;    // sqrt(2/pi)
-constexpr float kInvSqrt2Pi = 0.3989423f;              // 1/sqrt(2*pi)
-constexpr float kTwoOverSqrtPi = 1.1283792f;           // 2/sqrt(pi)
+constexpr double kInvSqrt2 = 0.7071067811865476;  // 1/sqrt(2)
+constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2/pi)
+constexpr float kInvSqrt2Pi = 0.3989423f;  // 1/sqrt(2*pi)
+constexpr float kTwoOverSqrtPi = 1.1283792f;  // 2/sqrt(pi)
 constexpr double kGeluTanhCubic = 0.044715;
 constexpr float kGeluSigmoidScale = 1.702f;
-constexpr float kLreluSlope = 0.01f;                   // hardcoded in the reference, not alpha
+constexpr float kLreluSlope = 0.01f;  // hardcoded in the reference, not alpha
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 

@@ -8,21 +8,18 @@ namespace neuronsim::model::pwp {
 
 using fp::hex8;
 
-UnhandledSection::UnhandledSection(const std::string& function, const std::string& source, uint32_t in_bits,
-                                   uint32_t sel_bits, int biased_octave, uint32_t bucket, uint32_t stored)
-    : Error("Unhandled section in simulation: function '" + function + "' (" + source + "), input 0x" +
-            hex8(in_bits) + " (folded 0x" + hex8(sel_bits) + "), " + ((sel_bits >> 31) ? "neg" : "pos") +
-            " octave exponent " + std::to_string(biased_octave - 127) + " (biased " +
-            std::to_string(biased_octave) + "): bucket " + std::to_string(bucket) + " but " +
-            std::to_string(stored) + " section(s) stored"),
+UnhandledSection::UnhandledSection(const std::string& function, const std::string& source, uint32_t in_bits, uint32_t sel_bits, int biased_octave,
+                                   uint32_t bucket, uint32_t stored)
+    : Error("Unhandled section in simulation: function '" + function + "' (" + source + "), input 0x" + hex8(in_bits) + " (folded 0x" + hex8(sel_bits) + "), " +
+            ((sel_bits >> 31) ? "neg" : "pos") + " octave exponent " + std::to_string(biased_octave - 127) + " (biased " + std::to_string(biased_octave) +
+            "): bucket " + std::to_string(bucket) + " but " + std::to_string(stored) + " section(s) stored"),
       input_bits(in_bits) {}
 
 float cubic(const Section& s, float sel) {
     float t = sel - s.x;
     float lo = t * s.d1;
     lo = lo + s.d0;
-    double r = static_cast<double>(lo) +
-               static_cast<double>(t) * static_cast<double>(t) * static_cast<double>(s.d2);
+    double r = static_cast<double>(lo) + static_cast<double>(t) * static_cast<double>(t) * static_cast<double>(s.d2);
     r = std::pow(static_cast<double>(t), 3.0) * static_cast<double>(s.d3) + r;
     return static_cast<float>(r);
 }

@@ -15,8 +15,8 @@ namespace neuronsim::model::pwp {
 // fewer stored sections than its mantissa addresses (or is not declared at all).
 class UnhandledSection : public Error {
 public:
-    UnhandledSection(const std::string& function, const std::string& source, uint32_t input_bits,
-                     uint32_t sel_bits, int biased_octave, uint32_t bucket, uint32_t stored);
+    UnhandledSection(const std::string& function, const std::string& source, uint32_t input_bits, uint32_t sel_bits, int biased_octave, uint32_t bucket,
+                     uint32_t stored);
     uint32_t input_bits;
 };
 

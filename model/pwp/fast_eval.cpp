@@ -25,8 +25,7 @@ SimdLevel best_simd_level() {
 #if defined(__x86_64__) || defined(__i386__)
     static const SimdLevel best = [] {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-            return SimdLevel::Avx512;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) return SimdLevel::Avx512;
         if (__builtin_cpu_supports("avx2")) return SimdLevel::Avx2;
         return SimdLevel::Scalar;
     }();

@@ -79,10 +79,9 @@ NEURONSIM_AVX2 size_t fast_pass_avx2(const FlatTable& t, const float* in, float*
         const __m256 tf = _mm256_sub_ps(_mm256_castsi256_ps(sel), x);
         const __m256 lo = _mm256_add_ps(_mm256_mul_ps(tf, d1), d0);
         int und_lo, und_hi;
-        const __m128 r_lo = cubic4(_mm256_castps256_ps128(tf), _mm256_castps256_ps128(lo), _mm256_castps256_ps128(d2),
-                                   _mm256_castps256_ps128(d3), und_lo);
-        const __m128 r_hi = cubic4(_mm256_extractf128_ps(tf, 1), _mm256_extractf128_ps(lo, 1), _mm256_extractf128_ps(d2, 1),
-                                   _mm256_extractf128_ps(d3, 1), und_hi);
+        const __m128 r_lo = cubic4(_mm256_castps256_ps128(tf), _mm256_castps256_ps128(lo), _mm256_castps256_ps128(d2), _mm256_castps256_ps128(d3), und_lo);
+        const __m128 r_hi =
+            cubic4(_mm256_extractf128_ps(tf, 1), _mm256_extractf128_ps(lo, 1), _mm256_extractf128_ps(d2, 1), _mm256_extractf128_ps(d3, 1), und_hi);
         __m256 res = _mm256_set_m128(r_hi, r_lo);
         // Reconstruction for negative inputs of a symmetric function.
         const __m256 neg_in = _mm256_castsi256_ps(_mm256_srai_epi32(u, 31));

@@ -132,8 +132,7 @@ NEURONSIM_AVX512 size_t fast_pass_avx512(const FlatTable& t, const float* in, fl
         const __m512 tf = _mm512_sub_ps(_mm512_castsi512_ps(sel), x);
         const __m512 lo = _mm512_add_ps(_mm512_mul_ps(tf, d1), d0);
         __mmask8 und_lo, und_hi;
-        const __m256 r_lo = cubic8(_mm512_castps512_ps256(tf), _mm512_castps512_ps256(lo), _mm512_castps512_ps256(d2),
-                                   _mm512_castps512_ps256(d3), und_lo);
+        const __m256 r_lo = cubic8(_mm512_castps512_ps256(tf), _mm512_castps512_ps256(lo), _mm512_castps512_ps256(d2), _mm512_castps512_ps256(d3), und_lo);
         const __m256 r_hi = cubic8(upper(tf), upper(lo), upper(d2), upper(d3), und_hi);
         __m512 res = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(r_lo)), _mm256_castps_pd(r_hi), 1));
         // Reconstruction for negative inputs of a symmetric function.

@@ -125,8 +125,7 @@ Minimax remez(const Grid& g, const std::vector<LD>& y, int first, int n) {
                 if (std::fabs(r[cand[i]]) < std::fabs(r[cand[k]])) k = i;
             if (k == 0 || k + 1 == cand.size() || cand.size() == m + 1) {
                 // Drop an end: the smaller one keeps alternation with one removal.
-                if (k != 0 && k + 1 != cand.size())
-                    k = std::fabs(r[cand.front()]) < std::fabs(r[cand.back()]) ? 0 : cand.size() - 1;
+                if (k != 0 && k + 1 != cand.size()) k = std::fabs(r[cand.front()]) < std::fabs(r[cand.back()]) ? 0 : cand.size() - 1;
                 cand.erase(cand.begin() + static_cast<long>(k));
             } else {
                 // An interior point goes with its smaller neighbour: alternation survives.
@@ -213,8 +212,7 @@ Section fit_minimax_snapped(const FitTarget& t, double a, double b, float x, int
     // about a sixteenth of an ulp.
     const float f0 = static_cast<float>(d0_exact);
     const LD ulp0 = std::fabs(static_cast<LD>(std::nextafter(f0, INFINITY)) - f0);
-    const LD stride = std::max(static_cast<LD>(std::nextafter(x, INFINITY)) - x,
-                               first.d1 != 0 ? ulp0 / std::fabs(static_cast<LD>(first.d1)) / 16 : 0);
+    const LD stride = std::max(static_cast<LD>(std::nextafter(x, INFINITY)) - x, first.d1 != 0 ? ulp0 / std::fabs(static_cast<LD>(first.d1)) / 16 : 0);
     float best_x = x;
     LD best_off = 1;
     for (int k = -steps; k <= steps; ++k) {
@@ -257,9 +255,7 @@ Section polish_bits(const FitTarget& t, const Section& s, double a, double b) {
     return best;
 }
 
-double fit_error(const FitTarget& t, const Section& s, double a, double b) {
-    return static_cast<double>(grid_error(bucket_grid(t, a, b, s.x), s));
-}
+double fit_error(const FitTarget& t, const Section& s, double a, double b) { return static_cast<double>(grid_error(bucket_grid(t, a, b, s.x), s)); }
 
 Section fit_minimax_at_zero(const FitTarget& t, double edge) {
     // d0 is g(0) rounded, so inputs near 0 return f(0) itself (exp(1e-20) = 1, tanh(x) = x);

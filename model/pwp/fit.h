@@ -10,7 +10,7 @@
 namespace neuronsim::model::pwp {
 
 struct FitTarget {
-    std::function<double(double)> g;       // the stored region's function
+    std::function<double(double)> g;  // the stored region's function
     std::function<double(double)> weight;  // of the value g(s): 1 / the scale of its error (> 0)
 };
 

@@ -20,7 +20,7 @@ using fp::bits_of;
 using fp::float_of;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr int kMaxExtract = 10;        // the largest extract_size the shipped sets use
+constexpr int kMaxExtract = 10;  // the largest extract_size the shipped sets use
 // What the generator's samples (kPerBucket per bucket) must show inside the certified domain:
 // 70% of the bar. The rest is margin for the inputs between samples: the evaluator's float
 // rounding and the closed form's own are not smooth, so denser sweeps see more.
@@ -31,28 +31,28 @@ constexpr double kCertify = 0.7 * kAccuracyBar;
 // the bar bounds only absolutely.
 constexpr double kApproxAim = 0.1 * kAccuracyBar;
 constexpr double kRelAim = 1e-6;
-constexpr uint32_t kPerBucket = 16;    // scoring samples per bucket, ends included
+constexpr uint32_t kPerBucket = 16;  // scoring samples per bucket, ends included
 
 // One stored side of the table: magnitudes m map to sel = +m (pos) or -m (neg).
 struct SideGen {
-    bool neg = false;             // region (sel sign)
+    bool neg = false;  // region (sel sign)
     SideLayout layout;
-    double sat = 0;               // |sel| where the high clamp engages (float value)
-    int e_lo = 0;                 // lowest stored octave; the low clamp covers |sel| <= 2^e_lo
-    int e_top = 0;                // highest stored octave
-    uint32_t mant_point = 0;      // high clamp mantissa threshold (0: whole octave clamps)
-    Section low{};                // the low clamp's cubic
+    double sat = 0;  // |sel| where the high clamp engages (float value)
+    int e_lo = 0;  // lowest stored octave; the low clamp covers |sel| <= 2^e_lo
+    int e_top = 0;  // highest stored octave
+    uint32_t mant_point = 0;  // high clamp mantissa threshold (0: whole octave clamps)
+    Section low{};  // the low clamp's cubic
 };
 
 struct OctaveGen {
-    int side = 0;                 // index into sides
+    int side = 0;  // index into sides
     int e = 0;
     int es = 0;
     std::vector<Section> sections;
-    bool has_cert = false;        // some sample lies in the certified domain
-    double score = 0;             // max error score over the certified samples
-    double approx = 0;            // max score of the certified buckets' cubics in exact arithmetic
-    double rel = 0;               // max relative error of the table's own values
+    bool has_cert = false;  // some sample lies in the certified domain
+    double score = 0;  // max error score over the certified samples
+    double approx = 0;  // max score of the certified buckets' cubics in exact arithmetic
+    double rel = 0;  // max relative error of the table's own values
 };
 
 class Generator {
@@ -242,8 +242,7 @@ void Generator::fit_octave(OctaveGen& o) const {
         bucket_bounds(o, k, a, b);
         // The centre, as a float inside the bucket: t = sel - x is then exact (Sterbenz).
         o.sections.push_back(fit_bucket(a, b, static_cast<float>((a + b) / 2)));
-        if (std::max(std::fabs(a), cert_lo) < std::min(std::fabs(b), cert_hi) ||
-            std::max(std::fabs(b), cert_lo) < std::min(std::fabs(a), cert_hi))
+        if (std::max(std::fabs(a), cert_lo) < std::min(std::fabs(b), cert_hi) || std::max(std::fabs(b), cert_lo) < std::min(std::fabs(a), cert_hi))
             o.approx = std::max(o.approx, fit_error(score_target(), o.sections.back(), a, b));
     }
 }
@@ -288,10 +287,8 @@ void Generator::score_octave(OctaveGen& o) const {
                 // d0, so relative error is measured against at least 2^-22 |d0|.
                 if (fn_.symmetry == Symmetry::PointStoreNeg && v < 0) continue;
                 if (std::fabs(c) < FLT_MIN) continue;  // as the accuracy report: normal results
-                double err = (std::isinf(c) || std::isinf(y)) ? (y == c ? 0.0 : INFINITY)
-                                                              : std::fabs(static_cast<double>(y) - c);
-                double floor = std::max(std::ldexp(std::fabs(static_cast<double>(o.sections[k].d0)), -22),
-                                        static_cast<double>(FLT_MIN));
+                double err = (std::isinf(c) || std::isinf(y)) ? (y == c ? 0.0 : INFINITY) : std::fabs(static_cast<double>(y) - c);
+                double floor = std::max(std::ldexp(std::fabs(static_cast<double>(o.sections[k].d0)), -22), static_cast<double>(FLT_MIN));
                 o.rel = std::max(o.rel, err / std::max(static_cast<double>(std::fabs(c)), floor));
             }
         }
@@ -322,8 +319,8 @@ void Generator::certify(OctaveGen& o) const {
     if (misses(o)) {
         const SideGen& s = sides_[static_cast<size_t>(o.side)];
         char what[160];
-        std::snprintf(what, sizeof what, "%s octave %d misses the bar (score %.3g, cubic alone %.3g) even at extract_size %d",
-                      s.neg ? "neg" : "pos", o.e, o.score, o.approx, kMaxExtract);
+        std::snprintf(what, sizeof what, "%s octave %d misses the bar (score %.3g, cubic alone %.3g) even at extract_size %d", s.neg ? "neg" : "pos", o.e,
+                      o.score, o.approx, kMaxExtract);
         throw Error("generator.cpp: " + fn_.name + ": " + what + ": its certified domain in catalog.cpp reaches too far");
     }
 }
@@ -427,8 +424,8 @@ Profile Generator::run() {
     size_t total = 0;
     for (const auto& o : octs) total += o.sections.size();
     if (total > static_cast<size_t>(fn_.max_lut))
-        throw Error("generator.cpp: " + fn_.name + ": certifying its domain takes " + std::to_string(total) +
-                    " buckets, more than its lut_size " + std::to_string(fn_.max_lut) + " (catalog.cpp)");
+        throw Error("generator.cpp: " + fn_.name + ": certifying its domain takes " + std::to_string(total) + " buckets, more than its lut_size " +
+                    std::to_string(fn_.max_lut) + " (catalog.cpp)");
     spend(octs);
 
     Profile p = skeleton();
@@ -495,7 +492,10 @@ Profile Generator::run() {
 
 // Budget-1 residents: the whole function lives in the four clamps (seed 001 §5).
 Profile resident(const CatalogFn& fn) {
-    struct Shape { Section pos, neg; float zero, pinf, ninf; };
+    struct Shape {
+        Section pos, neg;
+        float zero, pinf, ninf;
+    };
     const float inf = std::numeric_limits<float>::infinity();
     const Section zero{0, 0, 0, 0, 0}, ident{0, 0, 1, 0, 0};
     auto constant = [](float c) { return Section{0, c, 0, 0, 0}; };

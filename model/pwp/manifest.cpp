@@ -30,7 +30,10 @@ struct Field {
     void* (*at)(FuncMeta&);
 };
 
-#define NS_FIELD(name, kind) Field{#name, Kind::kind, [](FuncMeta& m) -> void* { return &m.name; }}
+#define NS_FIELD(name, kind)                                             \
+    Field {                                                              \
+#name, Kind::kind, [](FuncMeta & m) -> void* { return &m.name; } \
+    }
 const Field kFields[] = {
     NS_FIELD(func_name, Str),
     NS_FIELD(func_id, Int),

@@ -13,16 +13,16 @@ namespace neuronsim::model::pwp {
 // One function's control record: a denormalised copy of its profile's scalar fields plus the
 // addresses of its ctrl/bkt blocks. Raw fp32 fields hold bit patterns.
 struct FuncMeta {
-    std::string func_name;            // profile stem, "exp_400p"
-    int64_t func_id = 0;              // sunda_id (trainium) / tonga_id (with_ln)
+    std::string func_name;  // profile stem, "exp_400p"
+    int64_t func_id = 0;  // sunda_id (trainium) / tonga_id (with_ln)
     uint32_t fzero_result = 0, fpinf_result = 0, fninf_result = 0, fnan_result = 0;
     bool symmetry_opt_en = false, sym_invert_sign_point = false, symmetry_opt_use_neg_region = false;
     uint32_t symmetry_point = 0;
     int64_t imm_bias = 0;
-    int64_t exp_offset = 0;           // unbiased exponent of ctrl index 0 of each side
+    int64_t exp_offset = 0;  // unbiased exponent of ctrl index 0 of each side
     uint32_t fma_const_0 = 0, fma_const_1 = 0;
     int64_t fma_indirection_src_sel = 0;
-    int64_t pwl_control_base_pos = 0, pwl_control_base_neg = 0;   // ctrl-table indices
+    int64_t pwl_control_base_pos = 0, pwl_control_base_neg = 0;  // ctrl-table indices
     int64_t pos_small_signal_pwl_control = 0, neg_small_signal_pwl_control = 0;  // bkt-table
     int64_t pos_large_signal_pwl_control = 0, neg_large_signal_pwl_control = 0;  // indices
     int64_t small_pos_signal_exp_threshold = 0, small_neg_signal_exp_threshold = 0;
@@ -31,7 +31,7 @@ struct FuncMeta {
     uint32_t lower_bound = 0, upper_bound = 0;
     bool use_multipass = false;
 
-    std::string bare_name() const;    // func_name without a trailing _<N>p
+    std::string bare_name() const;  // func_name without a trailing _<N>p
 };
 
 using IndexMap = std::vector<std::pair<std::string, int64_t>>;  // in file order

@@ -46,8 +46,8 @@ struct MetaTable {
         const int biased = static_cast<int>((sel_bits >> 23) & 0xFF);
         const int64_t idx = (neg ? f.pwl_control_base_neg : f.pwl_control_base_pos) + (biased - 127 - f.exp_offset);
         auto unhandled = [&](const std::string& why) {
-            return Error("Unhandled section: function " + f.func_name + " of set " + src.set_name() + ", input 0x" + fp::hex8(v_bits) +
-                         ", " + (neg ? "neg" : "pos") + " octave exponent " + std::to_string(biased - 127) + ": " + why);
+            return Error("Unhandled section: function " + f.func_name + " of set " + src.set_name() + ", input 0x" + fp::hex8(v_bits) + ", " +
+                         (neg ? "neg" : "pos") + " octave exponent " + std::to_string(biased - 127) + ": " + why);
         };
         const int64_t cnt = src.ctl_count();
         if (idx < 0 || idx >= cnt) throw unhandled("ctrl index " + std::to_string(idx) + " is outside the table");

@@ -28,8 +28,8 @@ SideRange side_range(const Region& r, const std::string& where) {
         int e = b - 127;
         if (s.count == 0) s.first = e;
         else if (e != last + 1)
-            throw Error(where + ": declared octaves are not contiguous (exponent " + std::to_string(last) +
-                        " then " + std::to_string(e) + "); each declared octave is one ctrl word");
+            throw Error(where + ": declared octaves are not contiguous (exponent " + std::to_string(last) + " then " + std::to_string(e) +
+                        "); each declared octave is one ctrl word");
         last = e;
         ++s.count;
     }
@@ -60,8 +60,7 @@ PackedSet pack_set(Target target, const std::string& set_name, const std::vector
         f.func_name = mem.stem;
         const auto& id = target == Target::Trainium ? p.meta.sunda_id : p.meta.tonga_id;
         if (!id || *id <= 0)
-            throw Error(where + ": the profile has no " + (target == Target::Trainium ? "sunda_id" : "tonga_id") +
-                        ", the func_id on " + target_name(target));
+            throw Error(where + ": the profile has no " + (target == Target::Trainium ? "sunda_id" : "tonga_id") + ", the func_id on " + target_name(target));
         f.func_id = *id;
         if (!ids.insert(f.func_id).second) throw Error(where + ": func_id " + std::to_string(f.func_id) + " is used twice in the set");
         f.fzero_result = bits_of(p.zero_result);
@@ -108,9 +107,8 @@ PackedSet pack_set(Target target, const std::string& set_name, const std::vector
             // base + (exponent - exp_offset) must land on this side's first word.
             int64_t base = static_cast<int64_t>(ctl_idx) - (range.count ? range.first - exp_offset : 0);
             if (base < 0)
-                throw Error(where + ": " + side + " octaves start at exponent " + std::to_string(range.first) +
-                            ", which the shared exp_offset " + std::to_string(exp_offset) + " cannot address from ctrl index " +
-                            std::to_string(ctl_idx));
+                throw Error(where + ": " + side + " octaves start at exponent " + std::to_string(range.first) + ", which the shared exp_offset " +
+                            std::to_string(exp_offset) + " cannot address from ctrl index " + std::to_string(ctl_idx));
             base_field = base;
             for (int e = range.first; e < range.first + range.count; ++e) {
                 const Region::Octave& o = r.octaves[e + 127];
@@ -118,9 +116,8 @@ PackedSet pack_set(Target target, const std::string& set_name, const std::vector
                     throw Error(where + ": " + side + " octave " + std::to_string(e) + ": bkt_base " + std::to_string(bkt_idx) +
                                 " is over the 11-bit field (max " + std::to_string(kBktBaseMax) + ")");
                 if (o.extract_size > kExtractSizeMax)
-                    throw Error(where + ": " + side + " octave " + std::to_string(e) + ": extract_size " +
-                                std::to_string(o.extract_size) + " is over the CONTROL entry's 4-bit field (max " +
-                                std::to_string(kExtractSizeMax) + ")");
+                    throw Error(where + ": " + side + " octave " + std::to_string(e) + ": extract_size " + std::to_string(o.extract_size) +
+                                " is over the CONTROL entry's 4-bit field (max " + std::to_string(kExtractSizeMax) + ")");
                 std::string key = std::string(side) + "_" + std::to_string(e);
                 exp_bkt[key] = bkt_idx;
                 exp_ctl[key] = ctl_idx;
@@ -173,12 +170,11 @@ PackedSet read_set(const std::string& manifest_path) {
     set.bkt = io::read_bytes_checked(bkt_path, io::kMaxBlobFileBytes, "bkt blob");
     set.ctrl = io::read_bytes_checked(ctl_path, io::kMaxBlobFileBytes, "ctrl blob");
     if (set.bkt.size() != static_cast<size_t>(m.bkt_entry_cnt) * kBktRecordBytes)
-        throw Error(bkt_path + ": " + std::to_string(set.bkt.size()) + " bytes, but bkt_entry_cnt " +
-                    std::to_string(m.bkt_entry_cnt) + " x 32 = " + std::to_string(m.bkt_entry_cnt * 32));
-    if (m.ctl_entry_cnt == 0 || set.ctrl.size() % static_cast<size_t>(m.ctl_entry_cnt) != 0 ||
-        (set.ctrl.size() / m.ctl_entry_cnt) < 4)
-        throw Error(ctl_path + ": " + std::to_string(set.ctrl.size()) + " bytes is not a whole number of " +
-                    "entries of at least 4 bytes for ctl_entry_cnt " + std::to_string(m.ctl_entry_cnt));
+        throw Error(bkt_path + ": " + std::to_string(set.bkt.size()) + " bytes, but bkt_entry_cnt " + std::to_string(m.bkt_entry_cnt) +
+                    " x 32 = " + std::to_string(m.bkt_entry_cnt * 32));
+    if (m.ctl_entry_cnt == 0 || set.ctrl.size() % static_cast<size_t>(m.ctl_entry_cnt) != 0 || (set.ctrl.size() / m.ctl_entry_cnt) < 4)
+        throw Error(ctl_path + ": " + std::to_string(set.ctrl.size()) + " bytes is not a whole number of " + "entries of at least 4 bytes for ctl_entry_cnt " +
+                    std::to_string(m.ctl_entry_cnt));
     set.stride = set.ctrl.size() / static_cast<size_t>(m.ctl_entry_cnt);
     set.target = set.stride == 16 ? Target::WithLn : Target::Trainium;
     // Every index the evaluator follows must stay inside the blobs.

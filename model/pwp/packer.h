@@ -13,7 +13,7 @@
 namespace neuronsim::model::pwp {
 
 struct SetMember {
-    std::string stem;   // profile file stem, "exp_400p"; the bare name drops "_400p"
+    std::string stem;  // profile file stem, "exp_400p"; the bare name drops "_400p"
     Profile profile;
 };
 
@@ -22,7 +22,7 @@ struct PackedSet {
     Target target = Target::Trainium;
     SetManifest manifest;
     std::vector<uint8_t> bkt, ctrl;
-    size_t stride = 32;            // ctrl bytes per entry
+    size_t stride = 32;  // ctrl bytes per entry
 };
 
 PackedSet pack_set(Target target, const std::string& set_name, const std::vector<SetMember>& members);

@@ -39,16 +39,12 @@ float evaluate_pipeline(const Table& T, float v) {
     // (3)-(4) The 4-way clamp, then the in-range bucket. The positive side compares the
     // signed exponent; the negative side the (u8) exponent, which drops the sign.
     const bool neg = static_cast<int32_t>(sel) < 0;
-    const int32_t expo = neg ? static_cast<int32_t>(static_cast<uint8_t>(static_cast<int32_t>(sel) >> 23))
-                             : static_cast<int32_t>(sel) >> 23;
+    const int32_t expo = neg ? static_cast<int32_t>(static_cast<uint8_t>(static_cast<int32_t>(sel) >> 23)) : static_cast<int32_t>(sel) >> 23;
     const int32_t mant = static_cast<int32_t>(sel & 0x7FFFFFu);
     Section s;
-    if (expo > T.high_exp(neg) || (expo == T.high_exp(neg) && mant >= T.high_mant(neg)))
-        s = T.high(neg);
-    else if (expo < T.low_exp(neg) || (expo == T.low_exp(neg) && mant <= T.low_mant(neg)))
-        s = T.low(neg);
-    else
-        s = T.nonsat(neg, sel, v_bits);
+    if (expo > T.high_exp(neg) || (expo == T.high_exp(neg) && mant >= T.high_mant(neg))) s = T.high(neg);
+    else if (expo < T.low_exp(neg) || (expo == T.low_exp(neg) && mant <= T.low_mant(neg))) s = T.low(neg);
+    else s = T.nonsat(neg, sel, v_bits);
 
     // (5) The mixed-precision cubic.
     float result = cubic(s, float_of(sel));

@@ -20,11 +20,11 @@ struct Section {
 struct Region {
     struct Octave {
         bool declared = false;
-        uint8_t extract_size = 0;      // live: bucket = mant >> (23 - extract_size)
-        uint32_t first = 0;            // index of the octave's first section in `sections`
-        uint32_t count = 0;            // stored sections: the bound of the bucket search
-        int32_t num_sections = 0;      // inert: declared addressing span (validation only)
-        int32_t extract_lsb = 0;       // inert
+        uint8_t extract_size = 0;  // live: bucket = mant >> (23 - extract_size)
+        uint32_t first = 0;  // index of the octave's first section in `sections`
+        uint32_t count = 0;  // stored sections: the bound of the bucket search
+        int32_t num_sections = 0;  // inert: declared addressing span (validation only)
+        int32_t extract_lsb = 0;  // inert
     };
     std::array<Octave, 256> octaves{};
     std::vector<Section> sections;
@@ -51,14 +51,14 @@ struct ProfileMeta {
 };
 
 struct Profile {
-    std::string name;             // the profile's "name" key
-    std::string source;           // the file it came from (for error messages)
+    std::string name;  // the profile's "name" key
+    std::string source;  // the file it came from (for error messages)
     bool symmetry_en = false;
     bool symmetry_invert_sign_opt = false;
     bool symmetry_opt_use_neg_region = false;
     float symmetry_point = 0;
     float zero_result = 0;
-    float nan_result = 0;         // loaded, never returned: the evaluator has no NaN branch
+    float nan_result = 0;  // loaded, never returned: the evaluator has no NaN branch
     float pinf_result = 0;
     float ninf_result = 0;
     Region pos;

@@ -21,8 +21,7 @@ constexpr int64_t kInt32Max = INT32_MAX;
 // of the same pattern are accepted; the decorative "float" string is never parsed.
 float read_box(const JsonNode& parent, const char* key) {
     JsonNode box = parent.at(key);
-    if (!box.raw().is_object())
-        box.fail("a float box object {float, int, hexstring, sign, exponent, mantissa}");
+    if (!box.raw().is_object()) box.fail("a float box object {float, int, hexstring, sign, exponent, mantissa}");
     JsonNode i = box.at("int");
     int64_t v = i.as_int(kInt32Min, static_cast<int64_t>(UINT32_MAX));
     return fp::float_of(static_cast<uint32_t>(v));
@@ -49,16 +48,14 @@ void read_region(const JsonNode& arr, Region& region, std::vector<std::string>& 
         int biased = static_cast<int>(exponent + 127);
         Region::Octave& o = region.octaves[biased];
         if (o.declared)
-            throw Error(oct.source() + ": " + oct.at("exponent").path() + ": exponent " +
-                        std::to_string(exponent) + " is declared twice in this array");
+            throw Error(oct.source() + ": " + oct.at("exponent").path() + ": exponent " + std::to_string(exponent) + " is declared twice in this array");
         o.declared = true;
         o.extract_size = static_cast<uint8_t>(oct.at("extract_size").as_int(0, 23));
 
         JsonNode secs = oct.at("exponent_sections");
         size_t n = secs.size();
         if (n > (size_t{1} << o.extract_size))
-            throw Error(secs.source() + ": " + secs.path() + ": " + std::to_string(n) +
-                        " sections stored but extract_size " + std::to_string(o.extract_size) +
+            throw Error(secs.source() + ": " + secs.path() + ": " + std::to_string(n) + " sections stored but extract_size " + std::to_string(o.extract_size) +
                         " addresses at most " + std::to_string(size_t{1} << o.extract_size));
         o.first = static_cast<uint32_t>(region.sections.size());
         o.count = static_cast<uint32_t>(n);
@@ -68,14 +65,14 @@ void read_region(const JsonNode& arr, Region& region, std::vector<std::string>& 
         if (oct.has("num_sections")) {
             o.num_sections = static_cast<int32_t>(oct.at("num_sections").as_int(0, kInt32Max));
             if (n > 0 && o.num_sections != (1 << o.extract_size))
-                warnings.push_back(oct.path() + ": num_sections " + std::to_string(o.num_sections) +
-                                   " != 2^extract_size " + std::to_string(1 << o.extract_size));
+                warnings.push_back(oct.path() + ": num_sections " + std::to_string(o.num_sections) + " != 2^extract_size " +
+                                   std::to_string(1 << o.extract_size));
         }
         if (oct.has("extract_lsb")) {
             o.extract_lsb = static_cast<int32_t>(oct.at("extract_lsb").as_int(kInt32Min, kInt32Max));
             if (n > 0 && o.extract_lsb != 23 - o.extract_size)
-                warnings.push_back(oct.path() + ": extract_lsb " + std::to_string(o.extract_lsb) +
-                                   " != 23 - extract_size " + std::to_string(23 - o.extract_size));
+                warnings.push_back(oct.path() + ": extract_lsb " + std::to_string(o.extract_lsb) + " != 23 - extract_size " +
+                                   std::to_string(23 - o.extract_size));
         }
         if (oct.has("pos")) oct.at("pos").as_bool_or_01();
     }
@@ -156,13 +153,10 @@ Profile parse_profile(const std::string& json_text, const std::string& source) {
     inert_box("fma_const1", p.meta.fma_const1);
     if (root.has("use_multipass")) p.meta.use_multipass = root.at("use_multipass").as_bool_or_01();
     if (p.meta.lut_size && *p.meta.lut_size != static_cast<int64_t>(p.stored_sections()))
-        p.warnings.push_back("$.lut_size " + std::to_string(*p.meta.lut_size) +
-                             " != stored sections " + std::to_string(p.stored_sections()));
+        p.warnings.push_back("$.lut_size " + std::to_string(*p.meta.lut_size) + " != stored sections " + std::to_string(p.stored_sections()));
     return p;
 }
 
-Profile load_profile(const std::string& path) {
-    return parse_profile(io::read_text_file(path, io::kMaxJsonFileBytes, "profile"), path);
-}
+Profile load_profile(const std::string& path) { return parse_profile(io::read_text_file(path, io::kMaxJsonFileBytes, "profile"), path); }
 
 }  // namespace neuronsim::model::pwp

@@ -107,8 +107,6 @@ ordered_json profile_to_json(const Profile& p) {
 
 std::string profile_to_text(const Profile& p) { return profile_to_json(p).dump(2) + "\n"; }
 
-void write_profile(const Profile& p, const std::string& path) {
-    io::write_file_atomic(path, profile_to_text(p));
-}
+void write_profile(const Profile& p, const std::string& path) { io::write_file_atomic(path, profile_to_text(p)); }
 
 }  // namespace neuronsim::model::pwp

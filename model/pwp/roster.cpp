@@ -79,7 +79,8 @@ std::vector<RosterSet> build_with_ln() {
         {"reciprocal_and_small", concat({{"reciprocal", 400}}, residents({"parametric_relu", "sign", "abs", "square"}))},
         {"reciprocal_sqrt_and_small", concat({{"reciprocal_sqrt", 40000}}, residents({"identity", "square", "abs", "sign"}))},
         {"trig_and_small", concat({{"sin", 4}, {"arctan", 4}}, residents({"relu", "abs", "leaky_relu", "parametric_relu", "sign", "identity"}))},
-        {"erf_and_others", concat({{"erf", 4}, {"tanh", 4}, {"sin", 4}}, residents({"relu", "abs", "leaky_relu", "parametric_relu", "identity", "sign", "square"}))},
+        {"erf_and_others",
+         concat({{"erf", 4}, {"tanh", 4}, {"sin", 4}}, residents({"relu", "abs", "leaky_relu", "parametric_relu", "identity", "sign", "square"}))},
     };
 }
 

@@ -46,7 +46,8 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
 
     // Counts against file sizes; the ctrl stride is size / count, the same in the directory.
     if (bkt.size() != static_cast<size_t>(m.bkt_entry_cnt) * kBktRecordBytes) {
-        issue(bfile, "file size", std::to_string(bkt.size()) + " bytes, bkt_entry_cnt " + std::to_string(m.bkt_entry_cnt) + " x 32 = " + std::to_string(m.bkt_entry_cnt * 32));
+        issue(bfile, "file size",
+              std::to_string(bkt.size()) + " bytes, bkt_entry_cnt " + std::to_string(m.bkt_entry_cnt) + " x 32 = " + std::to_string(m.bkt_entry_cnt * 32));
         return;
     }
     if (m.ctl_entry_cnt <= 0 || ctrl.size() % static_cast<size_t>(m.ctl_entry_cnt) != 0) {
@@ -54,8 +55,11 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
         return;
     }
     const size_t stride = ctrl.size() / static_cast<size_t>(m.ctl_entry_cnt);
-    if (stride != 16 && stride != 32) issue(cfile, "file size", "stride " + std::to_string(stride) + " B (size / count); expected 32 (trainium) or 16 (with_ln)");
-    if (stride_seen && stride != stride_seen) issue(cfile, "file size", "stride " + std::to_string(stride) + " B differs from " + std::to_string(stride_seen) + " B of the other sets in this directory");
+    if (stride != 16 && stride != 32)
+        issue(cfile, "file size", "stride " + std::to_string(stride) + " B (size / count); expected 32 (trainium) or 16 (with_ln)");
+    if (stride_seen && stride != stride_seen)
+        issue(cfile, "file size",
+              "stride " + std::to_string(stride) + " B differs from " + std::to_string(stride_seen) + " B of the other sets in this directory");
     stride_seen = stride_seen ? stride_seen : stride;
     if (stride < 4) return;
     r_.bkt_records += bkt.size() / kBktRecordBytes;
@@ -107,8 +111,9 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
             continue;
         }
         if (b0 > m.bkt_entry_cnt || c0 > m.ctl_entry_cnt) {
-            issue(mfile, fw, "starts at bkt " + std::to_string(b0) + " / ctrl " + std::to_string(c0) + ", past the " + std::to_string(m.bkt_entry_cnt) +
-                                 " bkt records / " + std::to_string(m.ctl_entry_cnt) + " ctrl words");
+            issue(mfile, fw,
+                  "starts at bkt " + std::to_string(b0) + " / ctrl " + std::to_string(c0) + ", past the " + std::to_string(m.bkt_entry_cnt) +
+                      " bkt records / " + std::to_string(m.ctl_entry_cnt) + " ctrl words");
             continue;
         }
         // A block ends at the next start, and never past the table (the words are read).
@@ -120,7 +125,8 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
         const int64_t got[4] = {f.pos_small_signal_pwl_control, f.neg_small_signal_pwl_control, f.pos_large_signal_pwl_control, f.neg_large_signal_pwl_control};
         const char* names[4] = {"pos_small_signal_pwl_control", "neg_small_signal_pwl_control", "pos_large_signal_pwl_control", "neg_large_signal_pwl_control"};
         for (int k = 0; k < 4; ++k)
-            if (got[k] != want[k]) issue(mfile, fw + "." + names[k], "is " + std::to_string(got[k]) + ", the function's clamp slot is bkt " + std::to_string(want[k]));
+            if (got[k] != want[k])
+                issue(mfile, fw + "." + names[k], "is " + std::to_string(got[k]) + ", the function's clamp slot is bkt " + std::to_string(want[k]));
         // ctrl words: bases accumulate the actual sections from the function's bkt start;
         // populated octaves satisfy extract_lsb == 23 - extract_size and hold at most
         // 2^extract_size sections; the body ends where the clamp slots begin.
@@ -132,7 +138,9 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
             const CtrlWord w = unpack_ctrl(read_ctrl(ctrl, static_cast<size_t>(c), stride));
             const int64_t next = c + 1 < c_end ? unpack_ctrl(read_ctrl(ctrl, static_cast<size_t>(c + 1), stride)).bkt_base : sat;
             const std::string ww = "word " + std::to_string(c) + " (" + f.func_name + ")";
-            if (w.bkt_base != expect_base) issue(cfile, ww, "bkt_base " + std::to_string(w.bkt_base) + ", expected " + std::to_string(expect_base) + " (start + sections of the octaves before)");
+            if (w.bkt_base != expect_base)
+                issue(cfile, ww,
+                      "bkt_base " + std::to_string(w.bkt_base) + ", expected " + std::to_string(expect_base) + " (start + sections of the octaves before)");
             const int64_t count = next - static_cast<int64_t>(w.bkt_base);
             if (count < 0) {
                 issue(cfile, ww, "bkt_base " + std::to_string(w.bkt_base) + " is past the next octave's " + std::to_string(next));
@@ -140,14 +148,18 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
                 continue;
             }
             if (count > 0) {
-                if (w.extract_lsb != 23 - w.extract_size) issue(cfile, ww, "extract_lsb " + std::to_string(w.extract_lsb) + " != 23 - extract_size " + std::to_string(w.extract_size));
+                if (w.extract_lsb != 23 - w.extract_size)
+                    issue(cfile, ww, "extract_lsb " + std::to_string(w.extract_lsb) + " != 23 - extract_size " + std::to_string(w.extract_size));
                 const int64_t full = int64_t{1} << std::min<uint32_t>(w.extract_size, 30);
                 const bool top = c == neg_last || c == c_end - 1;
                 if (count > full || (!top && count != full))
-                    issue(cfile, ww, std::to_string(count) + " sections where a full octave holds 2^extract_size = " + std::to_string(full) +
-                                         (top ? "" : " (this base or the next octave's is off)"));
+                    issue(cfile, ww,
+                          std::to_string(count) + " sections where a full octave holds 2^extract_size = " + std::to_string(full) +
+                              (top ? "" : " (this base or the next octave's is off)"));
             } else if (w.extract_lsb != 0 || w.extract_size != 0) {
-                issue(cfile, ww, "empty octave (0 sections) with extract_lsb " + std::to_string(w.extract_lsb) + ", extract_size " + std::to_string(w.extract_size) + "; a sentinel has both 0");
+                issue(cfile, ww,
+                      "empty octave (0 sections) with extract_lsb " + std::to_string(w.extract_lsb) + ", extract_size " + std::to_string(w.extract_size) +
+                          "; a sentinel has both 0");
             }
             expect_base = next;
         }
@@ -170,7 +182,8 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
             const int64_t need = (thr_m + (int64_t{1} << w.extract_lsb) - 1) >> w.extract_lsb;
             if (count != need)
                 issue(mfile, fw + std::string(neg ? ".large_neg" : ".large_pos") + "_signal_mantissa_threshold",
-                      std::to_string(thr_m) + " needs " + std::to_string(need) + " sections in top octave word " + std::to_string(idx) + ", which materialises " + std::to_string(count));
+                      std::to_string(thr_m) + " needs " + std::to_string(need) + " sections in top octave word " + std::to_string(idx) +
+                          ", which materialises " + std::to_string(count));
         }
     }
 }

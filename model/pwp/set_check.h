@@ -7,7 +7,7 @@
 namespace neuronsim::model::pwp {
 
 struct CheckIssue {
-    std::string file;   // the file the violation is in
+    std::string file;  // the file the violation is in
     std::string where;  // record index, JSON path or function
     std::string what;
 };

@@ -31,8 +31,7 @@ std::string join(const std::string& dir, const std::string& file) {
 
 }  // namespace
 
-Simulator::Simulator(std::string pwp_path, const FuncMap& func_map)
-    : pwp_path_(std::move(pwp_path)), can_use_pwp_table_(probe_opens(pwp_path_)) {
+Simulator::Simulator(std::string pwp_path, const FuncMap& func_map) : pwp_path_(std::move(pwp_path)), can_use_pwp_table_(probe_opens(pwp_path_)) {
     empty_table_.name = "(no profile)";
     empty_table_.source = "empty default table";
     if (!can_use_pwp_table_) return;
@@ -45,8 +44,7 @@ Simulator::Simulator(std::string pwp_path, const FuncMap& func_map)
             continue;
         }
         tables_[static_cast<size_t>(e.fn)] = load_profile(path);
-        for (const std::string& w : tables_[static_cast<size_t>(e.fn)]->warnings)
-            spdlog::warn("{}: {}", path, w);
+        for (const std::string& w : tables_[static_cast<size_t>(e.fn)]->warnings) spdlog::warn("{}: {}", path, w);
     }
 }
 
@@ -58,8 +56,7 @@ const Profile* Simulator::table(ActFn fn) const {
 const Profile& Simulator::table_for_pwp(ActFn fn) const {
     const size_t i = static_cast<size_t>(fn);
     if (tables_[i]) return *tables_[i];
-    if (!missing_file_[i].empty())
-        throw Error("PWP profile for " + std::string(act_fn_name(fn)) + " not found: " + missing_file_[i]);
+    if (!missing_file_[i].empty()) throw Error("PWP profile for " + std::string(act_fn_name(fn)) + " not found: " + missing_file_[i]);
     static bool warned[kNumActFn] = {};
     if (!warned[i]) {
         warned[i] = true;
@@ -73,8 +70,7 @@ float Simulator::sim(ActFn fn, float ele, float alpha, bool use_pwp) const {
     return exact(fn, ele, alpha);
 }
 
-void Simulator::simulate(const std::string& name, float* out, const float* in, float scale,
-                         float bias, float alpha, size_t count, bool use_pwp) const {
+void Simulator::simulate(const std::string& name, float* out, const float* in, float scale, float bias, float alpha, size_t count, bool use_pwp) const {
     const ActFn fn = lookup_act_fn(name);
     // Register order, not parameter names: multiplier = bias (xmm1), addend = scale (xmm0).
     const float multiplier = bias;
@@ -90,12 +86,9 @@ void Simulator::simulate(const std::string& name, float* out, const float* in, f
     }
 }
 
-float Simulator::simulate(const std::string& name, float value, float alpha, bool use_pwp) const {
-    return sim(lookup_act_fn(name), value, alpha, use_pwp);
-}
+float Simulator::simulate(const std::string& name, float value, float alpha, bool use_pwp) const { return sim(lookup_act_fn(name), value, alpha, use_pwp); }
 
-void activate(const Simulator& sim, const std::string& name, float* out, const float* in,
-              size_t count, float scale, float bias, float alpha, bool use_pwp) {
+void activate(const Simulator& sim, const std::string& name, float* out, const float* in, size_t count, float scale, float bias, float alpha, bool use_pwp) {
     // The reference's visitor hands the multiplier in the second float register; so do we.
     sim.simulate(name, out, in, /*scale (addend)=*/bias, /*bias (multiplier)=*/scale, alpha, count, use_pwp);
 }

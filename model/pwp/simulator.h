@@ -44,8 +44,7 @@ public:
     // float parameter, declared "scale", is the ADDEND and the second, declared "bias", is the
     // MULTIPLIER: out[i] = fn(bias * in[i] + scale). Callers wanting in*scale + bias use
     // activate(), which passes them the way the reference's visitor does.
-    void simulate(const std::string& name, float* out, const float* in, float scale, float bias,
-                  float alpha, size_t count, bool use_pwp) const;
+    void simulate(const std::string& name, float* out, const float* in, float scale, float bias, float alpha, size_t count, bool use_pwp) const;
 
     // The scalar overload: one already pre-scaled value, no scale/bias.
     float simulate(const std::string& name, float value, float alpha, bool use_pwp) const;
@@ -57,12 +56,11 @@ private:
     bool can_use_pwp_table_ = false;
     std::array<std::optional<Profile>, kNumActFn> tables_;
     std::array<std::string, kNumActFn> missing_file_;  // FuncMap file that was absent
-    Profile empty_table_;                               // the reference's default AFTable
+    Profile empty_table_;  // the reference's default AFTable
 };
 
 // The visitor-level contract: out[i] = fn(in[i]*scale + bias; alpha), multiply then add in
 // float. Errors carry the element index (ElementError).
-void activate(const Simulator& sim, const std::string& name, float* out, const float* in,
-              size_t count, float scale, float bias, float alpha, bool use_pwp);
+void activate(const Simulator& sim, const std::string& name, float* out, const float* in, size_t count, float scale, float bias, float alpha, bool use_pwp);
 
 }  // namespace neuronsim::model::pwp

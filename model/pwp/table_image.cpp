@@ -20,10 +20,31 @@ uint32_t get32(const uint8_t* p) {
 // PROFILE slot byte layout (docs/act-engine.md). Bytes 54 and 94 stay zero: bit 435
 // (bias_scale_fma_bypass, CAYMAN+) and bit 754 (batchnorm_accumulator_rd) of §A.6 live there.
 enum : size_t {
-    kZero = 0, kNan = 4, kPinf = 8, kNinf = 12, kSymPoint = 16, kFlags = 20, kSrcSel = 21, kImmBias = 22,
-    kBasePos = 24, kBaseNeg = 28, kPosSmall = 32, kNegSmall = 36, kPosLarge = 40, kNegLarge = 44, kExpOffset = 48,
-    kSmallPos = 56, kSmallNeg = 60, kLargePos = 64, kLargeNeg = 68, kLargePosMant = 72, kLargeNegMant = 76,
-    kFma0 = 80, kFma1 = 84, kLower = 88, kUpper = 96,
+    kZero = 0,
+    kNan = 4,
+    kPinf = 8,
+    kNinf = 12,
+    kSymPoint = 16,
+    kFlags = 20,
+    kSrcSel = 21,
+    kImmBias = 22,
+    kBasePos = 24,
+    kBaseNeg = 28,
+    kPosSmall = 32,
+    kNegSmall = 36,
+    kPosLarge = 40,
+    kNegLarge = 44,
+    kExpOffset = 48,
+    kSmallPos = 56,
+    kSmallNeg = 60,
+    kLargePos = 64,
+    kLargeNeg = 68,
+    kLargePosMant = 72,
+    kLargeNegMant = 76,
+    kFma0 = 80,
+    kFma1 = 84,
+    kLower = 88,
+    kUpper = 96,
 };
 
 }  // namespace
@@ -92,9 +113,7 @@ FuncMeta decode_profile_slot(const uint8_t* s, uint8_t func_id) {
     return f;
 }
 
-TableGeometry table_geometry(const ActTablesConfig& t) {
-    return {t.cam_entries, t.profile_slots, t.control_entries, t.control_stride_bytes, t.bucket_entries};
-}
+TableGeometry table_geometry(const ActTablesConfig& t) { return {t.cam_entries, t.profile_slots, t.control_entries, t.control_stride_bytes, t.bucket_entries}; }
 
 SetImage build_set_image(const PackedSet& set, const TableGeometry& g) {
     SetImage img;
@@ -105,8 +124,8 @@ SetImage build_set_image(const PackedSet& set, const TableGeometry& g) {
     img.buckets = static_cast<uint32_t>(set.manifest.bkt_entry_cnt);
     auto too_big = [&](const char* table, uint64_t need, uint64_t have) {
         if (need > have)
-            throw Error("set " + set.name + " does not fit the ACT " + table + " table: it needs " + std::to_string(need) +
-                        " entries, the configuration has " + std::to_string(have));
+            throw Error("set " + set.name + " does not fit the ACT " + table + " table: it needs " + std::to_string(need) + " entries, the configuration has " +
+                        std::to_string(have));
     };
     too_big("CAM", img.functions, g.cam_entries);
     too_big("PROFILE", img.functions, g.profile_slots);
@@ -118,11 +137,11 @@ SetImage build_set_image(const PackedSet& set, const TableGeometry& g) {
         const FuncMeta& f = metas[i];
         if (f.func_id < 0 || f.func_id > 255) throw Error("set " + set.name + ": " + f.func_name + ": func_id " + std::to_string(f.func_id) + " is not a byte");
         uint8_t* e = img.cam.data() + i * kCamEntryBytes;
-        e[0] = 0x21;                          // opcode (masked out: any activation opcode)
+        e[0] = 0x21;  // opcode (masked out: any activation opcode)
         e[1] = static_cast<uint8_t>(f.func_id);
-        e[4] = 0x00;                          // opcode_mask
-        e[5] = 0xFF;                          // func_id_mask
-        e[8] = 1;                             // valid
+        e[4] = 0x00;  // opcode_mask
+        e[5] = 0xFF;  // func_id_mask
+        e[8] = 1;  // valid
         encode_profile_slot(f, img.profile.data() + i * kProfileSlotBytes);
     }
     img.control.assign(uint64_t{img.ctrl_words} * g.control_stride, 0);

@@ -46,7 +46,7 @@ int cam_lookup(const uint8_t* cam, uint32_t entries, uint8_t opcode, uint8_t fun
 // The table memories as the evaluator sees them.
 struct TableView {
     const uint8_t* control = nullptr;
-    uint32_t control_words = 0;   // words loaded (the rest of the table is not this set's)
+    uint32_t control_words = 0;  // words loaded (the rest of the table is not this set's)
     uint32_t control_stride = 32;
     const uint8_t* bucket = nullptr;
     uint32_t bucket_entries = 0;

@@ -16,7 +16,8 @@ namespace neuronsim::model::pwp {
 
 VerifyResult verify_all_inputs(const Profile& p, TableEvaluator& te, const FuncMeta& f, unsigned threads, bool fast,
                                const std::function<void(uint64_t done)>& progress, uint64_t first, uint64_t last) {
-    if (first > last || last > (uint64_t{1} << 32)) throw Error("verify: inputs [" + std::to_string(first) + ", " + std::to_string(last) + ") are not in [0, 2^32)");
+    if (first > last || last > (uint64_t{1} << 32))
+        throw Error("verify: inputs [" + std::to_string(first) + ", " + std::to_string(last) + ") are not in [0, 2^32)");
     const unsigned nt = std::max(1u, threads);
     std::atomic<uint64_t> equal{0}, both_unhandled{0}, mismatched{0}, done{0};
     std::atomic<uint64_t> first_bad{UINT64_MAX};
@@ -37,16 +38,26 @@ VerifyResult verify_all_inputs(const Profile& p, TableEvaluator& te, const FuncM
             for (size_t i = 0; i < m; ++i) {
                 in[i] = fp::float_of(static_cast<uint32_t>(u0 + i));
                 ref_err[i] = a_err[i] = b_err[i] = 0;
-                try { ref[i] = evaluate_generic(p, in[i]); } catch (const Error&) { ref_err[i] = 1; }
+                try {
+                    ref[i] = evaluate_generic(p, in[i]);
+                } catch (const Error&) {
+                    ref_err[i] = 1;
+                }
             }
             size_t k = fast_pass(profile_flat, in.data(), a.data(), m, flagged.data());
             fp += k;
-            for (size_t j = 0; j < k; ++j)
-                try { a[flagged[j]] = evaluate_generic(p, in[flagged[j]]); } catch (const Error&) { a_err[flagged[j]] = 1; }
+            for (size_t j = 0; j < k; ++j) try {
+                    a[flagged[j]] = evaluate_generic(p, in[flagged[j]]);
+                } catch (const Error&) {
+                    a_err[flagged[j]] = 1;
+                }
             k = fast_pass(set_flat, in.data(), b.data(), m, flagged.data());
             fs += k;
-            for (size_t j = 0; j < k; ++j)
-                try { b[flagged[j]] = te.evaluate_reference(f, in[flagged[j]]); } catch (const Error&) { b_err[flagged[j]] = 1; }
+            for (size_t j = 0; j < k; ++j) try {
+                    b[flagged[j]] = te.evaluate_reference(f, in[flagged[j]]);
+                } catch (const Error&) {
+                    b_err[flagged[j]] = 1;
+                }
             for (size_t i = 0; i < m; ++i) {
                 const bool same = ref_err[i] == a_err[i] && ref_err[i] == b_err[i] &&
                                   (ref_err[i] || (fp::bits_of(ref[i]) == fp::bits_of(a[i]) && fp::bits_of(ref[i]) == fp::bits_of(b[i])));
@@ -55,7 +66,8 @@ VerifyResult verify_all_inputs(const Profile& p, TableEvaluator& te, const FuncM
                 else {
                     ++mm;
                     uint64_t cur = first_bad.load();
-                    while (u0 + i < cur && !first_bad.compare_exchange_weak(cur, u0 + i)) {}
+                    while (u0 + i < cur && !first_bad.compare_exchange_weak(cur, u0 + i)) {
+                    }
                 }
             }
             if (((u0 + kChunk) & 0xFFFFFF) == 0) done += 0x1000000;
@@ -79,14 +91,23 @@ VerifyResult verify_all_inputs(const Profile& p, TableEvaluator& te, const FuncM
             const float v = fp::float_of(static_cast<uint32_t>(u));
             float a = 0, b = 0;
             bool ea = false, eb = false;
-            try { a = evaluate_generic(p, v); } catch (const Error&) { ea = true; }
-            try { b = te.evaluate(f, v); } catch (const Error&) { eb = true; }
+            try {
+                a = evaluate_generic(p, v);
+            } catch (const Error&) {
+                ea = true;
+            }
+            try {
+                b = te.evaluate(f, v);
+            } catch (const Error&) {
+                eb = true;
+            }
             if (ea && eb) ++bu;
             else if (ea == eb && fp::bits_of(a) == fp::bits_of(b)) ++eq;
             else {
                 ++mm;
                 uint64_t cur = first_bad.load();
-                while (u < cur && !first_bad.compare_exchange_weak(cur, u)) {}
+                while (u < cur && !first_bad.compare_exchange_weak(cur, u)) {
+                }
             }
             if ((u & 0xFFFFFF) == 0xFFFFFF) done += 0x1000000;
         }

@@ -24,7 +24,6 @@ struct VerifyResult {
 // the calling thread with the inputs compared so far, until the end or the first mismatch.
 // [first, last) limits the inputs (bit patterns) compared; the CLI always compares all.
 VerifyResult verify_all_inputs(const Profile& p, TableEvaluator& te, const FuncMeta& f, unsigned threads, bool fast,
-                               const std::function<void(uint64_t done)>& progress = {}, uint64_t first = 0,
-                               uint64_t last = uint64_t{1} << 32);
+                               const std::function<void(uint64_t done)>& progress = {}, uint64_t first = 0, uint64_t last = uint64_t{1} << 32);
 
 }  // namespace neuronsim::model::pwp

@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "model/common/error.h"
-#include "model/isa/address.h"
-#include "model/isa/opcodes.h"
 #include "model/io/read_file.h"
 #include "model/io/text_writer.h"
 #include "model/io/write_file.h"
+#include "model/isa/address.h"
+#include "model/isa/opcodes.h"
 #include "model/trace/trace_reader.h"
 
 namespace neuronsim::model::trace {
@@ -165,8 +165,7 @@ std::map<std::string, std::string> list_streams(const std::string& dir) {
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (e.path().extension() != ".bin") continue;
         std::string engine = e.path().stem().string();
-        if (!isa::engine_class(engine))
-            throw Error(e.path().string() + ": the file name does not name an engine (act, pool, dma<E>, dma<E>.<Q>)");
+        if (!isa::engine_class(engine)) throw Error(e.path().string() + ": the file name does not name an engine (act, pool, dma<E>, dma<E>.<Q>)");
         out[engine] = e.path().string();
     }
     if (ec) throw Error(dir + ": cannot list the engine streams: " + ec.message());

@@ -27,7 +27,7 @@ AssembleResult assemble_trace(const std::string& trace_path, const std::string& 
 class BundleStream {
 public:
     explicit BundleStream(const std::string& path);
-    bool next(isa::Bundle& b);   // false at the end
+    bool next(isa::Bundle& b);  // false at the end
     uint64_t index() const { return index_; }  // of the bundle last returned
     const std::string& path() const { return path_; }
     uint64_t count() const { return count_; }
@@ -36,6 +36,7 @@ private:
     std::string path_;
     std::FILE* f_ = nullptr;
     uint64_t index_ = UINT64_MAX, count_ = 0;
+
 public:
     ~BundleStream();
     BundleStream(const BundleStream&) = delete;

@@ -29,8 +29,7 @@ uint64_t number(const std::string& what, const std::string& s, uint64_t max) {
     errno = 0;
     if (s.empty() || s[0] == '-') throw Error(what + ": expected a number, got \"" + s + "\"");
     unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-    if (errno || end != s.c_str() + s.size() || v > max)
-        throw Error(what + ": expected a number in [0, " + std::to_string(max) + "], got \"" + s + "\"");
+    if (errno || end != s.c_str() + s.size() || v > max) throw Error(what + ": expected a number in [0, " + std::to_string(max) + "], got \"" + s + "\"");
     return v;
 }
 
@@ -68,9 +67,8 @@ void check_window(const char* what, const isa::Location& at, uint32_t partitions
         throw Error(std::string(what) + ": partitions " + std::to_string(at.partition) + ".." + std::to_string(at.partition + partitions - 1) +
                     " run past partition 127");
     if (per_partition > window_bytes(at))
-        throw Error(std::string(what) + ": " + std::to_string(per_partition) + " bytes per partition from " + isa::format_location(at) +
-                    " run past the " + isa::space_name(at.space) + " partition's " +
-                    std::to_string(at.offset + window_bytes(at)) + "-byte window");
+        throw Error(std::string(what) + ": " + std::to_string(per_partition) + " bytes per partition from " + isa::format_location(at) + " run past the " +
+                    isa::space_name(at.space) + " partition's " + std::to_string(at.offset + window_bytes(at)) + "-byte window");
 }
 
 // The largest .data file= a location takes: what its partitions' windows hold, or for DRAM the

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "model/io/read_file.h"
 #include "model/isa/address.h"
 #include "model/isa/bundle.h"
-#include "model/io/read_file.h"
 
 namespace neuronsim::model::trace {
 
@@ -28,8 +28,8 @@ struct DataDirective {
     isa::Location at;
     uint32_t partitions = 1;
     std::vector<uint8_t> bytes;  // inline values (a file's bytes are not read here: read_data)
-    std::string file;            // the file they come from ("" for inline), absolute
-    uint64_t size = 0;           // bytes over all partitions: inline, or the file's size when checked
+    std::string file;  // the file they come from ("" for inline), absolute
+    uint64_t size = 0;  // bytes over all partitions: inline, or the file's size when checked
 };
 
 // Bytes [offset, offset + n) of a .data directive's values, in chunks of at most 1 MiB: inline,
@@ -40,7 +40,7 @@ struct DumpDirective {
     isa::Location at;
     uint64_t bytes = 0;
     uint32_t partitions = 1;
-    std::string file;            // relative to the run's output directory
+    std::string file;  // relative to the run's output directory
 };
 
 // .reg INDEX VALUE: an engine register (REG_PTR_IMMEDIATE operands read it) set before the run.
@@ -86,7 +86,6 @@ private:
 };
 
 // Parses one line (without its newline); nullopt for blank and comment lines.
-std::optional<Record> parse_trace_line(const std::string& text, const std::string& file, size_t line,
-                                       const std::string& base_dir);
+std::optional<Record> parse_trace_line(const std::string& text, const std::string& file, size_t line, const std::string& base_dir);
 
 }  // namespace neuronsim::model::trace

@@ -21,9 +21,9 @@ using isa::Region;
 struct ActAccess {
     enum class Kind { TableLoad, Compute, ReadAccumulator, Other } kind = Kind::Other;
     bool fixed = false;
-    std::string why_fixed;     // "waits on semaphore 3", ...
-    int set = -1;              // TableLoad
-    int func_id = -1;          // Compute
+    std::string why_fixed;  // "waits on semaphore 3", ...
+    int set = -1;  // TableLoad
+    int func_id = -1;  // Compute
     std::vector<Region> reads, writes;
     bool accumulator = false;  // uses the ACT accumulator
 };

@@ -14,32 +14,32 @@
 namespace neuronsim::model::workloads {
 
 struct LoadNote {
-    size_t line = 0;                     // 0: a load the suggestion inserts
+    size_t line = 0;  // 0: a load the suggestion inserts
     int set = -1;
-    std::string set_name, from;          // from: the resident set before it ("(none)")
-    bool redundant = false;              // the set was already resident
-    bool unused = false;                 // no activation ran before the next load
+    std::string set_name, from;  // from: the resident set before it ("(none)")
+    bool redundant = false;  // the set was already resident
+    bool unused = false;  // no activation ran before the next load
     std::vector<std::string> forced_by;  // functions that needed it (not in the previous set)
 };
 
-struct AdvisedStep {                     // one line of the suggested ACT stream
+struct AdvisedStep {  // one line of the suggested ACT stream
     bool load = false;
-    int set = -1;                        // load
-    size_t line = 0;                     // an original instruction's line
-    std::string function;                // its function ("" for read_accumulator, ...)
-    bool moved = false;                  // it changed place relative to another activation
-    std::string text;                    // the trace line
+    int set = -1;  // load
+    size_t line = 0;  // an original instruction's line
+    std::string function;  // its function ("" for read_accumulator, ...)
+    bool moved = false;  // it changed place relative to another activation
+    std::string text;  // the trace line
 };
 
 struct Advice {
     std::string trace;
-    std::vector<LoadNote> loads;         // the original's loads, in order
+    std::vector<LoadNote> loads;  // the original's loads, in order
     size_t redundant = 0, unused = 0;
-    std::vector<std::string> problems;   // e.g. an activation whose function is not resident
+    std::vector<std::string> problems;  // e.g. an activation whose function is not resident
     std::vector<AdvisedStep> suggested;  // the whole suggested ACT stream
     size_t suggested_loads = 0;
     std::vector<LoadNote> suggested_switches;
-    size_t fixed = 0;                    // ACT instructions that could not move, and why (first few)
+    size_t fixed = 0;  // ACT instructions that could not move, and why (first few)
     std::vector<std::string> fixed_reasons;
     bool improves() const { return suggested_loads < loads.size(); }
 };

@@ -27,8 +27,8 @@ void emit_cptc_dequant_act(KernelContext& k, const Phase& p) {
     check_free_size(p, "cptc-dequant-act");
     const uint64_t P = g.partitions;
     if (p.rows % P)
-        throw Error("cptc-dequant-act --shape " + std::to_string(p.rows) + "x" + std::to_string(p.cols) + ": rows must be a multiple of " +
-                    std::to_string(P) + " (a CPTC decode runs on all 128 partitions: num_active_rows must be 128)");
+        throw Error("cptc-dequant-act --shape " + std::to_string(p.rows) + "x" + std::to_string(p.cols) + ": rows must be a multiple of " + std::to_string(P) +
+                    " (a CPTC decode runs on all 128 partitions: num_active_rows must be 128)");
     const cptc::Target target = cptc::route_target(p.bits, cptc::default_routing());
     const unsigned block = 64;
     const uint64_t stream = cptc::stream_bytes(p.bits, p.cols, block, !target.integer);
@@ -49,7 +49,8 @@ void emit_cptc_dequant_act(KernelContext& k, const Phase& p) {
         for (uint64_t r = 0; r < w.ring_rows; ++r) {
             const std::vector<float> row(v.begin() + static_cast<long>(r * p.cols), v.begin() + static_cast<long>((r + 1) * p.cols));
             const cptc::Encoded e = cptc::encode(row, target, block, m);
-            if (e.bytes.size() != stream) throw Error("cptc-dequant-act: the encoder wrote " + std::to_string(e.bytes.size()) + " bytes per row, expected " + std::to_string(stream));
+            if (e.bytes.size() != stream)
+                throw Error("cptc-dequant-act: the encoder wrote " + std::to_string(e.bytes.size()) + " bytes per row, expected " + std::to_string(stream));
             s0 = e.s0, s1 = e.s1;
             bytes.insert(bytes.end(), e.bytes.begin(), e.bytes.end());
         }

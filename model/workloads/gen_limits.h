@@ -10,13 +10,13 @@
 namespace neuronsim::model::workloads {
 
 struct GenLimits {
-    std::string name = "MARIANA";          // generation.name
-    int nc_version = 4;                    // generation.nc_version
-    uint32_t partitions = 128;             // memory.partitions: rows per tile
-    uint64_t sbuf_bytes = 262144;          // memory.sbuf_bytes_per_partition
-    uint32_t dma_engines = 16;             // dma.engines
-    uint32_t table_load_dma_engine = 15;   // act.table_load_dma_engine: kept free of kernel traffic
-    uint32_t semaphores = 256;             // sync.semaphores
+    std::string name = "MARIANA";  // generation.name
+    int nc_version = 4;  // generation.nc_version
+    uint32_t partitions = 128;  // memory.partitions: rows per tile
+    uint64_t sbuf_bytes = 262144;  // memory.sbuf_bytes_per_partition
+    uint32_t dma_engines = 16;  // dma.engines
+    uint32_t table_load_dma_engine = 15;  // act.table_load_dma_engine: kept free of kernel traffic
+    uint32_t semaphores = 256;  // sync.semaphores
     uint64_t dram_bytes = uint64_t{16} << 30;  // memory.dram_bytes
     // The ISA names the CPTC dtypes (NC-v4 on) and the firmware ships the CPTC library
     // (gpsimd.cptc_library); the run still has to opt in (-p gpsimd.cptc_flag=true).

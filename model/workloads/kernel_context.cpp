@@ -51,7 +51,8 @@ DramTensor KernelContext::tensor(uint64_t rows, uint64_t row_bytes) {
 }
 
 void KernelContext::input(const DramTensor& t, const std::string& name, const std::vector<uint8_t>& bytes) {
-    if (bytes.size() != t.stored_bytes()) throw Error("input " + name + ": " + std::to_string(bytes.size()) + " bytes for a tensor of " + std::to_string(t.stored_bytes()));
+    if (bytes.size() != t.stored_bytes())
+        throw Error("input " + name + ": " + std::to_string(bytes.size()) + " bytes for a tensor of " + std::to_string(t.stored_bytes()));
     const std::string file = stem_ + "_" + name + ".bin";
     const std::string path = (dir_.empty() ? fs::path(file) : fs::path(dir_) / file).string();
     io::write_file_atomic(path, bytes);

@@ -10,20 +10,20 @@
 namespace neuronsim::model::workloads {
 
 struct Phase {
-    std::string tag;          // file names: <stem>_<tag>_x.bin
+    std::string tag;  // file names: <stem>_<tag>_x.bin
     uint64_t rows = 0, cols = 0;
     fp::Dtype dtype = fp::Dtype::Fp32;
     uint64_t seed = 1;
-    std::string act;          // elementwise / cptc: the function
-    unsigned bits = 4;        // cptc
-    float eps = 1e-5f;        // norms
-    uint32_t buffers = 0;     // SBUF slots (0: the kernel's choice)
+    std::string act;  // elementwise / cptc: the function
+    unsigned bits = 4;  // cptc
+    float eps = 1e-5f;  // norms
+    uint32_t buffers = 0;  // SBUF slots (0: the kernel's choice)
 };
 
 void emit_softmax(KernelContext& k, const Phase& p);
 void emit_rmsnorm(KernelContext& k, const Phase& p);
 void emit_layernorm(KernelContext& k, const Phase& p);
-void emit_elementwise(KernelContext& k, const Phase& p);   // mlp-act
+void emit_elementwise(KernelContext& k, const Phase& p);  // mlp-act
 void emit_cptc_dequant_act(KernelContext& k, const Phase& p);
 // The generations that can run it, for messages ("MARIANA, MARIANA_PLUS, MAVERICK").
 std::string cptc_generations();
@@ -33,8 +33,8 @@ std::string cptc_generations();
 void check_free_size(const Phase& p, const std::string& kernel);
 // The most slots (up to `want`, at least `min`) that fit; an error when `min` do not. A
 // phase's `buffers` replaces both.
-uint32_t slots_that_fit(const KernelContext& k, const Phase& p, const std::string& kernel, uint64_t private_bytes, uint64_t slot_bytes,
-                        uint32_t min, uint32_t want);
+uint32_t slots_that_fit(const KernelContext& k, const Phase& p, const std::string& kernel, uint64_t private_bytes, uint64_t slot_bytes, uint32_t min,
+                        uint32_t want);
 // The rows of tile `i` of a phase.
 inline uint32_t tile_rows(const KernelContext& k, const Phase& p, uint64_t row0) {
     return static_cast<uint32_t>(std::min<uint64_t>(k.limits().partitions, p.rows - row0));

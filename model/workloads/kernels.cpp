@@ -15,7 +15,7 @@ namespace {
 struct KernelInfo {
     std::string name;
     uint64_t rows, cols;  // default shape
-    std::string params;   // for --list
+    std::string params;  // for --list
     void (*emit)(KernelContext&, const Phase&);
 };
 
@@ -27,7 +27,7 @@ const std::vector<KernelInfo>& kernels() {
         {"mlp-act", 2048, 11008, "--shape TOKENSxINTERMEDIATE, --dtype, --act gelu|silu (default gelu)", emit_elementwise},
         {"cptc-dequant-act", 1024, 4096,
          std::string("--shape ROWSxCOLS (rows a multiple of 128), --dtype (ACT output), --bits K (CPTC-K, default 4), --act gelu|silu|identity; ") +
-         cptc_generations() + ", run with -p gpsimd.cptc_flag=true",
+             cptc_generations() + ", run with -p gpsimd.cptc_flag=true",
          emit_cptc_dequant_act},
     };
     return k;
@@ -123,9 +123,9 @@ std::string kernel_list() {
     for (const KernelInfo& k : kernels()) o << "  " << k.name << " [" << k.rows << "x" << k.cols << "]: " << k.params << "\n";
     o << "presets: --model NAME --layer N --seq S, one layer's activation work:\n";
     for (const ModelInfo& m : models())
-        o << "  " << m.name << " (" << m.layers << " layers, hidden " << m.hidden << ", " << m.heads << " heads, intermediate " << m.intermediate
-          << "): " << (m.norm == "layernorm" ? "softmax [heads*S x S], layernorm [S x hidden], gelu [S x intermediate], layernorm"
-                                             : "rmsnorm [S x hidden], softmax [heads*S x S], rmsnorm, silu [S x intermediate]")
+        o << "  " << m.name << " (" << m.layers << " layers, hidden " << m.hidden << ", " << m.heads << " heads, intermediate " << m.intermediate << "): "
+          << (m.norm == "layernorm" ? "softmax [heads*S x S], layernorm [S x hidden], gelu [S x intermediate], layernorm"
+                                    : "rmsnorm [S x hidden], softmax [heads*S x S], rmsnorm, silu [S x intermediate]")
           << "\n";
     o << "common: --dtype fp32|bf16|fp16 (default fp32), --gen G, --seed S (default 1), --dma-lanes K, --buffers N, --max-data-mib M (default 64)\n";
     return o.str();

@@ -15,17 +15,17 @@
 namespace neuronsim::model::workloads {
 
 struct KernelRequest {
-    std::string kernel;             // softmax, rmsnorm, layernorm, mlp-act, cptc-dequant-act; "" with a model
-    uint64_t rows = 0, cols = 0;    // --shape ROWSxCOLS; 0: the kernel's default
+    std::string kernel;  // softmax, rmsnorm, layernorm, mlp-act, cptc-dequant-act; "" with a model
+    uint64_t rows = 0, cols = 0;  // --shape ROWSxCOLS; 0: the kernel's default
     fp::Dtype dtype = fp::Dtype::Fp32;
-    std::string act;                // mlp-act: gelu (default) or silu; cptc-dequant-act: gelu (default), silu, identity
-    unsigned bits = 4;              // cptc-dequant-act: CPTC-K
-    float eps = 1e-5f;              // rmsnorm, layernorm
+    std::string act;  // mlp-act: gelu (default) or silu; cptc-dequant-act: gelu (default), silu, identity
+    unsigned bits = 4;  // cptc-dequant-act: CPTC-K
+    float eps = 1e-5f;  // rmsnorm, layernorm
     uint64_t seed = 1;
-    uint32_t lanes = 0;             // DMA lanes (0: the generation's most)
-    uint32_t buffers = 0;           // SBUF slots per phase (0: as many as fit, up to the kernel's want; 1: no double buffering)
+    uint32_t lanes = 0;  // DMA lanes (0: the generation's most)
+    uint32_t buffers = 0;  // SBUF slots per phase (0: as many as fit, up to the kernel's want; 1: no double buffering)
     uint64_t max_data_bytes = uint64_t{64} << 20;  // per input tensor; larger inputs repeat a ring of tiles
-    std::string model;              // bert-base, llama2-7b
+    std::string model;  // bert-base, llama2-7b
     uint32_t layer = 0;
     uint64_t seq = 0;
 };
@@ -33,13 +33,13 @@ struct KernelRequest {
 struct KernelSummary {
     std::string trace;
     uint64_t trace_bytes = 0;
-    std::vector<WrittenFile> files;      // the .data inputs
-    std::vector<std::string> dumps;      // output files the run will write
-    std::vector<std::string> phases;     // "softmax 65536x2048 fp32", ...
-    uint64_t elements = 0;               // elements of the kernels' tensors (rows x cols, summed)
+    std::vector<WrittenFile> files;  // the .data inputs
+    std::vector<std::string> dumps;  // output files the run will write
+    std::vector<std::string> phases;  // "softmax 65536x2048 fp32", ...
+    uint64_t elements = 0;  // elements of the kernels' tensors (rows x cols, summed)
     uint64_t tiles = 0, table_loads = 0;
     std::map<std::string, uint64_t> instructions;  // per engine
-    bool ringed = false;                 // inputs repeat (model sizes)
+    bool ringed = false;  // inputs repeat (model sizes)
     std::vector<std::string> run_flags;  // what `neuronsim run` needs (e.g. -p gpsimd.cptc_flag=true)
 };
 

@@ -17,10 +17,10 @@ namespace neuronsim::model::workloads {
 void emit_softmax(KernelContext& k, const Phase& p) {
     check_free_size(p, "softmax");
     const uint64_t db = fp::dtype_bytes(p.dtype), P = k.limits().partitions;
-    const uint64_t nm_at = (p.cols * db + 3) & ~uint64_t{3};      // the negated max after the row
+    const uint64_t nm_at = (p.cols * db + 3) & ~uint64_t{3};  // the negated max after the row
     const uint64_t row_bytes = nm_at + 4, slot_bytes = align64(row_bytes);
     const uint32_t kMaxGroup = 16;
-    const uint64_t private_bytes = 2 * align64(4 * kMaxGroup);      // the group's sums and reciprocals
+    const uint64_t private_bytes = 2 * align64(4 * kMaxGroup);  // the group's sums and reciprocals
     const uint32_t slots = slots_that_fit(k, p, "softmax", private_bytes, slot_bytes, 2, 2 * kMaxGroup);
     const uint64_t tiles = (p.rows + P - 1) / P;
     const uint32_t group = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(slots / 2, tiles)));

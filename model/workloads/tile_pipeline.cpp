@@ -49,8 +49,8 @@ Tile TilePipeline::next_tile(uint64_t row0, uint32_t rows) {
     return t;
 }
 
-void TilePipeline::copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes,
-                        uint64_t src_stride, uint64_t dst_stride, const std::string& wait, const std::string& update) {
+void TilePipeline::copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes, uint64_t src_stride,
+                        uint64_t dst_stride, const std::string& wait, const std::string& update) {
     Fields f = {"src=" + src, "dst=" + dst, "partitions=" + std::to_string(rows), "bytes=" + std::to_string(bytes)};
     if (src_stride) f.push_back("src_stride=" + std::to_string(src_stride));
     if (dst_stride) f.push_back("dst_stride=" + std::to_string(dst_stride));
@@ -75,8 +75,8 @@ void TilePipeline::load(const Tile& t, const std::vector<TileIo>& in) {
         }
         for (size_t i = 0; i < in.size(); ++i) {
             const DramTensor& d = *in[i].tensor;
-            copy(load_engine(e), dram(d.row_addr(t.row0 + lo)), sbuf(lo, t.slot + in[i].slot_offset), hi - lo, d.row_bytes, d.row_bytes, 0,
-                 i == 0 ? wait : "", i + 1 == in.size() ? inc(kSemLoaded + e) : "");
+            copy(load_engine(e), dram(d.row_addr(t.row0 + lo)), sbuf(lo, t.slot + in[i].slot_offset), hi - lo, d.row_bytes, d.row_bytes, 0, i == 0 ? wait : "",
+                 i + 1 == in.size() ? inc(kSemLoaded + e) : "");
         }
     }
 }

@@ -41,10 +41,10 @@ struct TileIo {
 };
 
 struct Tile {
-    uint64_t index = 0;   // over the whole trace: semaphores count tiles
-    uint64_t row0 = 0;    // first row of the phase's tensors
-    uint32_t rows = 0;    // active partitions
-    uint64_t slot = 0;    // SBUF offset of its slot
+    uint64_t index = 0;  // over the whole trace: semaphores count tiles
+    uint64_t row0 = 0;  // first row of the phase's tensors
+    uint32_t rows = 0;  // active partitions
+    uint64_t slot = 0;  // SBUF offset of its slot
 };
 
 inline constexpr uint32_t kSemLoaded = 1, kSemStored = 20, kSemComputed = 40, kSemDecoded = 41;
@@ -76,8 +76,8 @@ private:
     std::string load_engine(uint32_t lane) const;
     std::string store_engine(uint32_t lane) const;
     std::pair<uint32_t, uint32_t> lane_rows(uint32_t lane, uint32_t rows) const;  // [lo, hi)
-    void copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes,
-              uint64_t src_stride, uint64_t dst_stride, const std::string& wait, const std::string& update);
+    void copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes, uint64_t src_stride,
+              uint64_t dst_stride, const std::string& wait, const std::string& update);
 
     TraceWriter& w_;
     GenLimits g_;
@@ -85,7 +85,7 @@ private:
     bool spread_ = false;
     std::vector<uint32_t> engines_;  // per-engine form: the DMA engines in use, loads first, then stores
     uint64_t next_index_ = 0;
-    uint64_t phase_first_ = 0;       // index of the phase's first tile
+    uint64_t phase_first_ = 0;  // index of the phase's first tile
     uint64_t base_ = 0, slot_bytes_ = 0;
     uint32_t slots_ = 2;
     int resident_ = -1;

@@ -66,10 +66,15 @@ Fields activate_fields(const ActivateSpec& a) {
                 "in_bias_dtype=" + fp::hex2(in_bias),
                 "out_dtype=" + code(a.out),
                 "num_active_channels=" + std::to_string(a.channels),
-                "src=" + sbuf(0, a.src), "src.step=1,0,0", "src.num=" + n + ",1,1",
-                "dst=" + sbuf(0, a.dst), "dst.step=1,0,0", "dst.num=" + n + ",1,1"};
+                "src=" + sbuf(0, a.src),
+                "src.step=1,0,0",
+                "src.num=" + n + ",1,1",
+                "dst=" + sbuf(0, a.dst),
+                "dst.step=1,0,0",
+                "dst.num=" + n + ",1,1"};
     using isa::OperandSource;
-    if (a.scale.pointer) f.insert(f.end(), {"scale_src=" + std::to_string(isa::scale_or_imm_src_of(OperandSource::Pointer)), "scale=" + sbuf(0, a.scale.offset)});
+    if (a.scale.pointer)
+        f.insert(f.end(), {"scale_src=" + std::to_string(isa::scale_or_imm_src_of(OperandSource::Pointer)), "scale=" + sbuf(0, a.scale.offset)});
     else f.push_back(f32_field("scale", a.scale.value));
     const auto bias_src_n = [](OperandSource s) { return "bias_src_n=" + std::to_string(isa::bias_src_n_of(s)); };
     if (a.bias.pointer) f.insert(f.end(), {bias_src_n(OperandSource::Pointer), "bias=" + sbuf(0, a.bias.offset)});

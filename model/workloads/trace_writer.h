@@ -17,7 +17,7 @@ using Fields = std::vector<std::string>;  // "key=value"
 class TraceWriter {
 public:
     explicit TraceWriter(std::ostream& out) : out_(out) {}
-    void comment(const std::string& text);   // "# text"
+    void comment(const std::string& text);  // "# text"
     void blank();
     void instr(const std::string& engine, const std::string& mnemonic, const Fields& fields, const std::string& note = "");
     void data_file(const std::string& location, const std::string& file, uint32_t partitions = 1);
@@ -33,19 +33,19 @@ private:
 };
 
 // Trace locations and operands.
-std::string sbuf(uint32_t partition, uint64_t offset);   // "sbuf:P:0x..."
-std::string dram(uint64_t addr);                         // "dram:0x..."
+std::string sbuf(uint32_t partition, uint64_t offset);  // "sbuf:P:0x..."
+std::string dram(uint64_t addr);  // "dram:0x..."
 std::string f32_field(const std::string& key, float v);  // "key=0x3f800000": exact bits
-std::string wait_ge(uint32_t sem, uint64_t value);       // "wait=S>=V"
-std::string inc(uint32_t sem);                           // "update=S+1"
+std::string wait_ge(uint32_t sem, uint64_t value);  // "wait=S>=V"
+std::string inc(uint32_t sem);  // "update=S+1"
 
 // The Activate (0x21) fields of `out = f(scale * in + bias)` over `n` contiguous elements per
 // partition of `channels` partitions from partition 0. A pointer operand reads each
 // partition's fp32 at its SBUF offset.
 struct ActOperand {
     bool pointer = false;
-    float value = 0;       // immediate
-    uint64_t offset = 0;   // pointer: SBUF offset (partition 0 of the active ones)
+    float value = 0;  // immediate
+    uint64_t offset = 0;  // pointer: SBUF offset (partition 0 of the active ones)
     static ActOperand imm(float v) { return {false, v, 0}; }
     static ActOperand at(uint64_t off) { return {true, 0, off}; }
 };

@@ -4,8 +4,8 @@
 #include "platform/act/act_operand.h"
 #include "platform/core/work_budget.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -13,20 +13,19 @@
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
+#include "model/isa/access_pattern.h"
+#include "model/isa/act_operands.h"
 #include "model/isa/address.h"
+#include "model/isa/address_map.h"
 #include "model/isa/layouts.h"
 #include "model/pwp/catalog.h"
 #include "model/pwp/closed_forms.h"
-#include "model/isa/access_pattern.h"
-#include "model/isa/act_operands.h"
-#include "model/isa/address_map.h"
 #include "neuronsim/act_sets.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
-#include "platform/tlm/memory.h"
 #include "platform/record/recorder.h"
+#include "platform/tlm/memory.h"
 #include "stats/stat_records.h"
-
 
 namespace neuronsim::platform {
 
@@ -47,7 +46,8 @@ void ActEngine::activate(const Bundle& b) {
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
     const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
-    const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
+    const SrcDst ops = src_dst(
+        ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     ctx_.budget().elements(src.elements() * nch, "activate");
     if (op.accumulator_cmd > model::isa::kAccLoad) throw Error("accumulator_cmd " + std::to_string(op.accumulator_cmd) + " is not 0..4");
@@ -65,7 +65,8 @@ void ActEngine::activate(const Bundle& b) {
         const size_t n = model::fp::dtype_bytes(ptr_dtype);
         if (l.offset % n) throw Error(std::string(what) + " pointer " + format_location(l) + " is not " + std::to_string(n) + "-byte aligned");
         uint16_t one = 1;
-        if (l.space != MemSpace::Sbuf && l.space != MemSpace::Psum) throw Error(std::string(what) + " pointer " + format_location(l) + " is not in SBUF or PSUM");
+        if (l.space != MemSpace::Sbuf && l.space != MemSpace::Psum)
+            throw Error(std::string(what) + " pointer " + format_location(l) + " is not in SBUF or PSUM");
         Pattern pp = pattern(ctx_.config(), memory(l.space), what, addr, nullptr, &one, 1, n, nch);
         return model::fp::to_f32(ptr_dtype, pp.at(p, 0, 0, 0));
     };
@@ -97,8 +98,8 @@ void ActEngine::activate(const Bundle& b) {
         const Location l = decode_addr4(*mode == OperandSource::Register ? ctx_.reg(field & 0xFF) : field);
         return same_rows(l.space, l.partition);
     };
-    independent = independent && same_rows(src.space, src.partition) && pointer_ok(scale_mode, op.scale_value) &&
-                  pointer_ok(bias_mode, op.bias) && (!load_alpha || pointer_ok(imm_mode, op.imm));
+    independent = independent && same_rows(src.space, src.partition) && pointer_ok(scale_mode, op.scale_value) && pointer_ok(bias_mode, op.bias) &&
+                  (!load_alpha || pointer_ok(imm_mode, op.imm));
     std::vector<Region> pointers;
     auto pointer_read = [&](std::optional<OperandSource> mode, uint32_t field, size_t bytes) {
         if (mode && *mode != OperandSource::Immediate)
@@ -134,9 +135,14 @@ void ActEngine::activate(const Bundle& b) {
         if (ctx_.options().timing_only) return;  // operands checked, no element touched
         // fp32 in and out, the common case, without the per-element dtype switch.
         if (in == Dtype::Fp32 && out == Dtype::Fp32)
-            body([](const uint8_t* s) { float x; std::memcpy(&x, s, 4); return x; }, [](float y, uint8_t* d) { std::memcpy(d, &y, 4); });
-        else
-            body([in](const uint8_t* s) { return model::fp::to_f32(in, s); }, [out](float y, uint8_t* d) { model::fp::from_f32(out, y, d); });
+            body(
+                [](const uint8_t* s) {
+                    float x;
+                    std::memcpy(&x, s, 4);
+                    return x;
+                },
+                [](float y, uint8_t* d) { std::memcpy(d, &y, 4); });
+        else body([in](const uint8_t* s) { return model::fp::to_f32(in, s); }, [out](float y, uint8_t* d) { model::fp::from_f32(out, y, d); });
     };
     auto operands = [&](uint32_t p, float& scale, float& bias, float& alpha) {
         scale = operand(scale_mode, op.scale_src, op.scale_value, p, "scale", Dtype::Fp32);
@@ -207,8 +213,8 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
 // sending the flagged elements through the table-memory evaluator (whose error ends the
 // partition at that element, as for_each does).
 template <typename Load, typename Store>
-void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view,
-                                 float scale, float bias, float& acc, bool summing, Load load, Store store) {
+void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, float scale,
+                                 float bias, float& acc, bool summing, Load load, Store store) {
     constexpr size_t kBatch = 512;
     float vin[kBatch], vout[kBatch];
     uint8_t* dptr[kBatch];
@@ -222,8 +228,7 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
     auto plain = [](const Pattern& t) {
         const AccessPattern& a = t.ap;
         const int64_t e = static_cast<int64_t>(a.elem_bytes);
-        return a.start == a.lo && a.step[0] == e && (a.num[1] <= 1 || a.step[1] == e * a.num[0]) &&
-               (a.num[2] <= 1 || a.step[2] == e * a.num[0] * a.num[1]);
+        return a.start == a.lo && a.step[0] == e && (a.num[1] <= 1 || a.step[1] == e * a.num[0]) && (a.num[2] <= 1 || a.step[2] == e * a.num[0] * a.num[1]);
     };
     const bool plain_src = plain(src), plain_dst = plain(dst);
     for (uint64_t at = 0; at < n; at += kBatch) {
@@ -339,7 +344,8 @@ void ActEngine::activate_quantize(const Bundle& b) {
     if (qscale == 0.0f || dqscale == 0.0f) throw Error("activate_quantize: quant_scale and dequant_scale must be non-zero");
     const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(in_code), out = static_cast<Dtype>(op.out_dtype);
-    const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
+    const SrcDst ops = src_dst(
+        ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 3, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     ctx_.budget().elements(src.elements() * nch, "activate_quantize");
     const Resolved fn = resolve(kActivateQuantize, op.activation_func);
@@ -347,7 +353,8 @@ void ActEngine::activate_quantize(const Bundle& b) {
     const model::pwp::TableView view = tables_->view();
     uint16_t one = 1;
     const MemSpace bias_space = decode_addr4(op.bias_addr).space;
-    if (bias_space != MemSpace::Sbuf && bias_space != MemSpace::Psum) throw Error("bias_addr " + format_location(decode_addr4(op.bias_addr)) + " is not in SBUF or PSUM");
+    if (bias_space != MemSpace::Sbuf && bias_space != MemSpace::Psum)
+        throw Error("bias_addr " + format_location(decode_addr4(op.bias_addr)) + " is not in SBUF or PSUM");
     Pattern bias_ptr = pattern(ctx_.config(), memory(bias_space), "bias_addr", op.bias_addr, nullptr, &one, 1, 4, nch);
     const float qzero = model::fp::float_of(op.quant_zero_value);
     detail_.function = fn.meta.bare_name();
@@ -382,10 +389,12 @@ void ActEngine::activate2(const Bundle& b) {
     if (!model::fp::act_output_dtype(op.out_dtype)) throw Error("output dtype " + model::fp::dtype_name(op.out_dtype) + " is not an ACT output type");
     const uint32_t nch = active_channels(ctx_.config(), op.num_active_channels);
     const Dtype in = static_cast<Dtype>(op.in_dtype), out = static_cast<Dtype>(op.out_dtype);
-    const SrcDst ops = src_dst(ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 2, in, out, nch);
+    const SrcDst ops = src_dst(
+        ctx_.config(), [this](MemSpace sp) { return memory(sp); }, op.src, op.dst, 2, in, out, nch);
     const Pattern &src = ops.src, &dst = ops.dst;
     ctx_.budget().elements(src.elements() * nch, "activate2");
-    if (model::isa::scale_or_imm_source(op.relu_param_src) != OperandSource::Immediate) throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
+    if (model::isa::scale_or_imm_source(op.relu_param_src) != OperandSource::Immediate)
+        throw Error("activate2: relu_param_src " + std::to_string(op.relu_param_src) + ": only an immediate (0) is modelled");
     const Resolved fn = resolve(kActivate2, op.activation_func);
     const bool prelu = fn.meta.bare_name() == "parametric_relu";
     const model::pwp::TableView view = tables_->view();

@@ -2,8 +2,8 @@
 #include "platform/act/act_operand.h"
 #include "platform/core/work_budget.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -11,18 +11,18 @@
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
+#include "model/isa/access_pattern.h"
+#include "model/isa/act_operands.h"
 #include "model/isa/address.h"
+#include "model/isa/address_map.h"
 #include "model/isa/layouts.h"
 #include "model/pwp/catalog.h"
 #include "model/pwp/closed_forms.h"
-#include "model/isa/access_pattern.h"
-#include "model/isa/act_operands.h"
-#include "model/isa/address_map.h"
 #include "neuronsim/act_sets.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
-#include "platform/tlm/memory.h"
 #include "platform/record/recorder.h"
+#include "platform/tlm/memory.h"
 #include "stats/stat_records.h"
 
 namespace neuronsim::platform {
@@ -31,7 +31,6 @@ using namespace model::isa;
 using model::fp::Dtype;
 using model::isa::AccessPattern;
 using model::isa::Region;
-
 
 using model::fp::hex2;
 
@@ -42,8 +41,11 @@ void ActEngine::bind(CoreMemories& m) {
 }
 
 ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
-    : Engine(name, "act", ctx, source, ctx.config().act.clock_ghz), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"),
-      tables_(std::make_unique<ActTables>("act_tables", ctx.config().act.tables)), acc_(ctx.config().memory.partitions, 0.0f) {
+    : Engine(name, "act", ctx, source, ctx.config().act.clock_ghz),
+      sbuf("sbuf_socket", "SBUF"),
+      psum("psum_socket", "PSUM"),
+      tables_(std::make_unique<ActTables>("act_tables", ctx.config().act.tables)),
+      acc_(ctx.config().memory.partitions, 0.0f) {
     timing_.cfg = &ctx.config().act;
     pool_ = std::make_unique<model::WorkerPool>(ctx.config().run.host_threads);
 }
@@ -158,7 +160,8 @@ void ActEngine::read_accumulator(const Bundle& b) {
     if (op.dst.num_elem != 1) throw Error("read_accumulator: dst.num is " + std::to_string(op.dst.num_elem) + ", must be 1");
     const Dtype dt = static_cast<Dtype>(op.dtype);
     const MemSpace dst_space = decode_addr4(op.dst.start_addr).space;
-    if (dst_space != MemSpace::Sbuf && dst_space != MemSpace::Psum) throw Error("dst " + format_location(decode_addr4(op.dst.start_addr)) + " is not in SBUF or PSUM");
+    if (dst_space != MemSpace::Sbuf && dst_space != MemSpace::Psum)
+        throw Error("dst " + format_location(decode_addr4(op.dst.start_addr)) + " is not in SBUF or PSUM");
     Pattern dst = pattern(ctx_.config(), memory(dst_space), "dst", op.dst.start_addr, &op.dst.step_elem, &op.dst.num_elem, 1, model::fp::dtype_bytes(dt), nch);
     check_quadrant("dst", dst.partition, nch);
     // The accumulator is the pipeline's own: read out in order after the instructions that
@@ -169,7 +172,6 @@ void ActEngine::read_accumulator(const Bundle& b) {
     detail_.shape.out_dtype = op.dtype;
     detail_.elements = nch;
     bytes_written_[dst.space == MemSpace::Psum] += uint64_t{nch} * dst.bytes;
-    
 }
 
 void ActEngine::collect_stats(nlohmann::ordered_json& node) const {

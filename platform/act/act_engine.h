@@ -70,7 +70,7 @@ private:
     struct Resolved {
         model::pwp::FuncMeta meta;
         const model::pwp::CatalogFn* exact = nullptr;  // --act-numerics exact: its closed form
-        const model::pwp::FlatTable* flat = nullptr;    // the resident tables, decoded
+        const model::pwp::FlatTable* flat = nullptr;  // the resident tables, decoded
         // One element: the fast path, or the table-memory evaluator where it cannot decide.
         float eval(const model::pwp::TableView& view, float v) const {
             if (exact) return model::pwp::closed_form(*exact, v);
@@ -85,8 +85,8 @@ private:
     // Activate's partition p by batches: gather, the fast pass, then results stored in element
     // order (the reference path for flagged elements). Same results and errors as for_each.
     template <typename Load, typename Store>
-    void activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view,
-                          float scale, float bias, float& acc, bool summing, Load load, Store store);
+    void activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, float scale, float bias,
+                          float& acc, bool summing, Load load, Store store);
     static bool elements_batchable(const Pattern& src, const Pattern& dst);
     // Counts the traffic, fills the record and issues the instruction (issue()), before its data.
     void start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out,
@@ -106,9 +106,9 @@ private:
         std::vector<model::isa::Region> reads, writes;
     };
     std::vector<Pending> pending_;
-    uint64_t index_now_ = 0;                       // the instruction execute() works on
-    bool tables_loading_ = false;                  // a LoadActFuncSet's DMA is in flight ...
-    uint64_t loading_index_ = 0;                   // ... for this instruction
+    uint64_t index_now_ = 0;  // the instruction execute() works on
+    bool tables_loading_ = false;  // a LoadActFuncSet's DMA is in flight ...
+    uint64_t loading_index_ = 0;  // ... for this instruction
     sc_core::sc_event tables_loaded_;
     uint64_t loads_ = 0, redundant_loads_ = 0, load_bytes_ = 0, elements_ = 0;
     uint64_t bytes_read_[2] = {0, 0}, bytes_written_[2] = {0, 0};  // SBUF, PSUM

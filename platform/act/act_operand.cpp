@@ -6,8 +6,8 @@ namespace neuronsim::platform {
 
 using namespace model::isa;
 
-Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims,
-                       size_t bytes, uint32_t channels) {
+Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims, size_t bytes,
+                uint32_t channels) {
     const Location l = decode_addr4(addr4);
     if (l.space != MemSpace::Sbuf && l.space != MemSpace::Psum) throw Error(std::string(what) + " " + format_location(l) + " is not in SBUF or PSUM");
     static const int16_t zero_steps[3] = {0, 0, 0};
@@ -31,7 +31,10 @@ void check_quadrant(const char* what, uint32_t start, uint32_t channels) {
     bool ok = channels > 64 ? start == 0 : channels > 32 ? (start == 0 || start == 64) : (start % 32 == 0);
     if (!ok)
         throw Error(std::string(what) + " starts at partition " + std::to_string(start) + ", but " + std::to_string(channels) +
-                    " active channels must start at " + (channels > 64 ? "0" : channels > 32 ? "0 or 64" : "0, 32, 64 or 96"));
+                    " active channels must start at " +
+                    (channels > 64   ? "0"
+                     : channels > 32 ? "0 or 64"
+                                     : "0, 32, 64 or 96"));
 }
 
 uint32_t active_channels(const Config& c, uint32_t nch) {

@@ -20,11 +20,11 @@ namespace neuronsim::platform {
 // (model/isa/access_pattern.h) at a partition of a memory the engine sees through DMI.
 struct Pattern {
     model::isa::MemSpace space;
-    uint32_t partition;   // first partition
+    uint32_t partition;  // first partition
     model::isa::AccessPattern ap;
-    size_t bytes;         // element size
+    size_t bytes;  // element size
     uint8_t* base = nullptr;
-    uint64_t per = 0;     // bytes per partition
+    uint64_t per = 0;  // bytes per partition
 
     uint64_t elements() const { return ap.n; }
     bool strided() const { return ap.strided(); }
@@ -33,11 +33,10 @@ struct Pattern {
     }
 };
 
-
 // The operand `what` at addr4 with `dims` steps and counts, over `channels` partitions of the
 // memory whose DMI base is `memory_of_space`; an Error names what is wrong.
-Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims,
-                size_t bytes, uint32_t channels);
+Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* what, uint32_t addr4, const int16_t* step, const uint16_t* num, int dims, size_t bytes,
+                uint32_t channels);
 
 // start partition rule (public-figures §1.4): >64 partitions start at 0; 33-64 at 0 or 64;
 // up to 32 at 0, 32, 64 or 96.

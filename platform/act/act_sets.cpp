@@ -40,7 +40,8 @@ ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir,
             s.loadable = false;
             s.names = std::string(e.what()) + '\0';
         }
-        if (s.names.size() > kActSetNamesMaxBytes) throw Error(dir + "/" + rs.name + ".json: the set's names take more than " + std::to_string(kActSetNamesMaxBytes) + " bytes");
+        if (s.names.size() > kActSetNamesMaxBytes)
+            throw Error(dir + "/" + rs.name + ".json: the set's names take more than " + std::to_string(kActSetNamesMaxBytes) + " bytes");
         images += align_up(s.image.bytes());
         names += s.names.size();
         sets.push_back(std::move(s));

@@ -4,8 +4,8 @@
 #include "platform/act/act_operand.h"
 #include "platform/core/work_budget.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -13,20 +13,19 @@
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
+#include "model/isa/access_pattern.h"
+#include "model/isa/act_operands.h"
 #include "model/isa/address.h"
+#include "model/isa/address_map.h"
 #include "model/isa/layouts.h"
 #include "model/pwp/catalog.h"
 #include "model/pwp/closed_forms.h"
-#include "model/isa/access_pattern.h"
-#include "model/isa/act_operands.h"
-#include "model/isa/address_map.h"
 #include "neuronsim/act_sets.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
-#include "platform/tlm/memory.h"
 #include "platform/record/recorder.h"
+#include "platform/tlm/memory.h"
 #include "stats/stat_records.h"
-
 
 namespace neuronsim::platform {
 
@@ -75,7 +74,8 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
     const std::vector<std::string> functions(parts.empty() ? parts.begin() : parts.begin() + 1, parts.end());
     const ActTables& t = *tables_;
     const uint64_t sizes[4] = {e.cam_bytes, e.profile_bytes, e.control_bytes, e.bucket_bytes};
-    const uint64_t room[4] = {t.profile_base() - t.cam_base(), t.control_base() - t.profile_base(), t.bucket_base() - t.control_base(), t.size() - t.bucket_base()};
+    const uint64_t room[4] = {t.profile_base() - t.cam_base(), t.control_base() - t.profile_base(), t.bucket_base() - t.control_base(),
+                              t.size() - t.bucket_base()};
     static const char* table[4] = {"CAM", "PROFILE", "CONTROL", "BUCKET"};
     for (int i = 0; i < 4; ++i)
         if (sizes[i] > room[i])

@@ -63,8 +63,8 @@ private:
     std::vector<std::string> functions_;
     uint64_t bytes_written_ = 0;
 
-    uint64_t version_ = 1;         // bumped by every change the evaluator could see
-    bool dmi_granted_ = false;     // some initiator may be writing through DMI
+    uint64_t version_ = 1;  // bumped by every change the evaluator could see
+    bool dmi_granted_ = false;  // some initiator may be writing through DMI
     struct Decoded {
         uint64_t version = 0;
         model::pwp::FlatTable table;

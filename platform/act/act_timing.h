@@ -32,7 +32,8 @@ struct ActTiming {
         uint64_t cycles[4];
     };
     Stages compute(uint64_t elements_per_partition, model::fp::Dtype in, model::fp::Dtype out, bool strided) const {
-        return {{cfg->static_overhead_cycles, cfg->access_startup_cycles, stream_cycles(elements_per_partition, in, out, strided), cfg->pipeline_latency_cycles}};
+        return {
+            {cfg->static_overhead_cycles, cfg->access_startup_cycles, stream_cycles(elements_per_partition, in, out, strided), cfg->pipeline_latency_cycles}};
     }
     Stages read_accumulator() const {
         return {{cfg->static_overhead_cycles, cfg->access_startup_cycles, cfg->accumulator_readout_cycles, cfg->pipeline_latency_cycles}};
@@ -43,9 +44,9 @@ struct ActTiming {
 class ActPipeline {
 public:
     struct Slot {
-        uint64_t start = 0;    // enters the first stage (issues)
-        uint64_t moved_on = 0; // leaves the first stage: the sequencer is free
-        uint64_t end = 0;      // leaves the last stage (its results are committed)
+        uint64_t start = 0;  // enters the first stage (issues)
+        uint64_t moved_on = 0;  // leaves the first stage: the sequencer is free
+        uint64_t end = 0;  // leaves the last stage (its results are committed)
     };
     // An instruction that may enter the first stage from `earliest`, with its stages' times.
     Slot issue(uint64_t earliest, const uint64_t (&ps)[4]) {
@@ -53,7 +54,7 @@ public:
         uint64_t at = start;
         for (int k = 0; k < 4; ++k) {
             at = std::max(at, free_[k]);  // stage k takes it ...
-            if (k) free_[k - 1] = at;     // ... which frees stage k-1
+            if (k) free_[k - 1] = at;  // ... which frees stage k-1
             at += ps[k];
         }
         free_[3] = at;

@@ -116,12 +116,9 @@ CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
     switch (s.opcode) {
         case kActivate:
         case kActivateQuantize:
-        case kActivate2:
-            return c.generation.nc_version >= 4 ? corev4_activation(s) : nki_activation(c, s);
-        case kReadAccumulator:
-            return {64 / c.act.clock_ghz, "nki.isa: activation_reduce readout MIN_II = 64 cycles"};
-        case kTableLoad:
-            return {0, "compiler: LoadActFuncSet has no latency (treated as free)"};
+        case kActivate2: return c.generation.nc_version >= 4 ? corev4_activation(s) : nki_activation(c, s);
+        case kReadAccumulator: return {64 / c.act.clock_ghz, "nki.isa: activation_reduce readout MIN_II = 64 cycles"};
+        case kTableLoad: return {0, "compiler: LoadActFuncSet has no latency (treated as free)"};
         case kDmaCopy: {
             // DMA exec ((P+15)>>4) x bytes per partition / DIV, DIV 17 (Tonga) or 23 (Gen3) B/ns;
             // CoreV4's is not given: the public 33 B/ns per engine. readInit 1300; the DGE
@@ -139,8 +136,7 @@ CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
             const double cyc = 150.0 + static_cast<double>(s.n);
             return {cyc / c.gpsimd.clock_ghz, "nki.isa GpSimd: 150+N cycles at " + num(c.gpsimd.clock_ghz) + " GHz, N=" + std::to_string(s.n)};
         }
-        default:
-            return {};
+        default: return {};
     }
 }
 

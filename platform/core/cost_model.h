@@ -12,9 +12,9 @@ namespace neuronsim::platform {
 
 struct InstructionShape {
     uint8_t opcode = 0;
-    uint64_t n = 0;              // elements per partition
-    uint32_t rows = 0;           // DMA rows
-    uint64_t bytes = 0;          // DMA bytes over all rows
+    uint64_t n = 0;  // elements per partition
+    uint32_t rows = 0;  // DMA rows
+    uint64_t bytes = 0;  // DMA bytes over all rows
     uint8_t in_dtype = 0, out_dtype = 0;
     // DMA: the rows of the engine that moves most of them (8 for 128 spread partitions, all
     // when pinned to one engine), and who generated the descriptors.
@@ -24,8 +24,8 @@ struct InstructionShape {
 };
 
 struct CostEstimate {
-    double ns = -1;              // -1: no formula for this opcode
-    std::string formula;         // which formula, with its numbers
+    double ns = -1;  // -1: no formula for this opcode
+    std::string formula;  // which formula, with its numbers
 };
 
 CostEstimate cost_estimate(const Config& cfg, const InstructionShape& s);

@@ -8,9 +8,9 @@
 #include "model/fp/bits.h"
 #include "model/isa/layouts.h"
 #include "model/isa/opcodes.h"
+#include "platform/core/semaphores.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/dma/dma_engines.h"
-#include "platform/core/semaphores.h"
 #include "stats/stat_records.h"
 
 namespace neuronsim::platform {
@@ -33,8 +33,8 @@ struct Engine::InFlight {
     uint64_t index = 0;
     uint8_t opcode = 0;
     bool halt = false;
-    bool dma = false;     // a transfer completes it ...
-    bool done = false;    // ... or its end is known
+    bool dma = false;  // a transfer completes it ...
+    bool done = false;  // ... or its end is known
     bool failed = false;  // its transfer failed (latched): it never retires
     sc_core::sc_time end;
 };

@@ -21,8 +21,8 @@
 #include "model/isa/bundle.h"
 #include "platform/core/cost_model.h"
 #include "platform/core/engine_context.h"
-#include "platform/record/recorder.h"
 #include "platform/core/stats.h"
+#include "platform/record/recorder.h"
 
 namespace neuronsim::platform {
 
@@ -49,7 +49,7 @@ public:
     const std::string& label() const { return label_; }
 
     // Where the engine is: for status registers and the end-of-run report (deadlock).
-    bool busy() const { return in_flight_ > 0; }     // instructions fetched and not yet retired
+    bool busy() const { return in_flight_ > 0; }  // instructions fetched and not yet retired
     bool waiting() const { return waiting_; }
     uint64_t current_index() const { return index_; }
     const model::isa::Events& waiting_on() const { return waiting_on_; }
@@ -114,10 +114,10 @@ protected:
     // What execute() tells the record of its instruction (instructions.csv, timeline, the
     // cost model): reset before each instruction.
     struct Detail {
-        InstructionShape shape;      // n, rows, bytes, dtypes (opcode set by run())
-        std::string function;        // ACT: the activation function
-        uint64_t elements = 0;       // elements computed over all partitions
-        sc_core::sc_time start, end; // issues, completes (end unused when a DMA completes it)
+        InstructionShape shape;  // n, rows, bytes, dtypes (opcode set by run())
+        std::string function;  // ACT: the activation function
+        uint64_t elements = 0;  // elements computed over all partitions
+        sc_core::sc_time start, end;  // issues, completes (end unused when a DMA completes it)
         const std::string* resource = nullptr;  // it waited for this busy resource ("queue dma.0")...
         const std::string* producer = nullptr;  // ... or for the result of this engine's instruction
         uint64_t producer_index = 0;
@@ -143,11 +143,11 @@ private:
     uint8_t opcode_ = 0;
     model::isa::Events waiting_on_;
     std::deque<std::shared_ptr<InFlight>> retiring_;  // issued, in program order
-    std::shared_ptr<InFlight> current_;               // the one execute() works on
+    std::shared_ptr<InFlight> current_;  // the one execute() works on
     sc_core::sc_event retire_event_, retired_event_;
     uint32_t dma_in_flight_ = 0;
     sc_core::sc_event dma_done_;
-    std::string queue_resource_;                      // "queue <label>"
+    std::string queue_resource_;  // "queue <label>"
     uint64_t count_ = 0, skipped_ = 0;
     sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME, stalled_ = sc_core::SC_ZERO_TIME;
     sc_core::sc_time first_start_ = sc_core::SC_ZERO_TIME, last_end_ = sc_core::SC_ZERO_TIME;
@@ -173,8 +173,7 @@ protected:
 class DmaQueueEngine : public Engine {
 public:
     // `dma_engine` -1: the stream's transfers spread over the engines.
-    DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, int dma_engine,
-                   uint32_t dma_queue);
+    DmaQueueEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, int dma_engine, uint32_t dma_queue);
 
 protected:
     bool execute(const model::isa::Bundle& b, uint64_t index) override;
@@ -188,8 +187,8 @@ private:
 // Engines are made from a registry keyed by stream class (model/isa/opcodes.h: kOnAct,
 // kOnPool, kOnDma), not by if/else: the device asks for the class of each queue.
 struct EngineSpec {
-    std::string label;       // act, pool, dma3, dma3.1, dma.2
-    int dma_engine = 0;      // for DMA queues; -1 spread
+    std::string label;  // act, pool, dma3, dma3.1, dma.2
+    int dma_engine = 0;  // for DMA queues; -1 spread
     uint32_t dma_queue = 0;
 };
 using EngineFactory = std::function<std::unique_ptr<Engine>(const EngineSpec&, EngineContext&, InstructionSource&)>;

@@ -24,7 +24,7 @@ struct EngineFailure {
     std::string engine;
     uint64_t index = 0;
     uint8_t opcode = 0;
-    std::string message;   // the engine's own text ("opcode 0x47 is not modelled on engine act")
+    std::string message;  // the engine's own text ("opcode 0x47 is not modelled on engine act")
 
     // "engine act, instruction 1 (opcode 0x47): " + message, the error register's text; `where`
     // (a host's "FILE byte offset N") goes inside the parentheses.

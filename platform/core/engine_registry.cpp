@@ -15,9 +15,13 @@ namespace {
 std::map<uint32_t, EngineFactory>& registry() {
     static std::map<uint32_t, EngineFactory> r = {
         {model::isa::kOnAct,
-         [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> { return std::make_unique<ActEngine>(s.label.c_str(), c, src); }},
+         [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> {
+             return std::make_unique<ActEngine>(s.label.c_str(), c, src);
+         }},
         {model::isa::kOnPool,
-         [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> { return std::make_unique<PoolEngine>(s.label.c_str(), c, src); }},
+         [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> {
+             return std::make_unique<PoolEngine>(s.label.c_str(), c, src);
+         }},
         {model::isa::kOnDma,
          [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> {
              return std::make_unique<DmaQueueEngine>(module_name(s.label).c_str(), s.label, c, src, s.dma_engine, s.dma_queue);

@@ -10,17 +10,17 @@
 #include "model/fp/bits.h"
 #include "model/isa/address_map.h"
 #include "model/isa/opcodes.h"
+#include "neuronsim/version.h"
 #include "platform/act/act_tables.h"
-#include "platform/dma/dma_engines.h"
 #include "platform/core/engine.h"
-#include "platform/tlm/memory.h"
-#include "platform/record/recorder.h"
 #include "platform/core/semaphores.h"
 #include "platform/core/stats.h"
-#include "stats/stat_records.h"
-#include "platform/tlm/tlm_port.h"
 #include "platform/core/work_budget.h"
-#include "neuronsim/version.h"
+#include "platform/dma/dma_engines.h"
+#include "platform/record/recorder.h"
+#include "platform/tlm/memory.h"
+#include "platform/tlm/tlm_port.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim {
 
@@ -103,9 +103,7 @@ struct NeuronCore::Impl : EngineContext {
     ActSetDirectory act_sets() const override { return sets; }
     WorkBudget& budget() override { return work; }
     bool halted() const override { return halted_; }
-    void fail(const EngineFailure& f) override {
-        latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary());
-    }
+    void fail(const EngineFailure& f) override { latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary()); }
 
     uint32_t engine_queue(const std::string& label) const {
         for (const auto& q : queues)
@@ -223,9 +221,7 @@ void Queue::done(bool halt) {
     if (halted || (head == tail && pending.empty() && completed == fetched)) dev.mark_drained(index);
 }
 
-NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o)
-    : self(s), cfg(c), opt(o), map(c.memory),
-      mem_port(s.mem, "DRAM"), work(c.run) {
+NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o) : self(s), cfg(c), opt(o), map(c.memory), mem_port(s.mem, "DRAM"), work(c.run) {
     if (!o.record_dir.empty() || o.progress || o.cost_model)
         recorder_ = std::make_unique<Recorder>(o, o.process_name.empty() ? std::string(s.name()) : o.process_name);
     const uint64_t sbuf_bytes = uint64_t{cfg.memory.partitions} * cfg.memory.sbuf_bytes_per_partition;
@@ -609,8 +605,8 @@ std::string NeuronCore::stats_json() const {
     stats::put(out, s::neuronsim_version, NEURONSIM_VERSION);
     stats::put(out, s::generation, impl_->cfg.generation.name);
     // The device's own busy window: first doorbell to last completion, in picoseconds.
-    const sc_core::sc_time window = impl_->started && impl_->last_completion > impl_->first_doorbell ? impl_->last_completion - impl_->first_doorbell
-                                                                                                   : sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time window =
+        impl_->started && impl_->last_completion > impl_->first_doorbell ? impl_->last_completion - impl_->first_doorbell : sc_core::SC_ZERO_TIME;
     stats::put(out, s::simulated_ps, window.value());
     stats::put(out, s::instructions, instructions_completed());
     const TlmPort::Counters& m = impl_->mem_port.counters();
@@ -637,7 +633,8 @@ std::string NeuronCore::cost_model_json() const {
 std::vector<NeuronCore::Divergence> NeuronCore::top_divergences() const {
     std::vector<Divergence> out;
     if (!impl_->recorder_) return out;
-    for (const auto& d : impl_->recorder_->top_divergences()) out.push_back({d.instruction, d.mnemonic, d.source, d.formula, d.simulated_ns, d.model_ns, d.why});
+    for (const auto& d : impl_->recorder_->top_divergences())
+        out.push_back({d.instruction, d.mnemonic, d.source, d.formula, d.simulated_ns, d.model_ns, d.why});
     return out;
 }
 

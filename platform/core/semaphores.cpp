@@ -17,8 +17,7 @@ Semaphores::Semaphores(sc_core::sc_module_name name, uint32_t count, double late
 }
 
 void Semaphores::check_index(uint32_t idx) const {
-    if (idx >= values_.size())
-        throw Error("semaphore " + std::to_string(idx) + " does not exist (the core has " + std::to_string(values_.size()) + ")");
+    if (idx >= values_.size()) throw Error("semaphore " + std::to_string(idx) + " does not exist (the core has " + std::to_string(values_.size()) + ")");
 }
 
 bool Semaphores::holds(const Events& e) const {
@@ -78,8 +77,7 @@ void Semaphores::collect_stats(nlohmann::ordered_json& node) const {
 }
 
 std::string describe_wait(const Events& e) {
-    return "semaphore " + std::to_string(e.wait_idx) + " " + model::isa::wait_mode_name(e.wait) + " " +
-           std::to_string(static_cast<int32_t>(e.value));
+    return "semaphore " + std::to_string(e.wait_idx) + " " + model::isa::wait_mode_name(e.wait) + " " + std::to_string(static_cast<int32_t>(e.value));
 }
 
 }  // namespace neuronsim::platform

@@ -32,7 +32,7 @@ public:
     // engines see it after the hand-off latency, or at once with `at_once` (the host).
     void update(const model::isa::Events& e, const std::string* engine = nullptr, uint64_t index = 0, bool at_once = false);
     const Updater& last_update(uint32_t idx) const { return updaters_[idx]; }
-    void check_index(uint32_t idx) const;        // throws naming the index and the count
+    void check_index(uint32_t idx) const;  // throws naming the index and the count
     int32_t value(uint32_t idx) const { return values_[idx]; }  // as the engines see it now
     // With every update applied, hand-offs still on their way included (what the host's
     // register read returns: the hand-off latency is between engines).
@@ -44,9 +44,9 @@ public:
 private:
     void apply();  // the hand-offs whose time has come
 
-    std::vector<int32_t> values_;   // as the engines see them
-    std::vector<int64_t> future_;   // with every update applied (overflow is checked here)
-    std::vector<uint64_t> seen_;    // per semaphore: the last update applied
+    std::vector<int32_t> values_;  // as the engines see them
+    std::vector<int64_t> future_;  // with every update applied (overflow is checked here)
+    std::vector<uint64_t> seen_;  // per semaphore: the last update applied
     std::vector<Updater> updaters_;
     struct HandOff {
         sc_core::sc_time at;

@@ -6,8 +6,8 @@
 #include "model/common/error.h"
 #include "model/isa/address.h"
 #include "platform/core/engine_context.h"
-#include "platform/record/recorder.h"
 #include "platform/core/work_budget.h"
+#include "platform/record/recorder.h"
 #include "stats/stat_records.h"
 
 namespace neuronsim::platform {
@@ -36,9 +36,9 @@ struct DmaEngines::Packet {
     };
     std::vector<Rows> rows;
     uint64_t descriptors = 0, bytes = 0;
-    uint64_t epoch = 0;       // the RESETs before it was queued
-    bool accepted = false;    // its engine has taken it: its latency runs ...
-    sc_core::sc_time ready;   // ... until this: accepted + dma.fixed_overhead_ns
+    uint64_t epoch = 0;  // the RESETs before it was queued
+    bool accepted = false;  // its engine has taken it: its latency runs ...
+    sc_core::sc_time ready;  // ... until this: accepted + dma.fixed_overhead_ns
 };
 
 // One engine: a FIFO per queue, served round-robin, one packet at a time. It accepts up to
@@ -146,7 +146,7 @@ private:
     DmaEngines& owner_;
     std::vector<std::deque<std::shared_ptr<Packet>>> queues_;
     std::vector<size_t> accepted_in_;  // per queue: how many of its oldest are accepted
-    uint32_t accepted_ = 0;            // over all queues
+    uint32_t accepted_ = 0;  // over all queues
     size_t last_ = 0, last_accepted_ = 0;  // round-robin positions: served, accepted
     sc_core::sc_event arrived_;
     std::string track_;
@@ -161,11 +161,19 @@ public:
     }
 };
 
-DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder, WorkBudget* budget, bool timing_only,
-                       const std::atomic<int>* cancel)
-    : sc_core::sc_module(name), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), act_tables("act_tables_socket", "the ACT table memory"),
-      cfg_(cfg), map_(map),
-      dram_(dram), recorder_(recorder), budget_(budget), timing_only_(timing_only), cancel_(cancel) {
+DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder,
+                       WorkBudget* budget, bool timing_only, const std::atomic<int>* cancel)
+    : sc_core::sc_module(name),
+      sbuf("sbuf_socket", "SBUF"),
+      psum("psum_socket", "PSUM"),
+      act_tables("act_tables_socket", "the ACT table memory"),
+      cfg_(cfg),
+      map_(map),
+      dram_(dram),
+      recorder_(recorder),
+      budget_(budget),
+      timing_only_(timing_only),
+      cancel_(cancel) {
     for (uint32_t e = 0; e < cfg.dma.engines; ++e)
         units_.push_back(std::make_unique<Unit>(("engine" + std::to_string(e)).c_str(), *this, e, cfg.dma.queues_per_engine));
 }
@@ -185,8 +193,7 @@ uint64_t DmaEngines::tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t b
     if (ep.space == DmaSpace::Dram || ep.space == DmaSpace::ActTables) return ep.addr + uint64_t{row} * ep.row_stride;
     if (ep.addr > UINT32_MAX) throw Error("an SBUF/PSUM address is an ADDR4 (32 bits)");
     model::isa::Location l = model::isa::decode_addr4(static_cast<uint32_t>(ep.addr));
-    if (static_cast<uint8_t>(l.space) != static_cast<uint8_t>(ep.space))
-        throw Error(model::isa::format_location(l) + " is not in " + space_text(ep.space));
+    if (static_cast<uint8_t>(l.space) != static_cast<uint8_t>(ep.space)) throw Error(model::isa::format_location(l) + " is not in " + space_text(ep.space));
     if (l.partition + uint64_t{row} >= map_.partitions())
         throw Error(space_text(ep.space) + " row " + std::to_string(row) + " is partition " + std::to_string(l.partition + row) + ", past the " +
                     std::to_string(map_.partitions()) + " partitions");
@@ -198,7 +205,7 @@ uint32_t DmaEngines::engine_of_row(const DmaTransfer& t, uint32_t row) const {
     const uint32_t engines = static_cast<uint32_t>(units_.size());
     const uint32_t per = std::max<uint32_t>(1, map_.partitions() / engines);
     auto partition = [&](const DmaEndpoint& ep) { return model::isa::decode_addr4(static_cast<uint32_t>(ep.addr)).partition + row; };
-    const uint64_t p = t.dst.space == DmaSpace::Sbuf || t.dst.space == DmaSpace::Psum ? partition(t.dst)
+    const uint64_t p = t.dst.space == DmaSpace::Sbuf || t.dst.space == DmaSpace::Psum   ? partition(t.dst)
                        : t.src.space == DmaSpace::Sbuf || t.src.space == DmaSpace::Psum ? partition(t.src)
                                                                                         : row;
     return static_cast<uint32_t>((p / per) % engines);

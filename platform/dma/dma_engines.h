@@ -37,7 +37,7 @@ enum class DmaSpace : uint8_t { Dram = 0, Sbuf = 1, Psum = 2, ActTables = 3 };
 
 struct DmaEndpoint {
     DmaSpace space = DmaSpace::Dram;
-    uint64_t addr = 0;        // DRAM/table byte address, or an SBUF/PSUM ADDR4
+    uint64_t addr = 0;  // DRAM/table byte address, or an SBUF/PSUM ADDR4
     uint64_t row_stride = 0;  // DRAM bytes between rows (SBUF/PSUM rows are partitions)
 };
 
@@ -52,11 +52,11 @@ struct DmaTransfer {
 // One DMA transfer: what the trace's `copy` (or a table load) asks the engines to do.
 struct DmaJob {
     std::vector<DmaTransfer> parts;
-    uint32_t queue = 0;            // the queue id on each engine
-    int engine = -1;               // every row on this engine; -1: spread by partition
-    bool element_values = true;    // false: state (table images), moved even in a timing-only run
-    std::string label;             // names its packets on the timeline ("dma.0#3")
-    std::function<void()> done;    // called when its last packet ends (in a DMA engine's process)
+    uint32_t queue = 0;  // the queue id on each engine
+    int engine = -1;  // every row on this engine; -1: spread by partition
+    bool element_values = true;  // false: state (table images), moved even in a timing-only run
+    std::string label;  // names its packets on the timeline ("dma.0#3")
+    std::function<void()> done;  // called when its last packet ends (in a DMA engine's process)
     // A memory answered an error while its rows moved (named range and target); called once,
     // before done.
     std::function<void(const std::string&)> failed;
@@ -70,8 +70,8 @@ public:
     // values take their time but move no data; `cancel` (DeviceOptions::cancel) is checked
     // between the chunks a packet moves.
     // `map`: the core's address map (outlives the engines).
-    DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder, WorkBudget* budget = nullptr,
-               bool timing_only = false, const std::atomic<int>* cancel = nullptr);
+    DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder,
+               WorkBudget* budget = nullptr, bool timing_only = false, const std::atomic<int>* cancel = nullptr);
     ~DmaEngines() override;
 
     // Validates every row (an Error names the endpoint and the range) and charges the budget
@@ -114,12 +114,12 @@ private:
     bool timing_only_;
     const std::atomic<int>* cancel_;
     std::vector<std::unique_ptr<Unit>> units_;
-    uint32_t streaming_ = 0;          // engines moving bytes now
-    sc_core::sc_event share_changed_; // their rate changed
+    uint32_t streaming_ = 0;  // engines moving bytes now
+    sc_core::sc_event share_changed_;  // their rate changed
     uint64_t jobs_ = 0, bytes_ = 0;  // (packets and descriptors are the engines')
     sc_core::sc_time annotated_ = sc_core::SC_ZERO_TIME;
-    int64_t in_flight_ = 0;           // bytes of packets being served (the counter track)
-    uint64_t epoch_ = 0;              // RESETs so far
+    int64_t in_flight_ = 0;  // bytes of packets being served (the counter track)
+    uint64_t epoch_ = 0;  // RESETs so far
     sc_core::sc_event reset_event_;
 };
 

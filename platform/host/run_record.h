@@ -14,12 +14,12 @@
 namespace neuronsim::platform {
 
 struct RunInputs {
-    std::string trace_path;    // as given, the --streams directory, or "(built in) demo.trace"
+    std::string trace_path;  // as given, the --streams directory, or "(built in) demo.trace"
     std::string trace_sha256;  // trace_file_sha256 or streams_sha256
-    std::string preset;        // the generation preset the layers start from ("mariana")
+    std::string preset;  // the generation preset the layers start from ("mariana")
     std::vector<std::pair<std::string, std::string>> overlays;  // --config path, its SHA-256
-    std::vector<std::string> overrides;                         // -p key=value, in order
-    std::string config_sha256;                                  // of the resolved config.yaml
+    std::vector<std::string> overrides;  // -p key=value, in order
+    std::string config_sha256;  // of the resolved config.yaml
 };
 
 // SHA-256 of a --streams directory: of the sorted list of "name\nsha256(file)\n" of its files.

@@ -26,8 +26,8 @@ using model::isa::MemSpace;
 struct TraceHost::Stream {
     std::string name, path, lines;
     uint32_t queue = 0;
-    uint64_t ring = 0;        // DRAM address of its ring
-    uint32_t tail = 0;        // the host's next write position
+    uint64_t ring = 0;  // DRAM address of its ring
+    uint32_t tail = 0;  // the host's next write position
     uint64_t total = 0, written = 0;
     std::unique_ptr<model::trace::BundleStream> reader;
     bool finished = false;
@@ -35,12 +35,7 @@ struct TraceHost::Stream {
 
 TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std::map<std::string, std::string>& streams, const std::string& setup,
                      const RunOptions& options)
-    : sc_core::sc_module(name),
-      cfg_(cfg),
-      options_(options),
-      map_(cfg.memory),
-      mmio_("mmio_socket", "the NeuronCore's registers"),
-      irq_("irq") {
+    : sc_core::sc_module(name), cfg_(cfg), options_(options), map_(cfg.memory), mmio_("mmio_socket", "the NeuronCore's registers"), irq_("irq") {
     if (!options_.out_dir.empty()) fs::create_directories(options_.out_dir);
     uint64_t total = 0;
     for (const auto& [engine, path] : streams) {
@@ -85,7 +80,8 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
         top = sets.base;
     }
     const uint64_t ring_bytes = uint64_t{options_.queue_entries} * 64;
-    if (ring_bytes * streams_.size() + 4096 > top) throw Error("DRAM (" + std::to_string(cfg_.memory.dram_bytes) + " bytes) is too small for the instruction queues");
+    if (ring_bytes * streams_.size() + 4096 > top)
+        throw Error("DRAM (" + std::to_string(cfg_.memory.dram_bytes) + " bytes) is too small for the instruction queues");
     uint64_t at = (top - ring_bytes * streams_.size()) & ~uint64_t{4095};
     reserved_ = at;
     for (auto& s : streams_) s->ring = at, at += ring_bytes;

@@ -24,11 +24,11 @@
 namespace neuronsim::platform {
 
 struct RunOptions {
-    std::string out_dir;          // dumps and recordings (instructions.csv, timeline.json) go here
+    std::string out_dir;  // dumps and recordings (instructions.csv, timeline.json) go here
     // false (the CLI, which has cleared out_dir of its own earlier outputs): a file already at a
     // dump's path is the user's, and the trace is refused rather than overwrite it.
     bool dumps_overwrite = true;
-    std::string pwp_dir;          // a pwp_bin_* directory; empty: the built-in catalog's pwp_bin_trainium
+    std::string pwp_dir;  // a pwp_bin_* directory; empty: the built-in catalog's pwp_bin_trainium
     uint32_t queue_entries = 4096;  // bundles per instruction ring in DRAM
     // The core's options, passed on as they are, except: record_dir is out_dir when a recording
     // is on, progress_total the trace's instruction count. device.timing_only also means no
@@ -39,11 +39,11 @@ struct RunOptions {
 };
 
 struct RunReport {
-    sc_core::sc_time simulated;   // the device's busy window
+    sc_core::sc_time simulated;  // the device's busy window
     uint64_t instructions = 0;
     double wall_seconds = 0;
     nlohmann::ordered_json stats;
-    int interrupted = 0;             // the value *stop had when the run stopped early (0: ran to the end)
+    int interrupted = 0;  // the value *stop had when the run stopped early (0: ran to the end)
     std::vector<std::string> dumps;  // files written under out_dir, relative to it
     // With device.cost_model: the totals per "<engine> <mnemonic>" and the largest divergences.
     nlohmann::ordered_json cost_model;
@@ -94,7 +94,7 @@ private:
         std::string where;
     };
     std::vector<WindowWrite> window_writes_;
-    uint64_t reserved_ = 0;                          // DRAM from here up: rings and function sets
+    uint64_t reserved_ = 0;  // DRAM from here up: rings and function sets
     uint64_t sets_base_ = 0;
     uint32_t sets_count_ = 0;
     sc_core::sc_event start_;

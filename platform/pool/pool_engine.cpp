@@ -8,14 +8,14 @@
 #include "config/features.h"
 #include "model/common/error.h"
 #include "model/cptc/cptc.h"
-#include "model/isa/address_map.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
+#include "model/isa/address_map.h"
 #include "model/isa/layouts.h"
-#include "platform/dma/dma_copy.h"
-#include "stats/stat_records.h"
-#include "platform/tlm/memory.h"
 #include "platform/core/work_budget.h"
+#include "platform/dma/dma_copy.h"
+#include "platform/tlm/memory.h"
+#include "stats/stat_records.h"
 
 namespace neuronsim::platform {
 
@@ -70,7 +70,8 @@ uint64_t PoolTiming::nop_cycles() const { return cfg->startup_cycles; }
 void PoolEngine::bind(CoreMemories& m) { sbuf.socket().bind(m.sbuf.socket); }
 
 PoolEngine::PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
-    : Engine(name, "pool", ctx, source, ctx.config().gpsimd.clock_ghz), sbuf("sbuf_socket", "SBUF"),
+    : Engine(name, "pool", ctx, source, ctx.config().gpsimd.clock_ghz),
+      sbuf("sbuf_socket", "SBUF"),
       firmware_(firmware_model::firmware_config(ctx.config(), !ctx.options().timing_only)) {
     timing_.cfg = &ctx.config().gpsimd;
     timing_.partitions_per_core = ctx.config().memory.partitions / ctx.config().gpsimd.cores;
@@ -102,17 +103,18 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     } catch (const Error& e) {
         const bool cptc = op == kConvLutLoad || b.u8(offsetof(ConvLutOp, spec)) == 7;
         if (!cptc) throw;
-        if (!gpsimd_ships_cptc_library(cfg))
-            throw Error(std::string(e.what()) + " (" + cfg.generation.name + "'s GPSIMD firmware has no CPTC library)");
-        throw Error(std::string(e.what()) + " (the CPTC library is staged only on a PERF core type with the opt-in: -p gpsimd.cptc_flag=true, "
-                                            "or NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE set)");
+        if (!gpsimd_ships_cptc_library(cfg)) throw Error(std::string(e.what()) + " (" + cfg.generation.name + "'s GPSIMD firmware has no CPTC library)");
+        throw Error(std::string(e.what()) +
+                    " (the CPTC library is staged only on a PERF core type with the opt-in: -p gpsimd.cptc_flag=true, "
+                    "or NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE set)");
     }
     // The ISA of the generation must be able to name the lut_dtype (CPTC codes from MARIANA).
     const uint8_t lut = b.u8(offsetof(ConvLutOp, lut_dtype));
     if (!model::fp::dtype_exists(lut, cfg.generation.nc_version)) {
         static const std::vector<std::string> with = generations_with(isa_has_cptc_dtypes);  // (by nc_version)
-        throw Error("lut_dtype " + model::fp::hex2(lut) + " (" + model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name +
-                    "'s ISA (NC-v" + std::to_string(cfg.generation.nc_version) + "); CPTC dtypes exist from " + (with.empty() ? std::string("no built-in generation") : with.front()));
+        throw Error("lut_dtype " + model::fp::hex2(lut) + " (" + model::fp::dtype_name(lut) + ") is not a dtype of " + cfg.generation.name + "'s ISA (NC-v" +
+                    std::to_string(cfg.generation.nc_version) + "); CPTC dtypes exist from " +
+                    (with.empty() ? std::string("no built-in generation") : with.front()));
     }
     const uint64_t per = cfg.memory.sbuf_bytes_per_partition;
     uint8_t* const mem = sbuf.direct(0, uint64_t{cfg.memory.partitions} * per);

@@ -8,8 +8,9 @@
 namespace neuronsim::platform::record {
 
 InstructionCsv::InstructionCsv(const std::string& path, bool cost_model) : out_(std::make_unique<TextWriter>(path)), cost_model_(cost_model) {
-    out_->lit("engine,index,opcode,mnemonic,start_ns,end_ns,start_cycle,end_cycle,ready_ns,stall_ns,stall_cause,released_by,source,"
-              "function,n,elements,bytes");
+    out_->lit(
+        "engine,index,opcode,mnemonic,start_ns,end_ns,start_cycle,end_cycle,ready_ns,stall_ns,stall_cause,released_by,source,"
+        "function,n,elements,bytes");
     if (cost_model_) out_->lit(",model_ns,model_formula,sim_minus_model_ns\n");
     else out_->put('\n');
 }

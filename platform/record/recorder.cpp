@@ -16,9 +16,7 @@ Recorder::Recorder(const DeviceOptions& options, const std::string& process_name
 
 Recorder::~Recorder() = default;  // not finished (the run failed): the partial files never appear
 
-bool Recorder::in_window(const sc_core::sc_time& start, const sc_core::sc_time& end) const {
-    return end >= opt_.window_start && start <= opt_.window_end;
-}
+bool Recorder::in_window(const sc_core::sc_time& start, const sc_core::sc_time& end) const { return end >= opt_.window_start && start <= opt_.window_end; }
 
 void Recorder::set_source_lines(const std::string* engine, const std::string& lines_path) {
     sources_[engine] = std::make_unique<model::trace::SourceLines>(lines_path, true);
@@ -46,8 +44,7 @@ void Recorder::instruction(InstructionRecord& r) {
     progress_.update(completed_, "", completed_ == total_);
 }
 
-void Recorder::slice(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
-                     const std::string& args) {
+void Recorder::slice(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end, const std::string& args) {
     if (timeline_ && in_window(start, end)) timeline_->slice(track, name, start, end, args);
 }
 

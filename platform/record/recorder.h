@@ -54,7 +54,7 @@ public:
 private:
     bool in_window(const sc_core::sc_time& start, const sc_core::sc_time& end) const;
 
-    std::unique_ptr<record::InstructionCsv> csv_;        // null when not recorded (or finished)
+    std::unique_ptr<record::InstructionCsv> csv_;  // null when not recorded (or finished)
     std::unique_ptr<record::TimelineWriter> timeline_;  // null when not recorded (or finished)
     DeviceOptions opt_;
     std::unordered_map<const std::string*, std::unique_ptr<model::trace::SourceLines>> sources_;

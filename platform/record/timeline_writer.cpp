@@ -138,8 +138,8 @@ void TimelineWriter::counter(const std::string& name, const sc_core::sc_time& at
     o.lit(",\n{\"name\": \"");
     put_json(o, name);
     char b[96];
-    o.put(b, static_cast<size_t>(std::snprintf(b, sizeof b, "\", \"ph\": \"C\", \"pid\": 1, \"ts\": %.6f, \"args\": {\"value\": %.17g}}",
-                                               at.to_seconds() * 1e6, value)));
+    o.put(b, static_cast<size_t>(
+                 std::snprintf(b, sizeof b, "\", \"ph\": \"C\", \"pid\": 1, \"ts\": %.6f, \"args\": {\"value\": %.17g}}", at.to_seconds() * 1e6, value)));
 }
 
 void TimelineWriter::commit() {

@@ -20,8 +20,7 @@ class TimelineWriter {
 public:
     TimelineWriter(const std::string& path, const std::string& process_name);
     void instruction(const InstructionRecord& r);
-    void slice(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end,
-               const std::string& args_json);
+    void slice(const std::string& track, const std::string& name, const sc_core::sc_time& start, const sc_core::sc_time& end, const std::string& args_json);
     void counter(const std::string& name, const sc_core::sc_time& at, double value);
     void commit();  // throws naming the file when a write failed
 

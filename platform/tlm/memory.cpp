@@ -46,8 +46,8 @@ uint8_t* Memory::page(uint64_t index, bool create) const {
         p = std::make_unique<uint8_t[]>(uint64_t{1} << kPageBits);
         pages_.reserve(pages_.size() + 1);
     } catch (const std::bad_alloc&) {
-        throw Error(std::string(name()) + ": the host is out of memory for a page at " + at + " (" + std::to_string(resident) +
-                    " bytes of pages held; " + limit_name_ + " bounds them)");
+        throw Error(std::string(name()) + ": the host is out of memory for a page at " + at + " (" + std::to_string(resident) + " bytes of pages held; " +
+                    limit_name_ + " bounds them)");
     }
     std::memset(p.get(), 0, uint64_t{1} << kPageBits);
     uint8_t* raw = p.get();
@@ -107,9 +107,7 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& t, sc_core::sc_time&) {
     t.set_dmi_allowed(true);
 }
 
-unsigned int Memory::transport_dbg(int, tlm::tlm_generic_payload& t) {
-    return access(t) ? t.get_data_length() : 0;
-}
+unsigned int Memory::transport_dbg(int, tlm::tlm_generic_payload& t) { return access(t) ? t.get_data_length() : 0; }
 
 bool Memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
     const uint64_t addr = t.get_address();

@@ -15,9 +15,7 @@ sc_core::sc_time add_delay(const sc_core::sc_time& a, const sc_core::sc_time& b,
     return a + b;
 }
 
-sc_core::sc_time after_now(const sc_core::sc_time& delay, const std::string& what) {
-    return add_delay(sc_core::sc_time_stamp(), delay, what);
-}
+sc_core::sc_time after_now(const sc_core::sc_time& delay, const std::string& what) { return add_delay(sc_core::sc_time_stamp(), delay, what); }
 
 TlmPort::TlmPort(const char* socket_name, std::string what)
     : own_(std::make_unique<tlm_utils::simple_initiator_socket_optional<TlmPort>>(socket_name)), sock_(own_.get()), what_(std::move(what)) {
@@ -51,9 +49,9 @@ bool TlmPort::covered(uint64_t addr) const {
 
 void TlmPort::invalidate(sc_dt::uint64 start, sc_dt::uint64 end) {
     ++counters_.invalidations;
-    regions_.erase(std::remove_if(regions_.begin(), regions_.end(),
-                                  [&](const tlm::tlm_dmi& d) { return d.get_start_address() <= end && d.get_end_address() >= start; }),
-                   regions_.end());
+    regions_.erase(
+        std::remove_if(regions_.begin(), regions_.end(), [&](const tlm::tlm_dmi& d) { return d.get_start_address() <= end && d.get_end_address() >= start; }),
+        regions_.end());
 }
 
 bool TlmPort::request(uint64_t addr, bool write) {
@@ -63,15 +61,13 @@ bool TlmPort::request(uint64_t addr, bool write) {
     tlm::tlm_dmi dmi;
     if (!(*sock_)->get_direct_mem_ptr(t, dmi)) return false;
     // A grant that does not hold the address asked for, or has no pointer, is not used.
-    if (!dmi.get_dmi_ptr() || addr < dmi.get_start_address() || addr > dmi.get_end_address() || dmi.get_start_address() > dmi.get_end_address())
-        return false;
+    if (!dmi.get_dmi_ptr() || addr < dmi.get_start_address() || addr > dmi.get_end_address() || dmi.get_start_address() > dmi.get_end_address()) return false;
     ++counters_.dmi_grants;
     // The target's latest word on a range replaces what it said before about it.
-    regions_.erase(std::remove_if(regions_.begin(), regions_.end(),
-                                  [&](const tlm::tlm_dmi& d) {
-                                      return d.get_start_address() <= dmi.get_end_address() && d.get_end_address() >= dmi.get_start_address();
-                                  }),
-                   regions_.end());
+    regions_.erase(
+        std::remove_if(regions_.begin(), regions_.end(),
+                       [&](const tlm::tlm_dmi& d) { return d.get_start_address() <= dmi.get_end_address() && d.get_end_address() >= dmi.get_start_address(); }),
+        regions_.end());
     if (regions_.size() >= kMaxRegions) regions_.erase(regions_.begin());
     regions_.push_back(dmi);
     last_ = regions_.size() - 1;

@@ -64,7 +64,7 @@ private:
     sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>* sock_;
     std::string what_;
     std::vector<tlm::tlm_dmi> regions_;  // oldest first
-    mutable size_t last_ = 0;            // the region used last: looked at first
+    mutable size_t last_ = 0;  // the region used last: looked at first
     Counters counters_;
 };
 

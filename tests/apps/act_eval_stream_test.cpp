@@ -31,8 +31,7 @@ TEST(ActEvalStream, ManyBatchesInOrder) {
     TempDir t;
     const size_t n = 200000;  // four batches of 65536 and a part
     std::string in = t.write("in.txt", counting(n));
-    CliResult r = run_cli("act eval --pwp-dir " + t.path() + " --func Identity --exact --scale 2 --in " + in + " --out " + t.file("o.f32") +
-                          " --format hex");
+    CliResult r = run_cli("act eval --pwp-dir " + t.path() + " --func Identity --exact --scale 2 --in " + in + " --out " + t.file("o.f32") + " --format hex");
     ASSERT_EQ(r.status, 0) << r.err;
     auto out = model::io::read_elements(t.file("o.f32"), model::io::ElementFormat::Hex);
     ASSERT_EQ(out.values.size(), n);
@@ -75,8 +74,7 @@ TEST(ActEvalStream, AnErrorLateInTheFileNamesItsLineAndLeavesOutAlone) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find(in + ":150002: element 0x3f800000:"), std::string::npos) << r.err;
     EXPECT_EQ(read_file(t.file("out.txt")), "previous run\n");
-    for (const auto& e : fs::directory_iterator(t.path()))
-        EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+    for (const auto& e : fs::directory_iterator(t.path())) EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
 TEST(ActEvalStream, SpecialFiles) {

@@ -27,9 +27,13 @@ std::string fields_of(const std::string& out) {
 
 // Decodes w.bin with the printed fields in a run and returns the dumped destination.
 std::string run_decode(const TempDir& t, const std::string& fields, int dump_bytes, const std::string& extra = "") {
-    t.write("d.trace", ".data sbuf:0:0x0 partitions=128 file=w.bin\n"
-                       "pool conv_lut_load src=sbuf:0:0x0 dst=sbuf:0:0x1000 " + fields + "\n"
-                       ".dump sbuf:0:0x1000 bytes=" + std::to_string(dump_bytes) + " partitions=128 file=dec.bin\n");
+    t.write("d.trace",
+            ".data sbuf:0:0x0 partitions=128 file=w.bin\n"
+            "pool conv_lut_load src=sbuf:0:0x0 dst=sbuf:0:0x1000 " +
+                fields +
+                "\n"
+                ".dump sbuf:0:0x1000 bytes=" +
+                std::to_string(dump_bytes) + " partitions=128 file=dec.bin\n");
     CliResult r = run_cli("run -p gpsimd.cptc_flag=true " + extra + " --trace " + t.file("d.trace") + " --force --out " + t.file("o") + " --no-progress");
     EXPECT_EQ(r.status, 0) << r.err;
     return read_file(t.file("o/dec.bin"));
@@ -45,8 +49,9 @@ TEST(CptcCli, OneBitIsSignedForImpl1AndRoundTrips) {
     EXPECT_NE(e.out.find("wrote " + t.file("want.bin") + ": 128 partitions x 256 bytes of FP32, what cptc_decode_impl<1> stores"), std::string::npos) << e.out;
     EXPECT_NE(e.out.find("kernel: cptc_decode_impl<1> (CPTC1 -> impl<1>): signed codes -1..0, FP32 output\n"), std::string::npos) << e.out;
     const std::string fields = fields_of(e.out);
-    EXPECT_EQ(fields, "in_dtype=9 out_dtype=10 lut_dtype=0x19 block_size=64 mconst0=0x3c00 mconst1=0x100 num_active_rows=128 num_active_cols=128 row_grp=15 "
-                      "col_grp=15 src.num=4,2 src.step=1,4 dst.num=64,1,1 dst.step=1,0,0");
+    EXPECT_EQ(fields,
+              "in_dtype=9 out_dtype=10 lut_dtype=0x19 block_size=64 mconst0=0x3c00 mconst1=0x100 num_active_rows=128 num_active_cols=128 row_grp=15 "
+              "col_grp=15 src.num=4,2 src.step=1,4 dst.num=64,1,1 dst.step=1,0,0");
     const std::string want = read_file(t.file("want.bin"));
     ASSERT_EQ(want.size(), 128u * 256u);
     EXPECT_EQ(run_decode(t, fields, 256), want);  // bit for bit
@@ -68,9 +73,10 @@ TEST(CptcCli, OneBitIsSignedForImpl1AndRoundTrips) {
     // --unsigned contradicts the leg: the message says why and where unsigned codes are read.
     CliResult u = run_cli("cptc encode --bits 1 --unsigned --in " + in + " --out " + t.file("x.bin"));
     EXPECT_EQ(u.status, 1);
-    EXPECT_NE(u.err.find("--unsigned: CPTC1 -> FP32 is decoded by cptc_decode_impl<1>, which reads signed codes; drop --unsigned (the kernel's leg decides), "
-                         "or use a width and output read unsigned: CPTC2 (impl<2>, FP16), CPTC3 (impl<5>, UINT8), CPTC6 (impl<6>, UINT8), CPTC7 (impl<6>, UINT8)"),
-              std::string::npos)
+    EXPECT_NE(
+        u.err.find("--unsigned: CPTC1 -> FP32 is decoded by cptc_decode_impl<1>, which reads signed codes; drop --unsigned (the kernel's leg decides), "
+                   "or use a width and output read unsigned: CPTC2 (impl<2>, FP16), CPTC3 (impl<5>, UINT8), CPTC6 (impl<6>, UINT8), CPTC7 (impl<6>, UINT8)"),
+        std::string::npos)
         << u.err;
     CliResult i8 = run_cli("cptc encode --bits 1 --out-dtype int8 --in " + in + " --out " + t.file("x.bin"));
     EXPECT_EQ(i8.status, 1);
@@ -88,8 +94,9 @@ TEST(CptcCli, ThreeBitUsesTheIntegerLegAndRoundTrips) {
     EXPECT_NE(e.out.find("128 partitions x 32 bytes (2 16-byte units) of CPTC3, 64 elements each"), std::string::npos) << e.out;
     EXPECT_NE(e.out.find("kernel: cptc_decode_impl<5> (CPTC3 -> impl<5>): unsigned codes 0..7, UINT8 output, integer leg"), std::string::npos) << e.out;
     const std::string fields = fields_of(e.out);
-    EXPECT_EQ(fields, "in_dtype=9 out_dtype=3 lut_dtype=0x1b block_size=64 mconst0=0x3 mconst1=0x0 num_active_rows=128 num_active_cols=128 row_grp=15 "
-                      "col_grp=15 src.num=4,2 src.step=1,4 dst.num=64,1,1 dst.step=1,0,0");
+    EXPECT_EQ(fields,
+              "in_dtype=9 out_dtype=3 lut_dtype=0x1b block_size=64 mconst0=0x3 mconst1=0x0 num_active_rows=128 num_active_cols=128 row_grp=15 "
+              "col_grp=15 src.num=4,2 src.step=1,4 dst.num=64,1,1 dst.step=1,0,0");
     EXPECT_NE(e.out.find("quantisation error: max abs 0, max 0 steps of mconst0 = 3 (unsigned codes)"), std::string::npos) << e.out;
     const std::string want = read_file(t.file("want.bin"));
     ASSERT_EQ(want.size(), 128u * 64u);
@@ -105,10 +112,12 @@ TEST(CptcCli, ThreeBitUsesTheIntegerLegAndRoundTrips) {
     for (size_t i = 0; i < codes.size(); ++i) ASSERT_EQ(static_cast<uint8_t>(codes[i]), i % 8) << i;
     // Refusals.
     CliResult neg = run_cli("cptc encode --bits 3 --codes --partitions 1 --in " + t.write("n.hex", "00000000\nbf800000\n") + " --out " + t.file("x.bin"));
-    EXPECT_NE(neg.err.find("n.hex:2: code -1 is not an integer in [0, 7] (unsigned CPTC3, read by cptc_decode_impl<5> for UINT8)"), std::string::npos) << neg.err;
+    EXPECT_NE(neg.err.find("n.hex:2: code -1 is not an integer in [0, 7] (unsigned CPTC3, read by cptc_decode_impl<5> for UINT8)"), std::string::npos)
+        << neg.err;
     CliResult f16 = run_cli("cptc encode --bits 3 --out-dtype fp16 --in " + in + " --out " + t.file("x.bin"));
     EXPECT_EQ(f16.status, 1);
-    EXPECT_NE(f16.err.find("CPTC3 is decoded by cptc_decode_impl<5>, which stores UINT8, not FP16; for FP16 use CPTC2 (impl<2>), CPTC4 (impl<3>)"), std::string::npos)
+    EXPECT_NE(f16.err.find("CPTC3 is decoded by cptc_decode_impl<5>, which stores UINT8, not FP16; for FP16 use CPTC2 (impl<2>), CPTC4 (impl<3>)"),
+              std::string::npos)
         << f16.err;
     CliResult fixed = run_cli("cptc encode --bits 3 --route 3=2 --in " + in + " --out " + t.file("x.bin"));
     EXPECT_EQ(fixed.status, 2);

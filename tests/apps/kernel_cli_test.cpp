@@ -261,7 +261,8 @@ TEST(KernelCli, DoubleBufferingOverlapsDmaWithActivations) {
 TEST(KernelCli, ListAndBadShapes) {
     CliResult l = run_cli("kernel --list");
     EXPECT_EQ(l.status, 0);
-    for (const char* k : {"softmax", "rmsnorm", "layernorm", "mlp-act", "cptc-dequant-act", "bert-base", "llama2-7b"}) EXPECT_NE(l.out.find(k), std::string::npos) << k;
+    for (const char* k : {"softmax", "rmsnorm", "layernorm", "mlp-act", "cptc-dequant-act", "bert-base", "llama2-7b"})
+        EXPECT_NE(l.out.find(k), std::string::npos) << k;
     TempDir t;
     CliResult s = run_cli("kernel softmax --shape 12x -o " + t.file("k.trace"));
     EXPECT_EQ(s.status, 2);

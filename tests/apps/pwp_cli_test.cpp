@@ -11,7 +11,8 @@ namespace {
 
 TEST(PwpCli, GenSubsetWritesOnlyCompleteSets) {
     TempDir t;
-    CliResult r = run_cli("pwp gen --out " + t.path() + " --func exp tanh identity copy relu leaky_relu parametric_relu abs sign "
+    CliResult r = run_cli("pwp gen --out " + t.path() +
+                          " --func exp tanh identity copy relu leaky_relu parametric_relu abs sign "
                           "memset_zero is_finite derivative_relu derivative_leaky_relu derivative_identity square");
     ASSERT_EQ(r.status, 0) << r.err;
     // exp_and_others and small on both targets: every other set needs more functions.

@@ -11,9 +11,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "tests/support/profile_builder.h"
-#include "tests/support/platform_run.h"
 #include "tests/support/golden_examples.h"
+#include "tests/support/platform_run.h"
+#include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 
 namespace neuronsim::test {
@@ -55,7 +55,10 @@ TEST(RunCli, GoldensFollowTheDmaFormula) {
     // Independent of the goldens: pipeline.trace is a chain of 4 transfers, each pinned to one
     // engine: 1300 ns latency, 128 descriptors and 512 KiB at that engine's bandwidth; 4
     // semaphore hand-offs of 20 ns, the first bundle's 250 ns fetch, two ACT syncs of 100 cycles.
-    struct G { const char* gen; double bw, descriptor, act_ghz; };
+    struct G {
+        const char* gen;
+        double bw, descriptor, act_ghz;
+    };
     for (const G& g : {G{"sunda", 17.0, 15, 1.4}, G{"cayman", 23.0, 11, 1.2}, G{"mariana", 33.0, 8, 1.2}}) {
         const std::string gen = g.gen;
         auto j = nlohmann::json::parse(read_file(kSrc + "/tests/golden/pipeline/" + gen + "/stats.json"));
@@ -87,8 +90,8 @@ TEST(RunCli, DefaultRunWritesEverythingAndIsDeterministic) {
         flows += e["ph"] == "s";
     }
     EXPECT_EQ(slices, 5u + 33u);  // five instructions, 33 DMA packets (16 for each spread copy, the table load's)
-    EXPECT_EQ(stalls, 2u);        // pool waits for the weights, dma.1 for the results (ACT's wait is under its table load)
-    EXPECT_EQ(flows, stalls);    // each released by an update: an arrow from it
+    EXPECT_EQ(stalls, 2u);  // pool waits for the weights, dma.1 for the results (ACT's wait is under its table load)
+    EXPECT_EQ(flows, stalls);  // each released by an update: an arrow from it
     // GELU of the decoded weights, the same in every partition, near the exact GELU of the
     // values the weights were encoded from ((i % 16 - 7.5) / 4, 4-bit codes: within a step).
     const std::vector<float> g = floats(read_file(a.file("gelu.bin")));
@@ -142,8 +145,8 @@ TEST(RunCli, StreamsAndAsmDisasm) {
     EXPECT_NE(a.out.find("dma0.bin: 2 bundles"), std::string::npos) << a.out;
     CliResult d = run_cli("disasm " + t.file("s/dma2.bin"));
     ASSERT_EQ(d.status, 0) << d.err;
-    EXPECT_NE(d.out.find("dma2 copy src=sbuf:0:0x0 dst=dram:0x800000 partitions=128 bytes=4096 dst_stride=4096 wait=10>=1 update=20+1"),
-              std::string::npos) << d.out;
+    EXPECT_NE(d.out.find("dma2 copy src=sbuf:0:0x0 dst=dram:0x800000 partitions=128 bytes=4096 dst_stride=4096 wait=10>=1 update=20+1"), std::string::npos)
+        << d.out;
     CliResult r = run_cli("run --streams " + t.file("s") + " --gen sunda --out " + t.file("o"));
     ASSERT_EQ(r.status, 0) << r.err;
     // Everything but "mem": the two routes place the rings differently, so the port's bounded
@@ -179,7 +182,9 @@ TEST(RunCli, ErrorsExitNonZeroWithPlaces) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("engine act at instruction 0 waits for semaphore 1 >= 1, which is 0"), std::string::npos) << r.err;
-    tr = t.write("e.trace", "act sync\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
+    tr = t.write(
+        "e.trace",
+        "act sync\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
     r = run_cli("run --trace " + tr + " --force --out " + t.file("o"));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("opcode 0x47 is not modelled on engine pool"), std::string::npos) << r.err;
@@ -251,8 +256,7 @@ TEST(RunCli, InstructionsCsvExplainsEveryStall) {
     EXPECT_GT(std::stod(copy.at("stall_ns")), 1000.0);
     EXPECT_EQ(copy.at("bytes"), std::to_string(64 * 128));
     // ready + stall = start, for every row.
-    for (const auto& [k, m] : rows)
-        EXPECT_NEAR(std::stod(m.at("ready_ns")) + std::stod(m.at("stall_ns")), std::stod(m.at("start_ns")), 0.0015) << k;
+    for (const auto& [k, m] : rows) EXPECT_NEAR(std::stod(m.at("ready_ns")) + std::stod(m.at("stall_ns")), std::stod(m.at("start_ns")), 0.0015) << k;
     EXPECT_NE(r.out.find("top stalls:"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("dma.1    waits for semaphore 1 >= 1 released by act"), std::string::npos) << r.out;
     // The timeline has a flow arrow into each released instruction and the counter tracks.

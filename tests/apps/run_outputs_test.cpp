@@ -1,8 +1,8 @@
 // What a run leaves behind: --numerics none times like the full run, an earlier run's outputs
 // are refused unless --force (which clears exactly what neuronsim wrote), an interrupted run
 // says so and exits 130, and pathological work is refused by the run.max_* limits.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/profile_builder.h"
-#include "tests/support/golden_examples.h"
 #include "tests/support/asan.h"
+#include "tests/support/golden_examples.h"
+#include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 
 extern char** environ;
@@ -53,8 +53,7 @@ TEST(RunOutputs, NumericsNoneTimesEveryExampleLikeTheFullRun) {
         EXPECT_EQ(read_file(none.file("timeline.json")), read_file(full.file("timeline.json"))) << what;
         EXPECT_EQ(nlohmann::json::parse(read_file(none.file("stats.json")))["run"]["numerics"], "none");
         // No values, so no dumps: a dump would hold nothing the trace computed.
-        for (const auto& f : std::filesystem::directory_iterator(none.path()))
-            EXPECT_NE(f.path().extension(), ".bin") << what << ": " << f.path();
+        for (const auto& f : std::filesystem::directory_iterator(none.path())) EXPECT_NE(f.path().extension(), ".bin") << what << ": " << f.path();
     }
 }
 
@@ -78,8 +77,8 @@ TEST(RunOutputs, NumericsNoneComputesNothing) {
 TEST(RunOutputs, StatsRecordTheInputsAndEveryEngine) {
     TempDir t;
     const std::string overlay = t.write("o.yaml", "dma: {bytes_per_ns_per_engine: 40}\n");
-    CliResult r = run_cli_in(kSrc, "run --gen cayman --config " + overlay + " -p act.clock_ghz=1.5 --trace traces/gelu.trace --no-progress --out " +
-                                       t.file("o"));
+    CliResult r =
+        run_cli_in(kSrc, "run --gen cayman --config " + overlay + " -p act.clock_ghz=1.5 --trace traces/gelu.trace --no-progress --out " + t.file("o"));
     ASSERT_EQ(r.status, 0) << r.err;
     const auto s = nlohmann::json::parse(read_file(t.file("o/stats.json")));
     EXPECT_EQ(s["schema_version"], 3);
@@ -153,8 +152,7 @@ TEST(RunOutputs, ForceNeverRemovesWhatNeuronsimDidNotWrite) {
     for (const char* force : {"", " --force"}) {
         CliResult r = run_cli("run --no-progress" + std::string(force) + " --out " + proj);
         EXPECT_EQ(r.status, 2) << force;
-        EXPECT_NE(r.err.find(proj + " holds config.yaml, streams, which neuronsim did not write (there is no .neuronsim-outputs)"), std::string::npos)
-            << r.err;
+        EXPECT_NE(r.err.find(proj + " holds config.yaml, streams, which neuronsim did not write (there is no .neuronsim-outputs)"), std::string::npos) << r.err;
         EXPECT_EQ(read_file(proj + "/config.yaml"), "my: own config\n");
         EXPECT_TRUE(std::filesystem::exists(proj + "/streams/notes.txt"));
         EXPECT_FALSE(std::filesystem::exists(proj + "/.neuronsim-outputs"));
@@ -218,8 +216,9 @@ TEST(RunOutputs, SigintStopsTheRunWritesWhatCompletedAndExits130) {
     TempDir t;
     std::string trace = ".data sbuf:0:0x0 partitions=128 f32 0.5\nact load_act_func_set set=10\n";
     for (int i = 0; i < 4000; ++i)
-        trace += "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 src.step=1,0,0 "
-                 "src.num=16384,1,1 dst=sbuf:0:0x10000 dst.step=1,0,0 dst.num=16384,1,1\n";
+        trace +=
+            "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 src.step=1,0,0 "
+            "src.num=16384,1,1 dst=sbuf:0:0x10000 dst.step=1,0,0 dst.num=16384,1,1\n";
     t.write("long.trace", trace);
     const std::string out = t.file("o");
     const pid_t pid = start_run(t.file("long.trace"), out);
@@ -242,11 +241,13 @@ TEST(RunOutputs, SigintStopsTheRunWritesWhatCompletedAndExits130) {
 // the run within a second of wall time: the engine abandons the instruction.
 TEST(RunOutputs, SigintStopsARunInsideALongInstructionWithinASecond) {
     TempDir t;
-    t.write("long.trace", ".data sbuf:0:0x0 partitions=128 f32 0.5\nact load_act_func_set set=10\n"
-                          "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1 bias=0 src=sbuf:0:0x0 "
-                          "src.step=0,0,0 src.num=65535,65535,1 dst=sbuf:0:0x10000 dst.step=0,0,0 dst.num=65535,65535,1\n");
+    t.write("long.trace",
+            ".data sbuf:0:0x0 partitions=128 f32 0.5\nact load_act_func_set set=10\n"
+            "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1 bias=0 src=sbuf:0:0x0 "
+            "src.step=0,0,0 src.num=65535,65535,1 dst=sbuf:0:0x10000 dst.step=0,0,0 dst.num=65535,65535,1\n");
     const std::string out = t.file("o");
-    const pid_t pid = start_run(t.file("long.trace"), out, {"-p", "run.max_elements_per_instruction=1099511627776", "-p", "run.max_elements_per_run=1125899906842624"});
+    const pid_t pid =
+        start_run(t.file("long.trace"), out, {"-p", "run.max_elements_per_instruction=1099511627776", "-p", "run.max_elements_per_run=1125899906842624"});
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // well inside the Activate, under load or sanitizers too
     const auto [status, seconds] = interrupt(pid);
@@ -272,9 +273,10 @@ TEST(RunOutputs, GapsLongerThanASliceFinish) {
     finishes("rows", "--gen sunda --trace " + t.file("rows.trace"));
     t.write("one.trace", "dma0 copy src=dram:0x0 dst=dram:0x200000 partitions=1 bytes=100001\n");
     finishes("one", "--trace " + t.file("one.trace") + " -p dma.bytes_per_ns_per_engine=1 -p dma.fixed_overhead_ns=0");
-    t.write("act.trace", ".data sbuf:0:0x0 f32 0.5\nact load_act_func_set set=10\n"
-                         "act activate func=23 in_bias_dtype=0xa6 out_dtype=6 num_active_channels=128 scale=1 bias=0 src=sbuf:0:0x0 "
-                         "src.step=1,0,0 src.num=32768,2,1 dst=sbuf:0:0x20000 dst.step=1,0,0 dst.num=32768,2,1\n");
+    t.write("act.trace",
+            ".data sbuf:0:0x0 f32 0.5\nact load_act_func_set set=10\n"
+            "act activate func=23 in_bias_dtype=0xa6 out_dtype=6 num_active_channels=128 scale=1 bias=0 src=sbuf:0:0x0 "
+            "src.step=1,0,0 src.num=32768,2,1 dst=sbuf:0:0x20000 dst.step=1,0,0 dst.num=32768,2,1\n");
     finishes("act", "--trace " + t.file("act.trace") + " -p act.clock_ghz=0.5");
     finishes("softmax", "--trace " + kSrc + "/traces/softmax.trace -p dma.fixed_overhead_ns=150000");
     CliResult k = run_cli("kernel mlp-act --shape 256x16384 --dma-lanes 1 -o " + t.file("mlp.trace"));
@@ -288,9 +290,10 @@ TEST(RunOutputs, GapsLongerThanASliceFinish) {
 TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {
     TempDir t;
     // 65535^3 elements per partition from a step-0 pattern.
-    t.write("p.trace", "act load_act_func_set set=10\n"
-                       "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
-                       "src.step=0,0,0 src.num=65535,65535,65535 dst=sbuf:0:0x0 dst.step=0,0,0 dst.num=65535,65535,65535\n");
+    t.write("p.trace",
+            "act load_act_func_set set=10\n"
+            "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
+            "src.step=0,0,0 src.num=65535,65535,65535 dst=sbuf:0:0x0 dst.step=0,0,0 dst.num=65535,65535,65535\n");
     const auto t0 = std::chrono::steady_clock::now();
     CliResult r = run_cli("run --trace " + t.file("p.trace") + " --no-progress --out " + t.file("o"));
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -299,11 +302,12 @@ TEST(RunOutputs, PathologicalWorkIsRefusedInMilliseconds) {
     EXPECT_NE(r.err.find("exceed the per-instruction limit of 268435456 (run.max_elements_per_instruction)"), std::string::npos) << r.err;
     EXPECT_LT(s, 30.0) << "refused before the work, not after";
     // The run budget: two instructions of 2^20 elements against a budget of 1.5 x 2^20.
-    t.write("b.trace", "act load_act_func_set set=10\n"
-                       "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
-                       "src.step=1,0,0 src.num=8192,1,1 dst=sbuf:0:0x0 dst.step=1,0,0 dst.num=8192,1,1\n"
-                       "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
-                       "src.step=1,0,0 src.num=8192,1,1 dst=sbuf:0:0x0 dst.step=1,0,0 dst.num=8192,1,1\n");
+    t.write("b.trace",
+            "act load_act_func_set set=10\n"
+            "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
+            "src.step=1,0,0 src.num=8192,1,1 dst=sbuf:0:0x0 dst.step=1,0,0 dst.num=8192,1,1\n"
+            "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=128 scale=1.0 bias=0 src=sbuf:0:0x0 "
+            "src.step=1,0,0 src.num=8192,1,1 dst=sbuf:0:0x0 dst.step=1,0,0 dst.num=8192,1,1\n");
     r = run_cli("run --trace " + t.file("b.trace") + " -p run.max_elements_per_run=1572864 --no-progress --out " + t.file("b"));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("b.trace:3:"), std::string::npos) << r.err;
@@ -358,8 +362,8 @@ TEST(RunOutputs, DramPagesAreBoundedAndRunningOutNamesTheInstruction) {
     if (NEURONSIM_ASAN) GTEST_SKIP() << "ASan reserves terabytes of address space";
     // 4 rows of 4 GiB - 1 bytes under a 1 GiB address space: the limit is not reached first.
     t.write("h.trace", "dma0 copy src=dram:0x0 dst=dram:0x400000000 partitions=4 bytes=0xFFFFFFFF src_stride=0xFFFFFFFF dst_stride=0xFFFFFFFF\n");
-    const std::string cmd = "ulimit -v 1048576 && " + std::string(NEURONSIM_EXE) + " run --trace " + t.file("h.trace") + " --no-progress --out " +
-                            t.file("h") + " 2>" + t.file("err");
+    const std::string cmd = "ulimit -v 1048576 && " + std::string(NEURONSIM_EXE) + " run --trace " + t.file("h.trace") + " --no-progress --out " + t.file("h") +
+                            " 2>" + t.file("err");
     const int rc = std::system(("/bin/sh -c '" + cmd + "'").c_str());
     ASSERT_TRUE(WIFEXITED(rc)) << rc;
     EXPECT_EQ(WEXITSTATUS(rc), 1);

@@ -24,7 +24,16 @@ std::string err(const std::vector<std::string>& overrides, const std::string& ge
 }
 
 TEST(Config, ShippedGenerationsLoad) {
-    struct Want { const char* gen; const char* name; int nc; double act_ghz; uint64_t sbuf; double dma_bw; uint32_t e16; bool act2; };
+    struct Want {
+        const char* gen;
+        const char* name;
+        int nc;
+        double act_ghz;
+        uint64_t sbuf;
+        double dma_bw;
+        uint32_t e16;
+        bool act2;
+    };
     // e16: per-partition elements/cycle for BF16 (public-figures §0: 256 per engine on v4+).
     for (const Want& w : {Want{"sunda", "SUNDA", 2, 1.4, 196608, 17.0, 1, false}, Want{"cayman", "CAYMAN", 3, 1.2, 229376, 23.0, 1, false},
                           Want{"mariana", "MARIANA", 4, 1.2, 262144, 33.0, 2, true}, Want{"mariana_plus", "MARIANA_PLUS", 4, 1.2, 262144, 33.0, 2, true},
@@ -49,8 +58,9 @@ TEST(Config, ShippedGenerationsLoad) {
 }
 
 TEST(Config, OverridesApplyInOrderLastWins) {
-    Config c = parse_config(builtin_config_text("mariana"), "m", {"dma.fixed_overhead_ns=10", "act.clock_ghz=2.0", "dma.fixed_overhead_ns=20",
-                                                                   "gpsimd.cptc_routing.6=5", "act.opcodes=[0x21, 0x23]"});
+    Config c =
+        parse_config(builtin_config_text("mariana"), "m",
+                     {"dma.fixed_overhead_ns=10", "act.clock_ghz=2.0", "dma.fixed_overhead_ns=20", "gpsimd.cptc_routing.6=5", "act.opcodes=[0x21, 0x23]"});
     EXPECT_DOUBLE_EQ(c.dma.fixed_overhead_ns, 20);
     EXPECT_DOUBLE_EQ(c.act.clock_ghz, 2.0);
     EXPECT_EQ(c.gpsimd.cptc_routing.at(6), 5u);
@@ -122,16 +132,17 @@ TEST(Config, DuplicateKeysRootsAndStridesAreRefusedWithTheirPlace) {
 }
 
 TEST(Config, OverlaysApplyInOrderOnThePresetThenOverrides) {
-    const Config c = compose_config_text("cayman", {{"a.yaml", "act:\n  clock_ghz: 2.0\n  table_load_dma_engine: 7\ndma:\n  engines: 8\n  fixed_overhead_ns: 10\n"},
-                                                    {"b.yaml", "act: {clock_ghz: 3.0, elems_per_partition_cycle: {FP32: 2}}\n"}},
+    const Config c = compose_config_text("cayman",
+                                         {{"a.yaml", "act:\n  clock_ghz: 2.0\n  table_load_dma_engine: 7\ndma:\n  engines: 8\n  fixed_overhead_ns: 10\n"},
+                                          {"b.yaml", "act: {clock_ghz: 3.0, elems_per_partition_cycle: {FP32: 2}}\n"}},
                                          {"dma.fixed_overhead_ns=20"});
     EXPECT_EQ(c.generation.name, "CAYMAN");
-    EXPECT_DOUBLE_EQ(c.act.clock_ghz, 3.0);       // b over a
-    EXPECT_EQ(c.dma.engines, 8u);                  // a, untouched by b
+    EXPECT_DOUBLE_EQ(c.act.clock_ghz, 3.0);  // b over a
+    EXPECT_EQ(c.dma.engines, 8u);  // a, untouched by b
     EXPECT_DOUBLE_EQ(c.dma.fixed_overhead_ns, 20);  // -p last
     EXPECT_DOUBLE_EQ(c.dma.bytes_per_ns_per_engine, 23.0);  // the preset
-    EXPECT_EQ(c.act.rate("FP32"), 2u);             // maps merge key by key...
-    EXPECT_EQ(c.act.rate("BFLOAT16"), 1u);         // ...keeping the preset's other keys
+    EXPECT_EQ(c.act.rate("FP32"), 2u);  // maps merge key by key...
+    EXPECT_EQ(c.act.rate("BFLOAT16"), 1u);  // ...keeping the preset's other keys
     EXPECT_EQ(c.act.table_load_dma_engine, 7u);
     EXPECT_EQ(c.source, "configs/cayman.yaml (built in) + a.yaml + b.yaml + -p dma.fixed_overhead_ns=20");
 }
@@ -186,8 +197,7 @@ TEST(Config, AliasBombsAndDeepNestingAreRefused) {
     };
     const std::string bomb = levels(9);
     EXPECT_LT(bomb.size(), 520u);
-    EXPECT_EQ(error({{"bomb.yaml", bomb}}).rfind("bomb.yaml: more than 100000 values once its aliases are expanded", 0), 0u)
-        << error({{"bomb.yaml", bomb}});
+    EXPECT_EQ(error({{"bomb.yaml", bomb}}).rfind("bomb.yaml: more than 100000 values once its aliases are expanded", 0), 0u) << error({{"bomb.yaml", bomb}});
     // -p: seven levels in one value.
     std::string v = "[&b0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]";
     for (int i = 1; i < 7; ++i) {

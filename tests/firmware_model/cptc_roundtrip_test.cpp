@@ -25,8 +25,8 @@ using model::fp::Dtype;
 namespace cptc = model::cptc;
 
 constexpr uint32_t kParts = 128;
-constexpr uint64_t kPer = 8192;     // SBUF bytes per partition in these tests
-constexpr uint64_t kDst = 0x1000;   // where the decode stores
+constexpr uint64_t kPer = 8192;  // SBUF bytes per partition in these tests
+constexpr uint64_t kDst = 0x1000;  // where the decode stores
 constexpr Dtype kOuts[] = {Dtype::Fp16, Dtype::Fp32, Dtype::Int8, Dtype::Uint8, Dtype::Bfloat16};
 
 struct Sbuf {
@@ -102,7 +102,8 @@ std::string decode_and_compare(const cptc::Routing& routing, const cptc::Target&
     const cptc::Encoded& e0 = x.parts[0];
     for (uint32_t p = 0; p < kParts; ++p) {
         const cptc::Encoded& e = x.parts[p];
-        if (e.s0 != e0.s0 || e.s1 != e0.s1 || e.bytes.size() != e0.bytes.size()) return "partition " + std::to_string(p) + " needs other fields than partition 0";
+        if (e.s0 != e0.s0 || e.s1 != e0.s1 || e.bytes.size() != e0.bytes.size())
+            return "partition " + std::to_string(p) + " needs other fields than partition 0";
         std::memcpy(s.at(p, 0), e.bytes.data(), e.bytes.size());
     }
     const size_t n = x.values[0].size();

@@ -34,7 +34,11 @@ struct Sbuf {
     }
     uint8_t* at(uint32_t p, uint64_t off) { return mem.data() + p * kPer + off; }
     uint16_t u16(uint32_t p, uint64_t off) { return static_cast<uint16_t>(at(p, off)[0] | at(p, off)[1] << 8); }
-    uint32_t u32(uint32_t p, uint64_t off) { uint32_t v; std::memcpy(&v, at(p, off), 4); return v; }
+    uint32_t u32(uint32_t p, uint64_t off) {
+        uint32_t v;
+        std::memcpy(&v, at(p, off), 4);
+        return v;
+    }
 };
 
 FirmwareConfig staged(int nc = 4) {
@@ -104,7 +108,7 @@ TEST(PoolFirmware, KernelInfoTablesInRegistrationOrder) {
     for (const auto& r : m)
         if (r.opcode == 0xf0) specs.push_back(r.spec);
     EXPECT_EQ(specs, (std::vector<int>{0, 1, 2, 4, 3}));  // five 0xf0 rows, this order
-    for (const auto& r : m) EXPECT_NE(r.opcode, 0xe4);     // 0xe4 lives in EXTISA_3 only
+    for (const auto& r : m) EXPECT_NE(r.opcode, 0xe4);  // 0xe4 lives in EXTISA_3 only
 }
 
 TEST(PoolFirmware, StagingGate) {
@@ -114,7 +118,7 @@ TEST(PoolFirmware, StagingGate) {
     c.cptc_flag = false;
     EXPECT_FALSE(c.extisa3_staged());  // opt-in
     setenv("NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE", "1", 1);
-    EXPECT_TRUE(c.extisa3_staged());   // the environment variable stages it too
+    EXPECT_TRUE(c.extisa3_staged());  // the environment variable stages it too
     c.coretype_perf = false;
     EXPECT_FALSE(c.extisa3_staged());  // PERF core type only
     c.coretype_perf = true;
@@ -188,8 +192,7 @@ TEST(PoolFirmware, ValidatorsAndTheirMessages) {
     EXPECT_NE(err([](ConvLutOp& o) { o.num_active_cols = 127; }).find("got 127"), std::string::npos);
     EXPECT_NE(err([](ConvLutOp& o) { o.row_grp = 7; }).find("row_grp and col_grp 0xf"), std::string::npos);
     EXPECT_NE(err([](ConvLutOp& o) { o.src.num_elem[0] = 8; }).find("4 UINT32 (one 16-byte unit), got 8"), std::string::npos);
-    EXPECT_NE(err([](ConvLutOp& o) { o.src.num_elem[1] = 1; }).find("CPTC source holds 16 bytes per partition, 64 CPTC4 elements need 32"),
-              std::string::npos);
+    EXPECT_NE(err([](ConvLutOp& o) { o.src.num_elem[1] = 1; }).find("CPTC source holds 16 bytes per partition, 64 CPTC4 elements need 32"), std::string::npos);
     EXPECT_NE(err([](ConvLutOp& o) { o.src.start_addr = encode_addr4(MemSpace::Psum, 0, 0); }).find("SBUF only"), std::string::npos);
     EXPECT_EQ(err([](ConvLutOp&) {}), "(no error)");
     PoolFirmware cayman_like(staged(3));  // valid_nc: V3 or later
@@ -199,7 +202,10 @@ TEST(PoolFirmware, ValidatorsAndTheirMessages) {
 TEST(PoolFirmware, RoutingLadderAndOddGuards) {
     Sbuf s;
     const uint16_t units = place_codes(s, std::vector<int32_t>(64, 1), 7);
-    struct Case { uint8_t lut, out; const char* kernel; };
+    struct Case {
+        uint8_t lut, out;
+        const char* kernel;
+    };
     for (const Case& c : {Case{0x19, 0x0A, "cptc_decode_impl<1>"}, Case{0x1A, 0x07, "cptc_decode_impl<2>"}, Case{0x1B, 0x03, "cptc_decode_impl<5>"},
                           Case{0x1C, 0x07, "cptc_decode_impl<3>"}, Case{0x1D, 0x0A, "cptc_decode_impl<4>"}, Case{0x1E, 0x07, "cptc_decode_impl<6>"},
                           Case{0x1F, 0x02, "cptc_decode_impl<6>"}}) {
@@ -456,8 +462,10 @@ TEST(PoolFirmware, ElementLimitBoundsTheWorkOfOneInstruction) {
     op.num_active_rows = 1;
     op.src = {encode_addr4(MemSpace::Sbuf, 0, 0x10), {0, 0}, {65535, 65535}};
     op.dst = {encode_addr4(MemSpace::Sbuf, 0, 0x100), {0, 0, 0}, {65535, 65535, 1}};
-    EXPECT_NE(error_of(fw, bundle_of(op), s).find("P0: ExtendedInstCopy: 4294836225 elements x 1 partitions exceed the per-instruction limit of 268435456 elements"),
-              std::string::npos) << error_of(fw, bundle_of(op), s);
+    EXPECT_NE(
+        error_of(fw, bundle_of(op), s).find("P0: ExtendedInstCopy: 4294836225 elements x 1 partitions exceed the per-instruction limit of 268435456 elements"),
+        std::string::npos)
+        << error_of(fw, bundle_of(op), s);
     // Under a lower limit, a small copy over 128 partitions is refused too.
     c.max_elements = 1000;
     PoolFirmware small(c);

@@ -36,7 +36,7 @@ namespace {
 
 constexpr uint64_t kDramBytes = 8u << 20;
 constexpr uint64_t kScratchBytes = 2u << 20;  // rings and data; restored per input
-constexpr uint64_t kSetsTop = kDramBytes;     // the function sets above, restored when written
+constexpr uint64_t kSetsTop = kDramBytes;  // the function sets above, restored when written
 constexpr size_t kMaxOps = 96;
 
 // Reads the input as a stream of choices; past its end every choice is 0.
@@ -52,7 +52,9 @@ struct Bytes {
     }
     uint64_t u64() { return uint64_t{u32()} | uint64_t{u32()} << 32; }
     template <typename T>
-    const T& pick(const std::vector<T>& v) { return v[u8() % v.size()]; }
+    const T& pick(const std::vector<T>& v) {
+        return v[u8() % v.size()];
+    }
 };
 
 // The VP's DRAM, with every behaviour a legal TLM target may have.
@@ -163,9 +165,7 @@ struct FuzzHost : sc_core::sc_module {
         if (access(tlm::TLM_READ_COMMAND, a, &v, 4) != tlm::TLM_OK_RESPONSE) fuzz::fuzz_fail("register " + std::to_string(a) + " cannot be read");
         return v;
     }
-    tlm::tlm_response_status wr(uint64_t a, uint32_t v, sc_core::sc_time d = sc_core::SC_ZERO_TIME) {
-        return access(tlm::TLM_WRITE_COMMAND, a, &v, 4, d);
-    }
+    tlm::tlm_response_status wr(uint64_t a, uint32_t v, sc_core::sc_time d = sc_core::SC_ZERO_TIME) { return access(tlm::TLM_WRITE_COMMAND, a, &v, 4, d); }
     static uint64_t queue_reg(uint32_t q, uint64_t r) { return reg::kQueues + uint64_t{q} * reg::kQueueStride + r; }
 
     // NEURONSIM_FUZZ_VERBOSE=1: what each RESET ends (for writing seeds that reach far).
@@ -263,8 +263,8 @@ struct FuzzHost : sc_core::sc_module {
                 const unsigned len = 1 + b.u8() % 16;
                 for (unsigned i = 0; i < 16; ++i) be[i] = b.u8() % 2 ? 0xff : 0;
                 const bool use_be = b.u8() % 4 == 0;
-                access(b.u8() % 2 ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, a, buf, len, pick_delay(b), use_be ? be : nullptr, use_be ? 1 + b.u8() % 16 : 0,
-                       b.u8() % 4 == 0 ? 1 + b.u8() % len : 0);
+                access(b.u8() % 2 ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND, a, buf, len, pick_delay(b), use_be ? be : nullptr,
+                       use_be ? 1 + b.u8() % 16 : 0, b.u8() % 4 == 0 ? 1 + b.u8() % len : 0);
                 break;
             }
             case 2: {  // a real instruction into the DRAM, perhaps with one byte changed

@@ -50,8 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     const SbufAccess access = [](uint32_t partition, uint64_t offset, uint64_t len) -> uint8_t* {
         if (partition >= kPartitions || offset > kPartitionBytes || len > kPartitionBytes - offset)
-            throw Error("outside the fuzz SBUF: partition " + std::to_string(partition) + ", offset " + std::to_string(offset) + ", " +
-                        std::to_string(len) + " bytes");
+            throw Error("outside the fuzz SBUF: partition " + std::to_string(partition) + ", offset " + std::to_string(offset) + ", " + std::to_string(len) +
+                        " bytes");
         return sbuf.data() + partition * kPartitionBytes + offset;
     };
     const uint32_t first = (slice & 0x0f) * 8, count = 8u << (slice >> 4 & 3);

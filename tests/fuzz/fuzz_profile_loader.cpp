@@ -18,8 +18,19 @@ using namespace neuronsim::model;
 namespace {
 
 std::vector<uint32_t> inputs(const pwp::Profile& p) {
-    std::vector<uint32_t> v = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x00000001,
-                               0x807fffff, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000, fp::bits_of(p.symmetry_point)};
+    std::vector<uint32_t> v = {0x00000000,
+                               0x80000000,
+                               0x7f800000,
+                               0xff800000,
+                               0x7fc00000,
+                               0xffc00001,
+                               0x00000001,
+                               0x807fffff,
+                               0x7f7fffff,
+                               0xff7fffff,
+                               0x3f800000,
+                               0xbf800000,
+                               fp::bits_of(p.symmetry_point)};
     for (uint32_t e = 0; e < 256; e += 5) {
         v.push_back(e << 23 | 0x2aaaaa);
         v.push_back(0x80000000u | e << 23 | 0x555555);

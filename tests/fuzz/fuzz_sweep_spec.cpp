@@ -20,8 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::expect_ok_or_error([&] {
         const sweep::Spec s = sweep::parse_spec(text, "spec.yaml", dir);
         size_t want = s.traces.size() * s.generations.size() * size_t(s.repeat);
-        if (s.combine == "zip" && !s.axes.empty())
-            want *= s.axes.front().size();
+        if (s.combine == "zip" && !s.axes.empty()) want *= s.axes.front().size();
         else
             for (const sweep::Axis& a : s.axes) want *= a.size();
         if (want > 20000) return;  // valid but slow to expand: not what this harness is for
@@ -29,8 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (points.size() != want) fuzz::fuzz_fail("expand gave " + std::to_string(points.size()) + " points, the axes multiply to " + std::to_string(want));
         std::set<std::string> identities, keys;
         for (const sweep::Point& p : points) {
-            if (identities.insert(p.identity()).second && !keys.insert(p.key()).second)
-                fuzz::fuzz_fail("two identities share the key " + p.key());
+            if (identities.insert(p.identity()).second && !keys.insert(p.key()).second) fuzz::fuzz_fail("two identities share the key " + p.key());
             if (sweep::run_arguments(p, "out", s.numerics).empty()) fuzz::fuzz_fail("no run arguments");
         }
     });

@@ -22,9 +22,12 @@ namespace {
 const std::string kSrc = NEURONSIM_SOURCE_DIR;
 
 // Keys that name things become their placeholder, as the page writes them.
-const std::map<std::string, std::string> kNamed = {{"engines", "<E>"},          {"queues", "<stream>"},
-                                                   {"by_mnemonic", "<mnemonic>"}, {"stalls", "<cause>"},
-                                                   {"final_nonzero_values", "<semaphore>"}, {"cptc_by_kernel", "<kernel>"}};
+const std::map<std::string, std::string> kNamed = {{"engines", "<E>"},
+                                                   {"queues", "<stream>"},
+                                                   {"by_mnemonic", "<mnemonic>"},
+                                                   {"stalls", "<cause>"},
+                                                   {"final_nonzero_values", "<semaphore>"},
+                                                   {"cptc_by_kernel", "<kernel>"}};
 
 void flatten(const nlohmann::json& j, const std::string& path, const std::string& parent, std::set<std::string>& out) {
     if (j.is_object()) {

@@ -74,9 +74,7 @@ struct Host : sc_core::sc_module {
     std::function<void(Host&)> body;
     tlm_utils::tlm_quantumkeeper* qk = nullptr;  // set: writes are annotated with its local time
 
-    Host(sc_core::sc_module_name n, std::function<void(Host&)> b) : sc_core::sc_module(n), mmio("mmio"), irq("irq"), body(std::move(b)) {
-        SC_THREAD(run);
-    }
+    Host(sc_core::sc_module_name n, std::function<void(Host&)> b) : sc_core::sc_module(n), mmio("mmio"), irq("irq"), body(std::move(b)) { SC_THREAD(run); }
     void run() { body(*this); }
 
     tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, void* data, unsigned len, const unsigned char* be = nullptr) {

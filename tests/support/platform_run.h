@@ -16,14 +16,14 @@ protected:
     TempDir t;
     std::vector<std::string> overrides;  // "dotted.key=value"
     std::string gen = "mariana";
-    bool exact = false;                  // --act-numerics exact
-    bool reference_kernel = false;       // DeviceOptions::act_reference_kernel
+    bool exact = false;  // --act-numerics exact
+    bool reference_kernel = false;  // DeviceOptions::act_reference_kernel
     const std::atomic<int>* stop = nullptr;  // DeviceOptions::cancel: the run is sliced when set
 
     platform::RunReport run(const std::string& trace_text);
     platform::RunReport run_file(const std::string& trace_path);  // relative .data files resolve there
-    std::string error_of(const std::string& trace_text);          // the run's Error message, or "(no error)"
-    std::string out(const std::string& file);                     // a file the run wrote
+    std::string error_of(const std::string& trace_text);  // the run's Error message, or "(no error)"
+    std::string out(const std::string& file);  // a file the run wrote
     // Field `field` (0-based) of the instructions.csv row of `engine`'s instruction `index`.
     double csv_field(const std::string& engine, int index, int field);
     // Its time from start to end, in its engine's cycles and in ns.
@@ -31,7 +31,7 @@ protected:
     double ns_of(const std::string& engine, int index) { return csv_field(engine, index, 5) - csv_field(engine, index, 4); }
 };
 
-std::vector<float> floats(const std::string& bytes);      // little-endian binary32
-std::vector<uint16_t> halves(const std::string& bytes);   // little-endian 16-bit
+std::vector<float> floats(const std::string& bytes);  // little-endian binary32
+std::vector<uint16_t> halves(const std::string& bytes);  // little-endian 16-bit
 
 }  // namespace neuronsim::test

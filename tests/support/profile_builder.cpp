@@ -12,9 +12,7 @@ namespace neuronsim::test {
 uint32_t bits(float f) { return model::fp::bits_of(f); }
 float flt(uint32_t u) { return model::fp::float_of(u); }
 
-Section sec_bits(uint32_t x, uint32_t d0, uint32_t d1, uint32_t d2, uint32_t d3) {
-    return Section{flt(x), flt(d0), flt(d1), flt(d2), flt(d3)};
-}
+Section sec_bits(uint32_t x, uint32_t d0, uint32_t d1, uint32_t d2, uint32_t d3) { return Section{flt(x), flt(d0), flt(d1), flt(d2), flt(d3)}; }
 
 Section sec(float x, float d0, float d1, float d2, float d3) { return Section{x, d0, d1, d2, d3}; }
 
@@ -29,9 +27,7 @@ void add_octave(Region& r, int exponent, int extract_size, const std::vector<Sec
     r.sections.insert(r.sections.end(), sections.begin(), sections.end());
 }
 
-SatRegion sat(int32_t sat_point, int32_t mantissa_point, const Section& s) {
-    return SatRegion{sat_point, mantissa_point, s};
-}
+SatRegion sat(int32_t sat_point, int32_t mantissa_point, const Section& s) { return SatRegion{sat_point, mantissa_point, s}; }
 
 Profile clamp_only(const std::string& name, const Section& all) {
     Profile p;

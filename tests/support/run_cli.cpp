@@ -21,7 +21,8 @@ CliResult run_cli(const std::string& args) { return run_cli_in("", args); }
 
 CliResult run_cli_in(const std::string& dir, const std::string& args) {
     TempDir t;
-    std::string cmd = (dir.empty() ? "" : "cd '" + dir + "' && ") + std::string(NEURONSIM_EXE) + " " + args + " >" + t.file("out") + " 2>" + t.file("err") + " </dev/null";
+    std::string cmd =
+        (dir.empty() ? "" : "cd '" + dir + "' && ") + std::string(NEURONSIM_EXE) + " " + args + " >" + t.file("out") + " 2>" + t.file("err") + " </dev/null";
     int rc = std::system(cmd.c_str());
     CliResult r;
     r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

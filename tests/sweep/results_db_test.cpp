@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "model/common/error.h"
+#include "stats/stat_records.h"
 #include "sweep/flatten.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/progress.h"
-#include "stats/stat_records.h"
 #include "sweep/record_json.h"
 #include "sweep/results_db.h"
 #include "sweep/runner.h"
@@ -30,8 +30,9 @@ PointRecord sample(const std::string& trace, const std::string& value, int64_t b
     r.neuronsim_version = "0.2.0";
     r.host = "h";
     r.finished_at = "2026-12-01T00:00:00Z";
-    r.stats = flatten(nlohmann::ordered_json::parse(R"({"core": {"act": {"busy_ps": )" + std::to_string(busy) +
-                                                    R"(, "clock_ghz": 1.2, "name": "MARIANA", "on": true, "none": null}, "list": [3, {"x": 4}], "empty": {}}})"));
+    r.stats =
+        flatten(nlohmann::ordered_json::parse(R"({"core": {"act": {"busy_ps": )" + std::to_string(busy) +
+                                              R"(, "clock_ghz": 1.2, "name": "MARIANA", "on": true, "none": null}, "list": [3, {"x": 4}], "empty": {}}})"));
     return r;
 }
 
@@ -207,9 +208,14 @@ TEST(RecordJson, RoundTripsEveryValueKind) {
 }
 
 TEST(Utf8, InvalidBytesAreFoundAndReplaced) {
-    EXPECT_TRUE(valid_utf8("plain, \xC3\xA9" "t\xC3\xA9, \xE2\x82\xAC, \xF0\x9F\x98\x80"));
+    EXPECT_TRUE(
+        valid_utf8("plain, \xC3\xA9"
+                   "t\xC3\xA9, \xE2\x82\xAC, \xF0\x9F\x98\x80"));
     for (const char* bad : {"\xff", "\xC3", "a\x80", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82"}) EXPECT_FALSE(valid_utf8(bad)) << bad;
-    EXPECT_EQ(make_valid_utf8("a\xff" "b\xC3\xA9\xE2\x82"), "a\xEF\xBF\xBD" "b\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
+    EXPECT_EQ(make_valid_utf8("a\xff"
+                              "b\xC3\xA9\xE2\x82"),
+              "a\xEF\xBF\xBD"
+              "b\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
     const std::string bad = "x\xC3(";
     PointRecord r = sample("t", "1", 1);
     r.error = make_valid_utf8(bad);

@@ -38,8 +38,9 @@ struct SpecTest : ::testing::Test {
 };
 
 TEST_F(SpecTest, GridIsTheCartesianProductWithTheLastAxisFastest) {
-    const auto ps = expand(parse("traces: [a.trace, b.trace]\ngenerations: [sunda, mariana]\n"
-                                 "axes:\n  - {key: dma.bytes_per_ns_per_engine, values: [10, 20, 30]}\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n"));
+    const auto ps =
+        expand(parse("traces: [a.trace, b.trace]\ngenerations: [sunda, mariana]\n"
+                     "axes:\n  - {key: dma.bytes_per_ns_per_engine, values: [10, 20, 30]}\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n"));
     ASSERT_EQ(ps.size(), 2u * 2 * 3 * 2);
     EXPECT_EQ(ps[0].trace, "a.trace");
     EXPECT_EQ(ps[0].trace_path, dir.path() + "/a.trace");
@@ -52,9 +53,10 @@ TEST_F(SpecTest, GridIsTheCartesianProductWithTheLastAxisFastest) {
 }
 
 TEST_F(SpecTest, ZipGroupsVaryTogetherInsideAGrid) {
-    const auto ps = expand(parse("traces: [a.trace]\naxes:\n"
-                                 "  - zip:\n      - {key: act.clock_ghz, values: [1.0, 1.4]}\n      - {key: gpsimd.clock_ghz, values: [1.1, 1.5]}\n"
-                                 "  - {key: dma.fixed_overhead_ns, values: [0, 1300]}\n"));
+    const auto ps =
+        expand(parse("traces: [a.trace]\naxes:\n"
+                     "  - zip:\n      - {key: act.clock_ghz, values: [1.0, 1.4]}\n      - {key: gpsimd.clock_ghz, values: [1.1, 1.5]}\n"
+                     "  - {key: dma.fixed_overhead_ns, values: [0, 1300]}\n"));
     ASSERT_EQ(ps.size(), 4u);
     EXPECT_EQ(values_of(ps, "act.clock_ghz"), (std::vector<std::string>{"1.0", "1.0", "1.4", "1.4"}));
     EXPECT_EQ(values_of(ps, "gpsimd.clock_ghz"), (std::vector<std::string>{"1.1", "1.1", "1.5", "1.5"}));
@@ -62,8 +64,9 @@ TEST_F(SpecTest, ZipGroupsVaryTogetherInsideAGrid) {
 }
 
 TEST_F(SpecTest, CombineZipZipsEveryAxis) {
-    const auto ps = expand(parse("traces: [a.trace]\ncombine: zip\naxes:\n  - {key: act.clock_ghz, values: [1, 2, 3]}\n"
-                                 "  - {key: gpsimd.cores, values: [2, 4, 8]}\n"));
+    const auto ps =
+        expand(parse("traces: [a.trace]\ncombine: zip\naxes:\n  - {key: act.clock_ghz, values: [1, 2, 3]}\n"
+                     "  - {key: gpsimd.cores, values: [2, 4, 8]}\n"));
     ASSERT_EQ(ps.size(), 3u);
     EXPECT_EQ(values_of(ps, "gpsimd.cores"), (std::vector<std::string>{"2", "4", "8"}));
     EXPECT_NE(error_of("traces: [a.trace]\ncombine: zip\naxes:\n  - {key: act.clock_ghz, values: [1, 2, 3]}\n  - {key: gpsimd.cores, values: [2, 4]}\n")
@@ -104,8 +107,8 @@ TEST_F(SpecTest, GenerationsAllAndOverlays) {
     ASSERT_EQ(ps.size(), generation_names().size());
     EXPECT_EQ(ps[0].overlay_paths, std::vector<std::string>{dir.path() + "/over.yaml"});
     const auto args = run_arguments(ps[0], "/tmp/o", "none");
-    const std::vector<std::string> want = {"run", "--trace", dir.path() + "/a.trace", "--gen", "sunda", "--config", dir.path() + "/over.yaml",
-                                           "--numerics", "none", "--no-progress", "--no-csv", "--no-timeline", "--out", "/tmp/o"};
+    const std::vector<std::string> want = {"run",        "--trace", dir.path() + "/a.trace", "--gen",    "sunda",         "--config", dir.path() + "/over.yaml",
+                                           "--numerics", "none",    "--no-progress",         "--no-csv", "--no-timeline", "--out",    "/tmp/o"};
     EXPECT_EQ(args, want);
 }
 
@@ -146,20 +149,24 @@ TEST_F(SpecTest, ErrorsNameTheFileAndTheYamlPath) {
         std::string yaml, want;
     };
     const Case cases[] = {
-        {base + "axes:\n  - {key: a.b, values: [1]}\n  - {key: c.d, values: [1]}\n  - {key: e.f, values: 3}\n", "spec.yaml: axes[2].values (line 5): expected a list, got \"3\""},
+        {base + "axes:\n  - {key: a.b, values: [1]}\n  - {key: c.d, values: [1]}\n  - {key: e.f, values: 3}\n",
+         "spec.yaml: axes[2].values (line 5): expected a list, got \"3\""},
         {base + "axes:\n  - {key: a.b, values: []}\n", "spec.yaml: axes[0].values (line 3): expected a non-empty list"},
         {base + "axis: []\n", "spec.yaml: axis (line 2): unknown key (expected one of: name, traces,"},
         {"generations: [mariana]\n", "spec.yaml: (root) (line 1): missing key 'traces'"},
         {"traces: [missing.trace]\n", "spec.yaml: traces[0] (line 1): no such trace file: " + dir.path() + "/missing.trace"},
         {base + "overlays: [nope.yaml]\n", "spec.yaml: overlays[0] (line 2): no such overlay file"},
-        {base + "axes:\n  - {key: a.b, range: {from: 1, to: 2, steps: 2, scale: log}}\n", "spec.yaml: axes[0].range.scale (line 3): expected linear or geometric, got \"log\""},
-        {base + "axes:\n  - {key: a.b, range: {from: 0, to: 2, steps: 3, scale: geometric}}\n", "spec.yaml: axes[0].range (line 3): a geometric range needs from > 0"},
+        {base + "axes:\n  - {key: a.b, range: {from: 1, to: 2, steps: 2, scale: log}}\n",
+         "spec.yaml: axes[0].range.scale (line 3): expected linear or geometric, got \"log\""},
+        {base + "axes:\n  - {key: a.b, range: {from: 0, to: 2, steps: 3, scale: geometric}}\n",
+         "spec.yaml: axes[0].range (line 3): a geometric range needs from > 0"},
         {base + "axes:\n  - {key: a.b, range: {from: 1, to: 2}}\n", "spec.yaml: axes[0].range (line 3): give exactly one of steps, step (linear) or factor"},
         {base + "axes:\n  - {key: a.b, range: {from: 1, to: 2, step: -1}}\n", "spec.yaml: axes[0].range.step (line 3): step must be non-zero"},
         {base + "axes:\n  - {key: a.b, values: [1], range: {from: 1, to: 2, steps: 2}}\n", "spec.yaml: axes[0] (line 3): give exactly one of 'values'"},
         {base + "axes:\n  - {key: 'a..b', values: [1]}\n", "spec.yaml: axes[0].key (line 3): \"a..b\" is not a dotted config key"},
         {base + "axes:\n  - {values: [1]}\n", "spec.yaml: axes[0] (line 3): missing key 'key'"},
-        {base + "axes:\n  - zip:\n      - {key: a.b, values: [1, 2]}\n      - {key: c.d, values: [1]}\n", "spec.yaml: axes[0].zip (line 4): zipped axes must have the same number of values"},
+        {base + "axes:\n  - zip:\n      - {key: a.b, values: [1, 2]}\n      - {key: c.d, values: [1]}\n",
+         "spec.yaml: axes[0].zip (line 4): zipped axes must have the same number of values"},
         {base + "params: {a.b: 1}\naxes:\n  - {key: a.b, values: [1]}\n", "spec.yaml: axes[0]: key a.b is already set by params or another axis"},
         {base + "repeat: 0\n", "spec.yaml: repeat (line 2): expected an integer in [1, 10000], got \"0\""},
         {base + "run_args: [\"-\xc3skip\"]\n", "spec.yaml: run_args[0] (line 2): not valid UTF-8"},
@@ -178,11 +185,13 @@ TEST_F(SpecTest, ErrorsNameTheFileAndTheYamlPath) {
         {"- just\n- a list\n", "spec.yaml: (root) (line 1): expected a mapping"},
         {base + "plots:\n  - {x: act.clock_ghz}\n", "spec.yaml: plots[0] (line 3): a plot needs x, y and out"},
     };
-    for (const Case& c : cases) EXPECT_NE(error_of(c.yaml).find(c.want), std::string::npos) << c.yaml << "\n got: " << error_of(c.yaml) << "\n want: " << c.want;
+    for (const Case& c : cases)
+        EXPECT_NE(error_of(c.yaml).find(c.want), std::string::npos) << c.yaml << "\n got: " << error_of(c.yaml) << "\n want: " << c.want;
 }
 
 TEST_F(SpecTest, RunArgsThatSetNothingReservedPass) {
-    for (const char* ok : {"--skip-unknown", "--act-numerics", "exact", "--act-numerics=exact", "--no-csv", "--no-timeline", "--cost-model", "--threads=2", "--window=:5000"})
+    for (const char* ok :
+         {"--skip-unknown", "--act-numerics", "exact", "--act-numerics=exact", "--no-csv", "--no-timeline", "--cost-model", "--threads=2", "--window=:5000"})
         EXPECT_FALSE(sets_a_reserved_option(ok)) << ok;
 }
 
@@ -200,8 +209,9 @@ TEST_F(SpecTest, PointsAlreadyDoneOrNamedTwiceRunOnce) {
 }
 
 TEST_F(SpecTest, DefaultPlotsOnePerTraceAndAxisOthersAtTheirFirstValue) {
-    const Spec s = parse("traces: [a.trace, b.trace]\naxes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n"
-                         "  - zip:\n      - {key: dma.bytes_per_ns_per_engine, values: [8, 16]}\n      - {key: dma.fixed_overhead_ns, values: [0, 5]}\n");
+    const Spec s = parse(
+        "traces: [a.trace, b.trace]\naxes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n"
+        "  - zip:\n      - {key: dma.bytes_per_ns_per_engine, values: [8, 16]}\n      - {key: dma.fixed_overhead_ns, values: [0, 5]}\n");
     const auto plots = study_plots(s, "out/study.db");
     ASSERT_EQ(plots.size(), 4u);
     EXPECT_EQ(plots[0].out, "out/study-a-act_clock_ghz.svg");

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -30,7 +30,8 @@ const std::string kSrc = NEURONSIM_SOURCE_DIR;
 
 // Two example traces, two generations, two DMA bandwidths: 8 points.
 std::string small_spec() {
-    return "name: small\ntraces: [" + kSrc + "/traces/softmax.trace, " + kSrc + "/traces/demo_dma.trace]\n"
+    return "name: small\ntraces: [" + kSrc + "/traces/softmax.trace, " + kSrc +
+           "/traces/demo_dma.trace]\n"
            "generations: [cayman, mariana]\n"
            "axes:\n  - {key: dma.bytes_per_ns_per_engine, values: [12, 33]}\n";
 }
@@ -102,8 +103,8 @@ TEST(SweepCli, LocalShardsAndMpiGiveTheSameRows) {
     expect_same_rows(dir.file("local.db"), dir.file("merged.db"));
 
     if (!built_with_mpi() || mpirun().empty()) GTEST_SKIP() << "built without MPI or no mpirun: the MPI part is not tested";
-    const std::string cmd = "cd '" + dir.path() + "' && " + mpi_env() + mpirun() +
-                            " -n 3 --oversubscribe " + NEURONSIM_EXE + " sweep spec.yaml -o mpi.db >mpi.out 2>mpi.err </dev/null";
+    const std::string cmd = "cd '" + dir.path() + "' && " + mpi_env() + mpirun() + " -n 3 --oversubscribe " + NEURONSIM_EXE +
+                            " sweep spec.yaml -o mpi.db >mpi.out 2>mpi.err </dev/null";
     const int rc = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << test::read_file(dir.file("mpi.err"));
     const std::string out = test::read_file(dir.file("mpi.out"));
@@ -168,8 +169,8 @@ TEST(SweepCli, AFailingPointIsRecordedAndTheSweepGoesOn) {
 
     // The same failures travel from MPI workers to rank 0 intact.
     if (!built_with_mpi() || mpirun().empty()) GTEST_SKIP() << "built without MPI or no mpirun";
-    const std::string cmd = "cd '" + dir.path() + "' && " + mpi_env() + mpirun() +
-                            " -n 2 --oversubscribe " + NEURONSIM_EXE + " sweep spec.yaml -o mpi.db >mpi.out 2>mpi.err </dev/null";
+    const std::string cmd = "cd '" + dir.path() + "' && " + mpi_env() + mpirun() + " -n 2 --oversubscribe " + NEURONSIM_EXE +
+                            " sweep spec.yaml -o mpi.db >mpi.out 2>mpi.err </dev/null";
     const int rc = std::system(cmd.c_str());
     EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 3) << test::read_file(dir.file("mpi.out")) << test::read_file(dir.file("mpi.err"));
     const auto mpi = rows(dir.file("mpi.db"));
@@ -191,8 +192,9 @@ TEST(SweepCli, APointPastItsTimeoutIsKilledAndRecordedAsFailed) {
     // a fraction of a second, well inside the timeout even on a loaded machine.
     std::string slow = "act load_act_func_set set=0\n";
     for (int i = 0; i < 20000; ++i)
-        slow += "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=16384,1,1 "
-                "src.step=1,0,0 dst=sbuf:0:0x10000 dst.num=16384,1,1 dst.step=1,0,0\n";
+        slow +=
+            "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=16384,1,1 "
+            "src.step=1,0,0 dst=sbuf:0:0x10000 dst.num=16384,1,1 dst.step=1,0,0\n";
     dir.write("slow.trace", slow);
     dir.write("quick.trace", "dma0 copy src=dram:0x0 dst=sbuf:0:0x0 partitions=1 bytes=64\n");
     dir.write("spec.yaml", "traces: [slow.trace, quick.trace]\ntimeout_seconds: 4\n");
@@ -241,8 +243,7 @@ TEST(SweepCli, ASecondWriterIsRefusedNamingTheFirst) {
     ASSERT_TRUE(writing) << test::read_file(dir.file("err"));
     auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o w.db");
     EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.err.find("w.db: another sweep is writing this database (process " + std::to_string(pid) + " on " + host_name() + ", since "),
-              std::string::npos)
+    EXPECT_NE(r.err.find("w.db: another sweep is writing this database (process " + std::to_string(pid) + " on " + host_name() + ", since "), std::string::npos)
         << r.err;
     EXPECT_EQ(r.out.find("run now"), std::string::npos) << "nothing ran: " << r.out;
     ::kill(pid, SIGINT);
@@ -479,7 +480,8 @@ const FlatValue* stat(const PointRecord& r, const std::string& key) {
 TEST(SweepCli, OverlaysAndNumericsReachEveryRun) {
     test::TempDir dir;
     dir.write("slow_act.yaml", "act:\n  clock_ghz: 0.7\n");
-    const std::string spec = "traces: [" + kSrc + "/traces/softmax.trace]\ngenerations: [cayman, mariana]\noverlays: [slow_act.yaml]\n"
+    const std::string spec = "traces: [" + kSrc +
+                             "/traces/softmax.trace]\ngenerations: [cayman, mariana]\noverlays: [slow_act.yaml]\n"
                              "axes:\n  - {key: dma.bytes_per_ns_per_engine, values: [12, 33]}\n";
     dir.write("spec.yaml", spec + "numerics: none\n");
     auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o none.db");

@@ -17,7 +17,7 @@ std::vector<std::string> by_stream(const std::string& s) {
 
 TEST(SplitWords, SplitsAsAStreamDoes) {
     for (const std::string& s : std::vector<std::string>{"", " ", "act", "act sync", "  act\tsync  wait=1>=0 \r", "\v\fa\n\nb c\t", "x=1,2,3   y=sbuf:0:0x10",
-                                std::string("a\0b c", 5)}) {
+                                                         std::string("a\0b c", 5)}) {
         EXPECT_EQ(split_words(s), by_stream(s)) << '"' << s << '"';
     }
     EXPECT_EQ(split_words(" act  sync\t"), (std::vector<std::string>{"act", "sync"}));

@@ -34,7 +34,9 @@ TEST(CptcDecodeFast, RandomStreamsDecodeToTheReferenceBytes) {
                         p.elements = trial == 0 ? 64 : 1 + rng() % 3000;  // partial groups and blocks
                         p.s1 = rng() % 2 ? kFormatBlockScales : 0;
                         // Global scale: ordinary, or any fp16 pattern; the integer leg's is an integer.
-                        p.s0 = integer ? static_cast<uint16_t>(rng() % 300) : trial % 3 == 0 ? static_cast<uint16_t>(rng()) : fp::f32_to_fp16(std::ldexp(1.0f, static_cast<int>(rng() % 20) - 10));
+                        p.s0 = integer          ? static_cast<uint16_t>(rng() % 300)
+                               : trial % 3 == 0 ? static_cast<uint16_t>(rng())
+                                                : fp::f32_to_fp16(std::ldexp(1.0f, static_cast<int>(rng() % 20) - 10));
                         const uint64_t n = stream_bytes(bits, p.elements, p.block_size, p.s1 & kFormatBlockScales);
                         std::vector<uint8_t> stream(n);
                         for (auto& b : stream) b = static_cast<uint8_t>(rng());
@@ -43,9 +45,9 @@ TEST(CptcDecodeFast, RandomStreamsDecodeToTheReferenceBytes) {
                         decode_reference(p, stream.data(), want.data());
                         decode_fast(p, stream.data(), got.data());
                         for (uint64_t k = 0; k < p.elements * ob; ++k)
-                            ASSERT_EQ(got[k], want[k]) << "K=" << bits << " out=" << fp::dtype_name(static_cast<uint8_t>(out)) << " integer=" << integer
-                                                       << " signed=" << is_signed << " block=" << p.block_size << " elements=" << p.elements
-                                                       << " s0=0x" << std::hex << p.s0 << " byte " << std::dec << k;
+                            ASSERT_EQ(got[k], want[k])
+                                << "K=" << bits << " out=" << fp::dtype_name(static_cast<uint8_t>(out)) << " integer=" << integer << " signed=" << is_signed
+                                << " block=" << p.block_size << " elements=" << p.elements << " s0=0x" << std::hex << p.s0 << " byte " << std::dec << k;
                         ++cases;
                         elements_checked += p.elements;
                     }

@@ -23,10 +23,9 @@ using namespace model::cptc;
 TEST(Cptc, DeinterleaveTableIsTheFirmwaresBytes) {
     // §F.7: the firmware's .rodata bytes (the first 16 are quoted there; the rest follow its rule).
     const uint8_t want[64] = {
-        0x01, 0x21, 0x41, 0x61, 0x03, 0x23, 0x43, 0x63, 0x05, 0x25, 0x45, 0x65, 0x07, 0x27, 0x47, 0x67,
-        0x09, 0x29, 0x49, 0x69, 0x0b, 0x2b, 0x4b, 0x6b, 0x0d, 0x2d, 0x4d, 0x6d, 0x0f, 0x2f, 0x4f, 0x6f,
-        0x11, 0x31, 0x51, 0x71, 0x13, 0x33, 0x53, 0x73, 0x15, 0x35, 0x55, 0x75, 0x17, 0x37, 0x57, 0x77,
-        0x19, 0x39, 0x59, 0x79, 0x1b, 0x3b, 0x5b, 0x7b, 0x1d, 0x3d, 0x5d, 0x7d, 0x1f, 0x3f, 0x5f, 0x7f,
+        0x01, 0x21, 0x41, 0x61, 0x03, 0x23, 0x43, 0x63, 0x05, 0x25, 0x45, 0x65, 0x07, 0x27, 0x47, 0x67, 0x09, 0x29, 0x49, 0x69, 0x0b, 0x2b,
+        0x4b, 0x6b, 0x0d, 0x2d, 0x4d, 0x6d, 0x0f, 0x2f, 0x4f, 0x6f, 0x11, 0x31, 0x51, 0x71, 0x13, 0x33, 0x53, 0x73, 0x15, 0x35, 0x55, 0x75,
+        0x17, 0x37, 0x57, 0x77, 0x19, 0x39, 0x59, 0x79, 0x1b, 0x3b, 0x5b, 0x7b, 0x1d, 0x3d, 0x5d, 0x7d, 0x1f, 0x3f, 0x5f, 0x7f,
     };
     const auto& t = deinterleave_table();
     for (unsigned j = 0; j < 64; ++j) EXPECT_EQ(t[j], want[j]) << j;
@@ -59,9 +58,9 @@ TEST(Cptc, BitPlaneLayoutMatchesHandBuiltBytes) {
 }
 
 TEST(Cptc, StreamSizes) {
-    EXPECT_EQ(stream_bytes(4, 128, 64, true), 2 * 32 + 16u);   // 2 groups of 32 B, 2 scales padded to 16
-    EXPECT_EQ(stream_bytes(1, 64, 64, false), 16u);            // 8 B of one plane, padded
-    EXPECT_EQ(stream_bytes(7, 65, 8, true), 2 * 64 + 32u);     // 9 scales = 18 B -> 32
+    EXPECT_EQ(stream_bytes(4, 128, 64, true), 2 * 32 + 16u);  // 2 groups of 32 B, 2 scales padded to 16
+    EXPECT_EQ(stream_bytes(1, 64, 64, false), 16u);  // 8 B of one plane, padded
+    EXPECT_EQ(stream_bytes(7, 65, 8, true), 2 * 64 + 32u);  // 9 scales = 18 B -> 32
     EXPECT_EQ(stream_bytes(2, 64, 64, false), 16u);
 }
 
@@ -145,7 +144,7 @@ TEST(Cptc, UnsignedClampsNegativesAndBadInputIsRefused) {
     const Encoded e = encode({-1.0f, 0.0f, 3.0f, 1.5f, 0, 0, 0, 0}, target(2), 8);  // impl<2>: unsigned
     const auto c = unpack_codes(e.bytes.data(), 4, 2, false);
     EXPECT_EQ(c, (std::vector<int32_t>{0, 0, 3, 2}));  // scale 1; 1.5 rounds to even 2
-    EXPECT_THROW(encode({1.0f}, target(4), 12), Error);   // block_size not a multiple of 8
+    EXPECT_THROW(encode({1.0f}, target(4), 12), Error);  // block_size not a multiple of 8
     EXPECT_THROW(encode({1.0f}, target(4), 256), Error);  // nor one byte
     EXPECT_THROW(encode({NAN}, target(4), 8), Error);
     EXPECT_NE(error_of([] { encode({1e6f}, target(4), 8); }).find("beyond fp16's 65504"), std::string::npos);
@@ -153,9 +152,19 @@ TEST(Cptc, UnsignedClampsNegativesAndBadInputIsRefused) {
 
 TEST(Cptc, DefaultRoutingTargets) {
     using model::fp::Dtype;
-    struct Want { unsigned impl; Dtype out; bool is_signed, integer; };
-    const Want want[8] = {{}, {1, Dtype::Fp32, true, false}, {2, Dtype::Fp16, false, false}, {5, Dtype::Uint8, false, true}, {3, Dtype::Fp16, true, false},
-                          {4, Dtype::Fp16, true, false}, {6, Dtype::Fp16, true, false}, {6, Dtype::Fp16, true, false}};
+    struct Want {
+        unsigned impl;
+        Dtype out;
+        bool is_signed, integer;
+    };
+    const Want want[8] = {{},
+                          {1, Dtype::Fp32, true, false},
+                          {2, Dtype::Fp16, false, false},
+                          {5, Dtype::Uint8, false, true},
+                          {3, Dtype::Fp16, true, false},
+                          {4, Dtype::Fp16, true, false},
+                          {6, Dtype::Fp16, true, false},
+                          {6, Dtype::Fp16, true, false}};
     for (unsigned k = 1; k <= 7; ++k) {
         const Target t = target(k);
         EXPECT_EQ(t.bits, k);
@@ -166,19 +175,23 @@ TEST(Cptc, DefaultRoutingTargets) {
     }
     EXPECT_FALSE(target(6, Dtype::Uint8).is_signed);  // impl<6> reads codes unsigned for UINT8
     EXPECT_TRUE(target(7, Dtype::Int8).is_signed);
-    EXPECT_EQ(describe(target(3)), "cptc_decode_impl<5> (CPTC3 -> impl<5>): unsigned codes 0..7, UINT8 output, integer leg (code x mconst0 as an integer, "
-                                   "clamped to 255; no block scales)");
+    EXPECT_EQ(describe(target(3)),
+              "cptc_decode_impl<5> (CPTC3 -> impl<5>): unsigned codes 0..7, UINT8 output, integer leg (code x mconst0 as an integer, "
+              "clamped to 255; no block scales)");
     EXPECT_EQ(describe(target(1)), "cptc_decode_impl<1> (CPTC1 -> impl<1>): signed codes -1..0, FP32 output");
 }
 
 TEST(Cptc, RefusalsSayWhyAndWhatToUse) {
     using model::fp::Dtype;
-    EXPECT_EQ(error_of([] { target(4, Dtype::Fp32); }),
-              "CPTC4 is decoded by cptc_decode_impl<3>, which stores FP16, not FP32; for FP32 use CPTC1 (impl<1>), CPTC5 (impl<4>), CPTC6 (impl<6>) or CPTC7 (impl<6>)");
-    EXPECT_EQ(error_of([] { target(3, Dtype::Fp16); }),
-              "CPTC3 is decoded by cptc_decode_impl<5>, which stores UINT8, not FP16; for FP16 use CPTC2 (impl<2>), CPTC4 (impl<3>), CPTC5 (impl<4>), CPTC6 (impl<6>) "
-              "or CPTC7 (impl<6>)");
-    EXPECT_EQ(error_of([] { target(1, Dtype::Int8); }), "CPTC1 is decoded by cptc_decode_impl<1>, which stores FP32, not INT8; for INT8 use CPTC6 (impl<6>) or CPTC7 (impl<6>)");
+    EXPECT_EQ(
+        error_of([] { target(4, Dtype::Fp32); }),
+        "CPTC4 is decoded by cptc_decode_impl<3>, which stores FP16, not FP32; for FP32 use CPTC1 (impl<1>), CPTC5 (impl<4>), CPTC6 (impl<6>) or CPTC7 (impl<6>)");
+    EXPECT_EQ(
+        error_of([] { target(3, Dtype::Fp16); }),
+        "CPTC3 is decoded by cptc_decode_impl<5>, which stores UINT8, not FP16; for FP16 use CPTC2 (impl<2>), CPTC4 (impl<3>), CPTC5 (impl<4>), CPTC6 (impl<6>) "
+        "or CPTC7 (impl<6>)");
+    EXPECT_EQ(error_of([] { target(1, Dtype::Int8); }),
+              "CPTC1 is decoded by cptc_decode_impl<1>, which stores FP32, not INT8; for INT8 use CPTC6 (impl<6>) or CPTC7 (impl<6>)");
     EXPECT_EQ(error_of([] { target(6, Dtype::Bfloat16); }),
               "CPTC6 is decoded by cptc_decode_impl<6>, which stores FP16, FP32, INT8 or UINT8, not BFLOAT16; no CPTC kernel stores BFLOAT16");
     Routing r = default_routing();
@@ -246,7 +259,9 @@ TEST(Cptc, CodesAreStoredAsTheyAreAndDecodeToThemselves) {
     float f;
     std::memcpy(&f, s.decoded.data(), 4);
     EXPECT_EQ(f, -1.0f);
-    EXPECT_EQ(error_of([] { encode_codes({0, -1}, target(3)); }),
+    EXPECT_EQ(error_of([] {
+                  encode_codes({0, -1}, target(3));
+              }),
               "code 1 (-1) is not in [0, 7], the codes of cptc_decode_impl<5> (CPTC3 -> impl<5>): unsigned codes 0..7, UINT8 output, integer leg (code x "
               "mconst0 as an integer, clamped to 255; no block scales)");
 }

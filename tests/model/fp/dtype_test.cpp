@@ -30,7 +30,7 @@ TEST(Dtype, Bf16RoundsToNearestEven) {
 TEST(Dtype, Fp16) {
     EXPECT_EQ(f32_to_fp16(1.0f), 0x3c00);
     EXPECT_EQ(f32_to_fp16(65504.0f), 0x7bff);
-    EXPECT_EQ(f32_to_fp16(65520.0f), 0x7c00);          // halfway past max rounds to inf
+    EXPECT_EQ(f32_to_fp16(65520.0f), 0x7c00);  // halfway past max rounds to inf
     EXPECT_EQ(f32_to_fp16(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
     EXPECT_EQ(f32_to_fp16(std::ldexp(1.0f, -25)), 0x0000);  // tie to even: 0
     EXPECT_EQ(f32_to_fp16(-0.0f), 0x8000);
@@ -49,7 +49,7 @@ uint16_t fp16_reference(float v) {
     if (a == 0) return sign;
     int e = 0;
     std::frexp(a, &e);
-    const int exp = std::max(e - 1, -14);          // the fp16 binade (subnormals share -14)
+    const int exp = std::max(e - 1, -14);  // the fp16 binade (subnormals share -14)
     const double ulp = std::ldexp(1.0, exp - 10);
     const double q = std::floor(a / ulp), r = a / ulp - q;  // exact: a / ulp is a power-of-2 scaling
     uint32_t n = static_cast<uint32_t>(q) + (r > 0.5 || (r == 0.5 && (static_cast<uint32_t>(q) & 1)) ? 1 : 0);

@@ -48,8 +48,7 @@ TEST(JsonParse, SyntaxErrorsKeepLineColumnAndGainThePath) {
 }
 
 TEST(JsonParse, DuplicateKeysAreErrors) {
-    EXPECT_EQ(error_of("{\"a\": {\"b\": 1, \"c\": 2, \"b\": 3}}"),
-              "f.json: $.a.b: duplicate key \"b\" (a JSON object names each key once)");
+    EXPECT_EQ(error_of("{\"a\": {\"b\": 1, \"c\": 2, \"b\": 3}}"), "f.json: $.a.b: duplicate key \"b\" (a JSON object names each key once)");
     // The same key in different objects is fine.
     EXPECT_EQ(parse_json_text("[{\"a\": 1}, {\"a\": 2}]", "f.json")[1]["a"], 2);
 }
@@ -87,7 +86,6 @@ TEST(JsonParse, LoadersReportOutOfRangeNumbers) {
     EXPECT_NE(msg([] { model::pwp::parse_act_info("{\"act_func_sets\": [1e999]}", "a.json"); }).find("a.json:1:20: number 1e999"), std::string::npos);
     EXPECT_NE(msg([] { model::pwp::parse_func_map("{\"x\": 1e999}", "fm.json"); }).find("fm.json:1:7: number 1e999"), std::string::npos);
 }
-
 
 // An inert plain-number field beyond float's range is an error at its path, not an undefined
 // double -> float conversion.

@@ -56,9 +56,7 @@ TEST(TextWriter, HoldsExactlyWhatWasAppendedAcrossManyBuffers) {
                     w.lit(",\n{\"name\": \"");
                     expected += ",\n{\"name\": \"";
                     break;
-                default:
-                    w.put('#');
-                    expected += '#';
+                default: w.put('#'); expected += '#';
             }
         }
         w.put(std::string(3u << 20, 'z'));  // one piece larger than both buffers

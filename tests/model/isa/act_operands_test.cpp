@@ -40,8 +40,9 @@ model::workloads::ActAccess access_of(const std::string& line) {
 }
 
 TEST(ActOperands, TheAdvisorCountsImmOnlyWhenTheEngineReadsIt) {
-    const std::string base = "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=4 scale=1.0 bias_src_n=1 src=sbuf:0:0x0 src.num=8,1,1 "
-                             "src.step=1,0,0 dst=sbuf:0:0x100 dst.num=8,1,1 dst.step=1,0,0 imm_src=1 imm=sbuf:0:0x200";
+    const std::string base =
+        "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=4 scale=1.0 bias_src_n=1 src=sbuf:0:0x0 src.num=8,1,1 "
+        "src.step=1,0,0 dst=sbuf:0:0x100 dst.num=8,1,1 dst.step=1,0,0 imm_src=1 imm=sbuf:0:0x200";
     EXPECT_EQ(access_of(base).reads.size(), 1u) << "exp ignores imm: only src is read";
     EXPECT_EQ(access_of(base + " accumulator_cmd=4").reads.size(), 2u) << "LoadAccumulate reads imm";
     // A register-sourced imm the engine never reads does not pin the instruction either.
@@ -52,8 +53,9 @@ TEST(ActOperands, TheAdvisorCountsImmOnlyWhenTheEngineReadsIt) {
                           "src.num=8,1,1 src.step=1,0,0 dst=sbuf:0:0x100 dst.num=8,1,1 dst.step=1,0,0")
                     .fixed);
     // A pointer bias of bf16 (high nibble 6) covers 2 bytes per partition.
-    const auto a = access_of("act activate func=7 in_bias_dtype=0x6a out_dtype=10 num_active_channels=4 scale=1.0 bias_src_n=0 bias=sbuf:0:0x300 "
-                             "src=sbuf:0:0x0 src.num=8,1,1 src.step=1,0,0 dst=sbuf:0:0x100 dst.num=8,1,1 dst.step=1,0,0");
+    const auto a = access_of(
+        "act activate func=7 in_bias_dtype=0x6a out_dtype=10 num_active_channels=4 scale=1.0 bias_src_n=0 bias=sbuf:0:0x300 "
+        "src=sbuf:0:0x0 src.num=8,1,1 src.step=1,0,0 dst=sbuf:0:0x100 dst.num=8,1,1 dst.step=1,0,0");
     ASSERT_EQ(a.reads.size(), 2u);
     EXPECT_EQ(a.reads[1].hi - a.reads[1].lo, 2);
 }

@@ -28,10 +28,12 @@ Bundle reassemble(const std::string& text) {
 
 int width(const Field& f) {
     switch (f.kind) {
-        case FieldKind::U8: case FieldKind::SpaceAddr: return 1;
+        case FieldKind::U8:
+        case FieldKind::SpaceAddr: return 1;
         case FieldKind::U16: return 2;
         case FieldKind::U64: return 8;
-        case FieldKind::I16x: case FieldKind::U16x: return 2 * f.count;
+        case FieldKind::I16x:
+        case FieldKind::U16x: return 2 * f.count;
         default: return 4;
     }
 }

@@ -27,16 +27,17 @@ TEST(Isa, HeaderAndEvents) {
 }
 
 TEST(Isa, ActivateFieldOffsets) {
-    Bundle b = assemble("act", "activate", {"func=7", "scale=0.5", "bias=0x3f800000", "src=sbuf:1:0x40", "src.step=1,0,0",
-                                             "src.num=512,1,1", "dst=psum:2:0x10", "num_active_channels=128", "accumulator_cmd=3", "bias_src_n=1"});
+    Bundle b = assemble("act", "activate",
+                        {"func=7", "scale=0.5", "bias=0x3f800000", "src=sbuf:1:0x40", "src.step=1,0,0", "src.num=512,1,1", "dst=psum:2:0x10",
+                         "num_active_channels=128", "accumulator_cmd=3", "bias_src_n=1"});
     EXPECT_EQ(b.u8(0), 0x21);
     EXPECT_EQ(b.u8(14), 3);
     EXPECT_EQ(b.u8(15), 1);
-    EXPECT_EQ(b.u32(16), (1u << 18) + 0x40);        // SBUF ADDR4
+    EXPECT_EQ(b.u32(16), (1u << 18) + 0x40);  // SBUF ADDR4
     EXPECT_EQ(b.u16(20), 1);
     EXPECT_EQ(b.u16(26), 512);
     EXPECT_EQ(b.u8(34), 128);
-    EXPECT_EQ(b.u8(35), 7);                          // activation_func at +0x23
+    EXPECT_EQ(b.u8(35), 7);  // activation_func at +0x23
     EXPECT_EQ(b.u32(36), 0x3f000000u);
     EXPECT_EQ(b.u32(40), 0x3f800000u);
     EXPECT_EQ(b.u32(48), 0x2000000u + (2u << 15) + 0x10);  // PSUM window at bit 25
@@ -48,9 +49,10 @@ TEST(Isa, ConvLutFieldOffsets) {
     // S2_CONVLUT (§F.3): src TENSOR2D at 16, in_dtype 32, rows/cols 38/39, multiplicative_const
     // 40/42, row_grp/col_grp 44/45, block_size 46, lut_dtype 47; neuronsim's out_dtype at 33 and
     // dst TENSOR3D at 48; 0xf0's spec at 12.
-    Bundle b = assemble("pool", "ext", {"spec=7", "src=sbuf:2:0x20", "src.num=4,5", "src.step=1,4", "in_dtype=9", "out_dtype=7", "num_active_rows=128",
-                                        "num_active_cols=127", "mconst0=0x3c00", "mconst1=0x100", "row_grp=15", "col_grp=14", "block_size=64",
-                                        "lut_dtype=0x1c", "dst=sbuf:3:0x1000", "dst.num=128,1,1", "dst.step=1,0,0"});
+    Bundle b = assemble("pool", "ext",
+                        {"spec=7", "src=sbuf:2:0x20", "src.num=4,5", "src.step=1,4", "in_dtype=9", "out_dtype=7", "num_active_rows=128", "num_active_cols=127",
+                         "mconst0=0x3c00", "mconst1=0x100", "row_grp=15", "col_grp=14", "block_size=64", "lut_dtype=0x1c", "dst=sbuf:3:0x1000",
+                         "dst.num=128,1,1", "dst.step=1,0,0"});
     EXPECT_EQ(b.u8(0), 0xf0);
     EXPECT_EQ(b.u8(12), 7);
     EXPECT_EQ(b.u32(16), (2u << 18) + 0x20);
@@ -75,15 +77,17 @@ TEST(Isa, ConvLutFieldOffsets) {
 
 TEST(Isa, RoundTripThroughText) {
     std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
-        {"act", {"activate", "func=5", "scale=-2.5", "bias=1e-07", "imm=0x7fc00001", "src=sbuf:0:0x0", "src.num=64,2,1", "src.step=1,-64,0",
-                 "dst=sbuf:127:0x3fffc", "dst.num=64,2,1", "in_bias_dtype=10", "out_dtype=2", "num_active_channels=32", "wait=0==4"}},
+        {"act",
+         {"activate", "func=5", "scale=-2.5", "bias=1e-07", "imm=0x7fc00001", "src=sbuf:0:0x0", "src.num=64,2,1", "src.step=1,-64,0", "dst=sbuf:127:0x3fffc",
+          "dst.num=64,2,1", "in_bias_dtype=10", "out_dtype=2", "num_active_channels=32", "wait=0==4"}},
         {"act", {"read_accumulator", "count=1", "dtype=10", "num_active_channels=128", "dst=psum:0:0x8", "dst.num=1", "update=1-1"}},
         {"act", {"activate2", "op0=6", "op1=4", "reduce_cmd=3", "reduce_op=8", "imm0=2", "imm1=-1", "relu_param=0.25", "func=2"}},
         {"act", {"activate_quantize", "quant_scale=3", "dequant_scale=0.125", "bias_addr=sbuf:5:0x100", "quant_zero=128"}},
         {"dma3.2", {"copy", "src=dram:0x123456789", "dst=psum:4:0x100", "partitions=4", "bytes=64", "src_stride=4096"}},
         {"pool", {"halt", "wait=200>=1"}},
-        {"pool", {"conv_lut_load", "src=sbuf:0:0x0", "src.num=4,5", "src.step=1,4", "in_dtype=9", "out_dtype=7", "num_active_rows=128", "mconst0=0x3c00",
-                  "mconst1=0x100", "block_size=64", "lut_dtype=0x1c", "dst=sbuf:0:0x1000", "dst.num=128,1,1", "update=0+1"}},
+        {"pool",
+         {"conv_lut_load", "src=sbuf:0:0x0", "src.num=4,5", "src.step=1,4", "in_dtype=9", "out_dtype=7", "num_active_rows=128", "mconst0=0x3c00",
+          "mconst1=0x100", "block_size=64", "lut_dtype=0x1c", "dst=sbuf:0:0x1000", "dst.num=128,1,1", "update=0+1"}},
         {"pool", {"ext", "spec=1", "in_dtype=5", "src=sbuf:1:0x2", "dst=sbuf:1:0x200", "dst.step=1,0,0"}},
     };
     for (const auto& [engine, words] : cases) {
@@ -101,7 +105,13 @@ TEST(Isa, RoundTripThroughText) {
     for (int i = 0; i < 200; ++i) {
         Bundle b;
         for (auto& x : b.b) x = static_cast<uint8_t>(rng());
-        if (i % 2) { b.b[0] = 0x21; b.b[1] = 0x10; b.b[2] = b.b[3] = 0; b.b[4] = 0; b.b[6] = 0x13; }
+        if (i % 2) {
+            b.b[0] = 0x21;
+            b.b[1] = 0x10;
+            b.b[2] = b.b[3] = 0;
+            b.b[4] = 0;
+            b.b[6] = 0x13;
+        }
         std::string text = disassemble("act", b);
         std::istringstream ss(text);
         std::vector<std::string> w;

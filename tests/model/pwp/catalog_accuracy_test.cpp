@@ -20,13 +20,30 @@ using namespace model::pwp;
 // ln_400p is held to 1100 so natural_log_exp_and_others fits the 2048-entry bucket table.
 const std::map<std::string, int>& shipped_lut_size() {
     static const std::map<std::string, int> m = {
-        {"exp_400p", 777}, {"tanh_4p", 104}, {"softplus_40p", 828}, {"sigmoid_40p", 796}, {"erf_4p", 66},
-        {"arctan_4p", 168}, {"sqrt_65536p", 1113}, {"ln_40p", 513}, {"ln_400p", 1100},
-        {"derivative_sigmoid_40p", 797}, {"derivative_tanh_400p", 401}, {"sin_4p", 55},
-        {"derivative_gelu_40p", 115}, {"gelu_4p", 504}, {"gelu_apprx_tanh_40p", 945},
-        {"gelu_apprx_sigmoid_40p", 1042}, {"reciprocal_400p", 1016}, {"reciprocal_sqrt_40000p", 1202},
-        {"abs_reciprocal_sqrt_40000p", 1202}, {"mish_4p", 1099}, {"derivative_erf_400p", 466}, {"silu_32p", 908},
-        {"derivative_silu_32p", 1008}, {"derivative_gelu_apprx_sigmoid_4096p", 1283},
+        {"exp_400p", 777},
+        {"tanh_4p", 104},
+        {"softplus_40p", 828},
+        {"sigmoid_40p", 796},
+        {"erf_4p", 66},
+        {"arctan_4p", 168},
+        {"sqrt_65536p", 1113},
+        {"ln_40p", 513},
+        {"ln_400p", 1100},
+        {"derivative_sigmoid_40p", 797},
+        {"derivative_tanh_400p", 401},
+        {"sin_4p", 55},
+        {"derivative_gelu_40p", 115},
+        {"gelu_4p", 504},
+        {"gelu_apprx_tanh_40p", 945},
+        {"gelu_apprx_sigmoid_40p", 1042},
+        {"reciprocal_400p", 1016},
+        {"reciprocal_sqrt_40000p", 1202},
+        {"abs_reciprocal_sqrt_40000p", 1202},
+        {"mish_4p", 1099},
+        {"derivative_erf_400p", 466},
+        {"silu_32p", 908},
+        {"derivative_silu_32p", 1008},
+        {"derivative_gelu_apprx_sigmoid_4096p", 1283},
     };
     return m;
 }
@@ -46,9 +63,8 @@ TEST(CatalogAccuracy, EveryTableMeetsTheBarOverItsCertifiedDomain) {
         Accuracy a = measure_accuracy(fn, p, 8192);
         EXPECT_EQ(a.unhandled, 0u) << stem(fn);
         EXPECT_GT(a.certified_samples, 8192u) << stem(fn);
-        EXPECT_LE(a.max_score, kAccuracyBar) << stem(fn) << ": score " << a.max_score << " at input 0x" << std::hex
-                                             << a.worst_input << " (" << a.failing << " inputs over the bar, |x| in ["
-                                             << a.fail_lo << ", " << a.fail_hi << "])";
+        EXPECT_LE(a.max_score, kAccuracyBar) << stem(fn) << ": score " << a.max_score << " at input 0x" << std::hex << a.worst_input << " (" << a.failing
+                                             << " inputs over the bar, |x| in [" << a.fail_lo << ", " << a.fail_hi << "])";
     }
     EXPECT_EQ(tables, 24u);
 }
@@ -57,12 +73,14 @@ TEST(CatalogAccuracy, CertifiedDomainsAreTheDocumentedOnes) {
     // The whole sweep domain, except where float coefficients cannot hold the cubic (or the
     // lut_size cannot pay for the quadratic octaves beyond): a change here is a change of the
     // certificate, and of docs/pwp-tables.md.
-    struct Limit { double lo, hi; };
+    struct Limit {
+        double lo, hi;
+    };
     const std::map<std::string, Limit> narrowed = {
-        {"sqrt_65536p", {0, std::ldexp(1.0, 82)}},            // d2 = -x^-1.5/8 subnormal above 2^82
+        {"sqrt_65536p", {0, std::ldexp(1.0, 82)}},  // d2 = -x^-1.5/8 subnormal above 2^82
         {"ln_40p", {std::ldexp(1.0, -43), std::ldexp(1.0, 49)}},  // d3 = 1/(3x^3) overflows / underflows
         {"reciprocal_400p", {std::ldexp(1.0, -32), INFINITY}},  // d3 = -x^-4 overflows below 2^-32
-        {"reciprocal_sqrt_40000p", {std::ldexp(1.0, -51), INFINITY}},      // d2 overflows below 2^-51.8
+        {"reciprocal_sqrt_40000p", {std::ldexp(1.0, -51), INFINITY}},  // d2 overflows below 2^-51.8
         {"abs_reciprocal_sqrt_40000p", {std::ldexp(1.0, -51), INFINITY}},
     };
     for (const CatalogFn& fn : catalog()) {

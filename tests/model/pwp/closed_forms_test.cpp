@@ -46,8 +46,7 @@ TEST(ClosedForms, MatchIndependentDoubleFormulas) {
         for (const auto& c : cases) {
             float got = exact(c.fn, x, 0);
             // Relative 2e-6 or 1e-7 absolute: a few float ulps of slack for float intermediates.
-            EXPECT_NEAR(got, c.want, std::max(2e-6 * std::fabs(c.want), 1e-7))
-                << model::pwp::act_fn_name(c.fn) << "(" << x << ")";
+            EXPECT_NEAR(got, c.want, std::max(2e-6 * std::fabs(c.want), 1e-7)) << model::pwp::act_fn_name(c.fn) << "(" << x << ")";
         }
         if (x > 0) {
             EXPECT_LE(ulps(exact(ActFn::Sqrt, x, 0), std::sqrt(d)), 0.5);

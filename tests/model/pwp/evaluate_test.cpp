@@ -71,8 +71,7 @@ float cubic_fma_linear(const Section& s, float sel) {
 TEST(Cubic, MatchesIndependentReferenceOnAllVectors) {
     auto vs = load_vectors();
     ASSERT_EQ(vs.size(), 4003u);
-    for (size_t i = 0; i < vs.size(); ++i)
-        ASSERT_EQ(bits(cubic(vs[i].s, flt(vs[i].sel))), vs[i].expected) << "vector " << i;
+    for (size_t i = 0; i < vs.size(); ++i) ASSERT_EQ(bits(cubic(vs[i].s, flt(vs[i].sel))), vs[i].expected) << "vector " << i;
 }
 
 TEST(Cubic, EveryFixedVariantDisagreesSomewhere) {
@@ -151,8 +150,8 @@ Profile marker_profile() {
     p.nan_result = flt(0x3f000002);
     p.pinf_result = flt(0x3f000003);
     p.ninf_result = flt(0x3f000004);
-    p.sat_pos_high = sat(130, 100, sec(0, 10));    // >= 8 * (1 + 100/2^23)
-    p.sat_pos_low = sat(126, 200, sec(0, 20));     // <= 0.5 * (1 + 200/2^23)
+    p.sat_pos_high = sat(130, 100, sec(0, 10));  // >= 8 * (1 + 100/2^23)
+    p.sat_pos_low = sat(126, 200, sec(0, 20));  // <= 0.5 * (1 + 200/2^23)
     p.sat_neg_high = sat(130, 300, sec(0, 30));
     p.sat_neg_low = sat(126, 400, sec(0, 40));
     for (int e = -1; e <= 3; ++e) {
@@ -204,17 +203,17 @@ uint32_t f(uint32_t biased, uint32_t mant, bool neg = false) { return (neg ? 0x8
 
 TEST(Clamp, PositiveHighTieClampsAtAndAboveMantissaPoint) {
     Profile p = marker_profile();
-    EXPECT_EQ(evaluate_generic(p, flt(f(130, 100))), 10.0f);   // == : clamps (>=)
+    EXPECT_EQ(evaluate_generic(p, flt(f(130, 100))), 10.0f);  // == : clamps (>=)
     EXPECT_EQ(evaluate_generic(p, flt(f(130, 101))), 10.0f);
-    EXPECT_EQ(evaluate_generic(p, flt(f(130, 99))), 53.0f);    // just below: octave +3
-    EXPECT_EQ(evaluate_generic(p, flt(f(131, 0))), 10.0f);     // expo > sat
+    EXPECT_EQ(evaluate_generic(p, flt(f(130, 99))), 53.0f);  // just below: octave +3
+    EXPECT_EQ(evaluate_generic(p, flt(f(131, 0))), 10.0f);  // expo > sat
 }
 
 TEST(Clamp, PositiveLowTieClampsAtAndBelowMantissaPoint) {
     Profile p = marker_profile();
-    EXPECT_EQ(evaluate_generic(p, flt(f(126, 200))), 20.0f);   // == : clamps (<=)
+    EXPECT_EQ(evaluate_generic(p, flt(f(126, 200))), 20.0f);  // == : clamps (<=)
     EXPECT_EQ(evaluate_generic(p, flt(f(126, 199))), 20.0f);
-    EXPECT_EQ(evaluate_generic(p, flt(f(126, 201))), 49.0f);   // just above: octave -1
+    EXPECT_EQ(evaluate_generic(p, flt(f(126, 201))), 49.0f);  // just above: octave -1
     EXPECT_EQ(evaluate_generic(p, flt(f(125, 0x7fffff))), 20.0f);
 }
 
@@ -273,7 +272,7 @@ TEST(Index, TruncatedTopOctaveOfExp) {
     add_octave(p.pos, 6, 8, s);
     p.pos.octaves[6 + 127].num_sections = 256;
     EXPECT_EQ(evaluate_generic(p, flt(f(133, 3240471))), 1098.0f);  // bucket 98, stored
-    EXPECT_EQ(eval_bits(p, f(133, 3240472)), 0x7f800000u);          // the clamp
+    EXPECT_EQ(eval_bits(p, f(133, 3240472)), 0x7f800000u);  // the clamp
     EXPECT_EQ(evaluate_generic(p, flt(f(133, 98u << 15))), 1098.0f);
 
     // A threshold beyond the stored sections reaches bucket 99: the reference asserts.
@@ -314,7 +313,7 @@ Profile reciprocal_like() {
     p.zero_result = flt(0x7f7fffff);
     // [4, 8): Taylor of 1/v about 4: 1/4 - t/16 + t^2/64 - t^3/256.
     add_octave(p.pos, 2, 0, {sec(4.0f, 0.25f, -0.0625f, 0.015625f, -0.00390625f)});
-    p.sat_pos_high = sat(130, 0, sec(0, 0));        // >= 8
+    p.sat_pos_high = sat(130, 0, sec(0, 0));  // >= 8
     p.sat_pos_low = sat(128, 0x7fffff, sec(0, 0));  // < 4
     return p;
 }
@@ -354,7 +353,7 @@ TEST(Symmetry, EvenFunctionAddsWithoutNegating) {
     p.symmetry_invert_sign_opt = false;
     p.symmetry_point = 0.5f;
     EXPECT_EQ(evaluate_generic(p, -4.0f), 0.75f);  // 0.25 + 0.5
-    EXPECT_EQ(evaluate_generic(p, 4.0f), 0.25f);   // positive: no reconstruction
+    EXPECT_EQ(evaluate_generic(p, 4.0f), 0.25f);  // positive: no reconstruction
 }
 
 TEST(Symmetry, ReconstructionOnlyForNegativeSignBitEvenForNan) {
@@ -377,8 +376,7 @@ TEST(Symmetry, PosOnlySqrtLikeReturnsNanFromNegativeClamps) {
     p.sat_neg_high = sat(0, 0, nan_sec);
     p.sat_neg_low = sat(0, 0, nan_sec);
     EXPECT_EQ(evaluate_generic(p, 4.0f), 2.0f);
-    for (uint32_t in : {0xc0800000u, 0xbf800000u, 0x80000001u, 0xff7fffffu})
-        EXPECT_EQ(eval_bits(p, in), 0x7fc00000u) << std::hex << in;
+    for (uint32_t in : {0xc0800000u, 0xbf800000u, 0x80000001u, 0xff7fffffu}) EXPECT_EQ(eval_bits(p, in), 0x7fc00000u) << std::hex << in;
 }
 
 // ---- clamp-only residents ---------------------------------------------------------------
@@ -387,8 +385,8 @@ TEST(Residents, IdentityReturnsItsInputBitForBit) {
     Profile p = clamp_only("identity", sec(0, 0, 1));
     p.pinf_result = INFINITY;
     p.ninf_result = -INFINITY;
-    for (uint32_t in : {0x3f800000u, 0xbf800000u, 0x00000001u, 0x80000001u, 0x7f7fffffu,
-                        0xff7fffffu, 0x3eaaaaabu, 0x12345678u, 0x92345678u, 0x7f800000u, 0xff800000u})
+    for (uint32_t in :
+         {0x3f800000u, 0xbf800000u, 0x00000001u, 0x80000001u, 0x7f7fffffu, 0xff7fffffu, 0x3eaaaaabu, 0x12345678u, 0x92345678u, 0x7f800000u, 0xff800000u})
         EXPECT_EQ(eval_bits(p, in), in) << std::hex << in;
     EXPECT_EQ(eval_bits(p, 0x80000000), 0u);  // -0 -> zero_result (+0)
 }
@@ -401,7 +399,7 @@ TEST(Residents, ReluIsPositiveSlopeOneNegativeZero) {
     EXPECT_EQ(evaluate_generic(p, 3.5f), 3.5f);
     EXPECT_EQ(eval_bits(p, bits(-3.5f)), 0u);  // t*0 + 0 = +0 (not -0)
     EXPECT_EQ(eval_bits(p, 0x80000001), 0u);
-    EXPECT_EQ(eval_bits(p, 0xff800000), 0u);   // ninf_result
+    EXPECT_EQ(eval_bits(p, 0xff800000), 0u);  // ninf_result
 }
 
 }  // namespace

@@ -58,8 +58,7 @@ struct PassStats {
 
 // Every element the pass decides must carry the reference's bits; every element the
 // reference throws on must be flagged. Checked at every SIMD level and with fast_one.
-void check_pass(const FlatTable& t, const std::vector<float>& in, const std::vector<Expected>& want, const std::string& what,
-                PassStats* stats = nullptr) {
+void check_pass(const FlatTable& t, const std::vector<float>& in, const std::vector<Expected>& want, const std::string& what, PassStats* stats = nullptr) {
     std::vector<float> out(in.size());
     std::vector<uint32_t> flagged(in.size());
     for (SimdLevel l : levels()) {
@@ -113,7 +112,9 @@ struct Rng {
     }
     float input() {
         switch (range(0, 9)) {
-            case 0: case 1: case 2: return flt(u32());                               // any pattern
+            case 0:
+            case 1:
+            case 2: return flt(u32());  // any pattern
             case 3: return flt((u32() & 0x807FFFFFu) | (chance(0.5) ? 0x7F800000u : 0));  // NaN/inf/denormal/0
             case 4: return std::ldexp(std::uniform_real_distribution<float>(-1, 1)(g), range(-30, -10));
             default: return std::normal_distribution<float>(0, 3)(g);
@@ -245,9 +246,11 @@ TEST(FastEval, CraftedPowVersusDoubleCubeCases) {
     // libm pow and the double cube (t*t)*t give different final bits, so the pass must flag
     // them rather than return the cube's bits. The first is the case; the others were
     // found by scanning d3 over [1, 2) for t whose double cube differs from pow.
-    struct Case { uint32_t t, d3, want; };
-    for (const Case c : {Case{0x3f4cac40, 0x3ff957b4, 0x3f7eda00}, Case{0x3f6d10b4, 0x3f8c8a05, 0x3f5f356c},
-                         Case{0x3effbe26, 0x3fd6a27c, 0x3e55fd05}, Case{0x3ef41f40, 0x3fe074fe, 0x3e42a41b}}) {
+    struct Case {
+        uint32_t t, d3, want;
+    };
+    for (const Case c : {Case{0x3f4cac40, 0x3ff957b4, 0x3f7eda00}, Case{0x3f6d10b4, 0x3f8c8a05, 0x3f5f356c}, Case{0x3effbe26, 0x3fd6a27c, 0x3e55fd05},
+                         Case{0x3ef41f40, 0x3fe074fe, 0x3e42a41b}}) {
         const Profile p = clamp_only("crafted", sec_bits(0, 0, 0, 0, c.d3));
         const double td = flt(c.t);
         ASSERT_EQ(bits(evaluate_generic(p, flt(c.t))), c.want);
@@ -275,8 +278,8 @@ TEST(FastEval, SpecialValuesAndNanPayloadsAreTheReferences) {
     p.symmetry_invert_sign_opt = true;
     p.symmetry_point = 1.0f;
     std::vector<float> in;
-    for (uint32_t u : {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7fa00001u, 0xff812345u,
-                       0x7fffffffu, 0x00000001u, 0x807fffffu, 0x7f7fffffu, 0xff7fffffu})
+    for (uint32_t u : {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7fa00001u, 0xff812345u, 0x7fffffffu, 0x00000001u,
+                       0x807fffffu, 0x7f7fffffu, 0xff7fffffu})
         in.push_back(flt(u));
     const auto want = reference(in, [&](float v) { return evaluate_generic(p, v); });
     check_pass(flatten_profile(p), in, want, "specials");
@@ -342,11 +345,20 @@ TEST(FastEval, CorruptedSetsFlagExactlyWhatTheReferenceRejects) {
         FuncMeta& f = set.manifest.profile_meta_data[static_cast<size_t>(r.range(0, static_cast<int>(set.manifest.profile_meta_data.size()) - 1))];
         switch (r.range(0, 5)) {
             case 0: f.exp_offset += r.range(-5, 5); break;
-            case 1: f.pwl_control_base_pos += r.range(-40, 40); f.pwl_control_base_neg += r.range(-40, 40); break;
-            case 2: f.pos_large_signal_pwl_control = r.range(-3, 3000); f.neg_small_signal_pwl_control = r.range(-3, 3000); break;
+            case 1:
+                f.pwl_control_base_pos += r.range(-40, 40);
+                f.pwl_control_base_neg += r.range(-40, 40);
+                break;
+            case 2:
+                f.pos_large_signal_pwl_control = r.range(-3, 3000);
+                f.neg_small_signal_pwl_control = r.range(-3, 3000);
+                break;
             case 3: f.pos_small_signal_pwl_control = r.range(0, 2000); break;
-            case 4: f.large_pos_signal_exp_threshold = r.range(100, 300); f.small_neg_signal_exp_threshold = r.range(-5, 200);
-                    f.large_neg_signal_mantissa_threshold = static_cast<int64_t>(r.u32()) - 0x80000000ll; break;
+            case 4:
+                f.large_pos_signal_exp_threshold = r.range(100, 300);
+                f.small_neg_signal_exp_threshold = r.range(-5, 200);
+                f.large_neg_signal_mantissa_threshold = static_cast<int64_t>(r.u32()) - 0x80000000ll;
+                break;
             default:
                 for (int w = 0; w < 8; ++w) {
                     const size_t i = static_cast<size_t>(r.range(0, static_cast<int>(set.manifest.ctl_entry_cnt) - 1));

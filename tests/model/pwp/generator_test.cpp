@@ -105,7 +105,7 @@ TEST(Generator, SymmetryClassesAndSpecialResults) {
     EXPECT_EQ(evaluate_generic(exp, 89.0f), INFINITY);
 
     Profile sq = generate_profile(*find_catalog_fn("sqrt"));
-    EXPECT_TRUE(std::isnan(evaluate_generic(sq, -4.0f)));   // NaN in the negative clamps
+    EXPECT_TRUE(std::isnan(evaluate_generic(sq, -4.0f)));  // NaN in the negative clamps
     EXPECT_TRUE(std::isnan(sq.ninf_result));
     EXPECT_EQ(sq.neg.stored_sections(), 0u);
     Profile rec = generate_profile(*find_catalog_fn("reciprocal"));
@@ -126,8 +126,8 @@ TEST(Generator, SinExtrapolatesItsLastCubicPastPi) {
 TEST(Generator, ResidentsAreClampOnly) {
     std::mt19937 rng(5);
     auto prof = [](const char* n) { return generate_profile(*find_catalog_fn(n)); };
-    Profile id = prof("identity"), relu = prof("relu"), abs = prof("abs"), sign = prof("sign"), sq = prof("square"),
-            fin = prof("is_finite"), zero = prof("memset_zero"), lrelu = prof("leaky_relu");
+    Profile id = prof("identity"), relu = prof("relu"), abs = prof("abs"), sign = prof("sign"), sq = prof("square"), fin = prof("is_finite"),
+            zero = prof("memset_zero"), lrelu = prof("leaky_relu");
     for (const Profile* p : {&id, &relu, &abs, &sign, &sq, &fin, &zero, &lrelu}) EXPECT_EQ(p->stored_sections(), 0u);
     for (int i = 0; i < 2000; ++i) {
         float v = flt(rng() & 0xFF7FFFFFu);  // finite, either sign

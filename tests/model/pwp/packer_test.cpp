@@ -44,7 +44,7 @@ Profile identity() {
 }
 
 TEST(Blob, CtrlWordLayout) {
-    EXPECT_EQ(pack_ctrl(0, 0), 0x0000b800u);        // the with_ln entry-0 dump of seed 000 §4
+    EXPECT_EQ(pack_ctrl(0, 0), 0x0000b800u);  // the with_ln entry-0 dump of seed 000 §4
     EXPECT_EQ(pack_ctrl(406, 8), (8u << 16) | (15u << 11) | 406u);
     CtrlWord w = unpack_ctrl(0x0008b996u | 0x01000000u);
     EXPECT_EQ(w.bkt_base, 0x196u);
@@ -59,7 +59,7 @@ TEST(Blob, BucketRecordIsD0FirstXLast) {
     append_bkt(b, sec_bits(0xb63fffff, 0x3f7fffd0, 0x3f7fffd0, 0x3effffd0, 0x3e2aaa8b));
     // seed 000 §2, exp_and_others_bkt.bin[0], byte for byte.
     const uint8_t want[32] = {0xd0, 0xff, 0x7f, 0x3f, 0xd0, 0xff, 0x7f, 0x3f, 0xd0, 0xff, 0xff, 0x3e, 0x8b, 0xaa, 0x2a, 0x3e,
-                              0xff, 0xff, 0x3f, 0xb6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                              0xff, 0xff, 0x3f, 0xb6, 0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0};
     ASSERT_EQ(b.size(), 32u);
     EXPECT_EQ(std::vector<uint8_t>(want, want + 32), b);
     Section s = read_bkt(b, 0);
@@ -90,8 +90,8 @@ TEST(Packer, LayoutOfASet) {
     // bkt: neg sections, pos sections, then [pos_low, neg_low, pos_high, neg_high].
     EXPECT_EQ(bits(read_bkt(s.bkt, 0).x), 0xb63fffffu);
     EXPECT_EQ(bits(read_bkt(s.bkt, 2).x), 0x363fffffu);
-    EXPECT_EQ(read_bkt(s.bkt, 7).d3, 1.0f / 6);              // pos_low
-    EXPECT_EQ(bits(read_bkt(s.bkt, 9).d0), 0x7f800000u);     // pos_high
+    EXPECT_EQ(read_bkt(s.bkt, 7).d3, 1.0f / 6);  // pos_low
+    EXPECT_EQ(bits(read_bkt(s.bkt, 9).d0), 0x7f800000u);  // pos_high
     const FuncMeta& e = m.profile_meta_data[0];
     EXPECT_EQ(e.func_name, "exp_400p");
     EXPECT_EQ(e.func_id, 7);
@@ -159,8 +159,7 @@ TEST(Packer, Errors) {
     Profile off = exp_like();
     off.neg = Region{};
     add_octave(off.neg, -17, 0, {sec(0, 1)});
-    EXPECT_NE(pack_error({{"exp_400p", off}}).find("neg octaves start at exponent -17, which the shared exp_offset -19 cannot address"),
-              std::string::npos);
+    EXPECT_NE(pack_error({{"exp_400p", off}}).find("neg octaves start at exponent -17, which the shared exp_offset -19 cannot address"), std::string::npos);
 
     Profile lowm = exp_like();
     lowm.sat_pos_low.mantissa_point = 5;

@@ -26,24 +26,30 @@ std::string xd(uint32_t x, uint32_t d0, uint32_t d1, uint32_t d2, uint32_t d3) {
 std::string profile_json(const std::string& pos_octaves = "", const std::string& extra = "") {
     std::string sat =
         "\"saturation_points\": {"
-        "\"sat_point_pos_high\": {\"sat_point\": 134, \"mantissa_point\": 3240472, " + xd(0, 0x7f800000, 0, 0, 0) + "},"
-        "\"sat_point_pos_low\": {\"sat_point\": 107, \"mantissa_point\": 8388607, " + xd(0, 0x3f800000, 0x3f800000, 0x3f000000, 0x3e2aaaab) + "},"
-        "\"sat_point_neg_high\": {\"sat_point\": 134, \"mantissa_point\": 0, " + xd(0, 0, 0, 0, 0) + "},"
-        "\"sat_point_neg_low\": {\"sat_point\": 107, \"mantissa_point\": 8388607, " + xd(0, 0x3f800000, 0x3f800000, 0x3f000000, 0x3e2aaaab) + "}}";
+        "\"sat_point_pos_high\": {\"sat_point\": 134, \"mantissa_point\": 3240472, " +
+        xd(0, 0x7f800000, 0, 0, 0) +
+        "},"
+        "\"sat_point_pos_low\": {\"sat_point\": 107, \"mantissa_point\": 8388607, " +
+        xd(0, 0x3f800000, 0x3f800000, 0x3f000000, 0x3e2aaaab) +
+        "},"
+        "\"sat_point_neg_high\": {\"sat_point\": 134, \"mantissa_point\": 0, " +
+        xd(0, 0, 0, 0, 0) +
+        "},"
+        "\"sat_point_neg_low\": {\"sat_point\": 107, \"mantissa_point\": 8388607, " +
+        xd(0, 0x3f800000, 0x3f800000, 0x3f000000, 0x3e2aaaab) + "}}";
     return "{\"name\": \"exp\", \"sunda_id\": 7, \"tonga_id\": 7, \"lut_size\": 2, \"max_diff\": " + box(0) +
            ", \"symmetry_en\": false, \"symmetry_invert_sign_opt\": 0, \"symmetry_opt_use_neg_region\": false"
-           ", \"symmetry_point\": " + box(0) + ", \"zero_result\": " + box(0x3f800000, "1") +
-           ", \"nan_result\": " + box(0x7fc00000) + ", \"pinf_result\": " + box(0x7f800000) +
-           ", \"ninf_result\": " + box(0) + ", \"exponent_offset\": 0, \"lower_bound\": " + box(0) +
-           ", \"upper_bound\": " + box(0) + ", \"imm_bias\": " + box(0) + ", \"fma_const0\": " + box(0) +
-           ", \"fma_const1\": " + box(0) + ", \"use_multipass\": false, \"pos_exponents\": [" +
-           (pos_octaves.empty()
-                ? "{\"exponent\": -19, \"num_sections\": 1, \"extract_size\": 0, \"extract_lsb\": 23, \"pos\": true, "
-                  "\"exponent_sections\": [{" + xd(0x363fffff, 0x3f800018, 0x3f800018, 0x3f000018, 0x3e2aaacb) + "}]}"
-                : pos_octaves) +
+           ", \"symmetry_point\": " +
+           box(0) + ", \"zero_result\": " + box(0x3f800000, "1") + ", \"nan_result\": " + box(0x7fc00000) + ", \"pinf_result\": " + box(0x7f800000) +
+           ", \"ninf_result\": " + box(0) + ", \"exponent_offset\": 0, \"lower_bound\": " + box(0) + ", \"upper_bound\": " + box(0) +
+           ", \"imm_bias\": " + box(0) + ", \"fma_const0\": " + box(0) + ", \"fma_const1\": " + box(0) + ", \"use_multipass\": false, \"pos_exponents\": [" +
+           (pos_octaves.empty() ? "{\"exponent\": -19, \"num_sections\": 1, \"extract_size\": 0, \"extract_lsb\": 23, \"pos\": true, "
+                                  "\"exponent_sections\": [{" +
+                                      xd(0x363fffff, 0x3f800018, 0x3f800018, 0x3f000018, 0x3e2aaacb) + "}]}"
+                                : pos_octaves) +
            "], \"neg_exponents\": [{\"exponent\": -19, \"num_sections\": 1, \"extract_size\": 0, \"extract_lsb\": 23, "
-           "\"pos\": false, \"exponent_sections\": [{" + xd(0xb63fffff, 0x3f7fffd0, 0x3f7fffd0, 0x3effffd0, 0x3e2aaa8b) + "}]}], " +
-           sat + extra + "}";
+           "\"pos\": false, \"exponent_sections\": [{" +
+           xd(0xb63fffff, 0x3f7fffd0, 0x3f7fffd0, 0x3effffd0, 0x3e2aaa8b) + "}]}], " + sat + extra + "}";
 }
 
 std::string error_of(const std::string& text) {
@@ -93,9 +99,10 @@ TEST(ProfileLoader, NegativeInt32SpellingOfAPattern) {
 }
 
 TEST(ProfileLoader, OctavesAreIndexedByExponentNotArrayOrder) {
-    std::string oct =
-        "{\"exponent\": 3, \"extract_size\": 1, \"exponent_sections\": [{" + xd(0, 3, 0, 0, 0) + "}, {" + xd(0, 4, 0, 0, 0) + "}]},"
-        "{\"exponent\": -2, \"extract_size\": 0, \"exponent_sections\": [{" + xd(0, 5, 0, 0, 0) + "}]}";
+    std::string oct = "{\"exponent\": 3, \"extract_size\": 1, \"exponent_sections\": [{" + xd(0, 3, 0, 0, 0) + "}, {" + xd(0, 4, 0, 0, 0) +
+                      "}]},"
+                      "{\"exponent\": -2, \"extract_size\": 0, \"exponent_sections\": [{" +
+                      xd(0, 5, 0, 0, 0) + "}]}";
     Profile p = parse_profile(profile_json(oct), "t.json");
     EXPECT_EQ(p.pos.octaves[130].count, 2u);
     EXPECT_EQ(p.pos.octaves[125].count, 1u);
@@ -105,8 +112,10 @@ TEST(ProfileLoader, OctavesAreIndexedByExponentNotArrayOrder) {
 
 TEST(ProfileLoader, InertKeysNeverChangeEvaluation) {
     // num_sections, extract_lsb, pos and lut_size contradicting the data: warnings, same bits.
-    std::string oct = "{\"exponent\": -19, \"num_sections\": 77, \"extract_size\": 0, \"extract_lsb\": 5, \"pos\": false, "
-                      "\"exponent_sections\": [{" + xd(0x363fffff, 0x3f800018, 0x3f800018, 0x3f000018, 0x3e2aaacb) + "}]}";
+    std::string oct =
+        "{\"exponent\": -19, \"num_sections\": 77, \"extract_size\": 0, \"extract_lsb\": 5, \"pos\": false, "
+        "\"exponent_sections\": [{" +
+        xd(0x363fffff, 0x3f800018, 0x3f800018, 0x3f000018, 0x3e2aaacb) + "}]}";
     std::string j = profile_json(oct);
     j.replace(j.find("\"lut_size\": 2"), 13, "\"lut_size\": 9");
     Profile odd = parse_profile(j, "t.json");
@@ -116,9 +125,7 @@ TEST(ProfileLoader, InertKeysNeverChangeEvaluation) {
         EXPECT_EQ(bits(model::pwp::evaluate_generic(odd, flt(in))), bits(model::pwp::evaluate_generic(ref, flt(in))));
 }
 
-TEST(ProfileLoader, UnknownKeysAreTolerated) {
-    EXPECT_NO_THROW(parse_profile(profile_json("", ", \"something_new\": [1, 2, 3]"), "t.json"));
-}
+TEST(ProfileLoader, UnknownKeysAreTolerated) { EXPECT_NO_THROW(parse_profile(profile_json("", ", \"something_new\": [1, 2, 3]"), "t.json")); }
 
 TEST(ProfileLoader, MissingLiveKeyNamesFileAndPath) {
     std::string j = profile_json();

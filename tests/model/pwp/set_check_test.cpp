@@ -99,8 +99,7 @@ TEST(SetCheck, ManifestCountsPointersAndThresholds) {
     };
     nlohmann::json j = nlohmann::json::parse(m);
     const auto& meta = j["profile_meta_data"][0];
-    replace("\"neg_small_signal_pwl_control\": " + std::to_string(meta["neg_small_signal_pwl_control"].get<int>()),
-            "\"neg_small_signal_pwl_control\": 3");
+    replace("\"neg_small_signal_pwl_control\": " + std::to_string(meta["neg_small_signal_pwl_control"].get<int>()), "\"neg_small_signal_pwl_control\": 3");
     replace("\"large_pos_signal_mantissa_threshold\": " + std::to_string(meta["large_pos_signal_mantissa_threshold"].get<int>()),
             "\"large_pos_signal_mantissa_threshold\": 1");
     c.t.write("pwp_bin_trainium/exp_and_others.json", m);
@@ -164,34 +163,44 @@ struct HandSet {
         std::vector<uint8_t> bkt, ctrl;
         auto rec = [&](float x, float d0, float d1) { append_bkt(bkt, sec(x, d0, d1)); };
         // f: octave 0 [1,2): 2 buckets; octave 1 [2,4): extract_size 1, 1 of 2 stored (clamp at 3.0).
-        rec(1.25f, 10, 0); rec(1.75f, 11, 0); rec(2.5f, 12, 0);
-        rec(0, 1, 0); rec(0, 1, 0); rec(0, 99, 0); rec(0, 99, 0);    // pos_low neg_low pos_high neg_high
-        rec(0, 0, 1); rec(0, 0, 1); rec(0, 0, 1); rec(0, 0, 1);      // identity
+        rec(1.25f, 10, 0);
+        rec(1.75f, 11, 0);
+        rec(2.5f, 12, 0);
+        rec(0, 1, 0);
+        rec(0, 1, 0);
+        rec(0, 99, 0);
+        rec(0, 99, 0);  // pos_low neg_low pos_high neg_high
+        rec(0, 0, 1);
+        rec(0, 0, 1);
+        rec(0, 0, 1);
+        rec(0, 0, 1);  // identity
         for (uint32_t w : {pack_ctrl(0, 1), pack_ctrl(2, 1), pack_ctrl_sentinel(7)}) append_ctrl(ctrl, w, 16);
         t.write("pwp_bin_with_ln/hand_bkt.bin", std::string(bkt.begin(), bkt.end()));
         t.write("pwp_bin_with_ln/hand_ctrl.bin", std::string(ctrl.begin(), ctrl.end()));
         auto meta = [](const std::string& name, int id, int sym, int e_off, int base, int sat, int small, int large, int mant) {
             return "{\"func_name\": \"" + name + "\", \"func_id\": " + std::to_string(id) +
                    ", \"fzero_result\": 0, \"fpinf_result\": 1065353216, \"fninf_result\": 3212836864, \"fnan_result\": 2143289344"
-                   ", \"symmetry_opt_en\": " + std::to_string(sym) + ", \"sym_invert_sign_point\": " + std::to_string(sym) +
+                   ", \"symmetry_opt_en\": " +
+                   std::to_string(sym) + ", \"sym_invert_sign_point\": " + std::to_string(sym) +
                    ", \"symmetry_opt_use_neg_region\": 0, \"symmetry_point\": 0, \"imm_bias\": 0, \"exp_offset\": " + std::to_string(e_off) +
                    ", \"fma_const_0\": 0, \"fma_const_1\": 0, \"fma_indirection_src_sel\": 0"
-                   ", \"pwl_control_base_pos\": " + std::to_string(base) + ", \"pwl_control_base_neg\": " + std::to_string(base) +
-                   ", \"pos_small_signal_pwl_control\": " + std::to_string(sat) + ", \"neg_small_signal_pwl_control\": " + std::to_string(sat + 1) +
-                   ", \"pos_large_signal_pwl_control\": " + std::to_string(sat + 2) + ", \"neg_large_signal_pwl_control\": " + std::to_string(sat + 3) +
-                   ", \"small_pos_signal_exp_threshold\": " + std::to_string(small) + ", \"small_neg_signal_exp_threshold\": " + std::to_string(small) +
-                   ", \"large_pos_signal_exp_threshold\": " + std::to_string(large) + ", \"large_neg_signal_exp_threshold\": " + std::to_string(large) +
-                   ", \"large_pos_signal_mantissa_threshold\": " + std::to_string(mant) + ", \"large_neg_signal_mantissa_threshold\": " + std::to_string(mant) +
-                   ", \"lower_bound\": 0, \"upper_bound\": 0, \"use_multipass\": false}";
+                   ", \"pwl_control_base_pos\": " +
+                   std::to_string(base) + ", \"pwl_control_base_neg\": " + std::to_string(base) + ", \"pos_small_signal_pwl_control\": " + std::to_string(sat) +
+                   ", \"neg_small_signal_pwl_control\": " + std::to_string(sat + 1) + ", \"pos_large_signal_pwl_control\": " + std::to_string(sat + 2) +
+                   ", \"neg_large_signal_pwl_control\": " + std::to_string(sat + 3) + ", \"small_pos_signal_exp_threshold\": " + std::to_string(small) +
+                   ", \"small_neg_signal_exp_threshold\": " + std::to_string(small) + ", \"large_pos_signal_exp_threshold\": " + std::to_string(large) +
+                   ", \"large_neg_signal_exp_threshold\": " + std::to_string(large) + ", \"large_pos_signal_mantissa_threshold\": " + std::to_string(mant) +
+                   ", \"large_neg_signal_mantissa_threshold\": " + std::to_string(mant) + ", \"lower_bound\": 0, \"upper_bound\": 0, \"use_multipass\": false}";
         };
         t.write("pwp_bin_with_ln/hand.json",
                 "{\"bkt_bin\": \"hand_bkt.bin\", \"bkt_entry_cnt\": 11, \"ctl_bin\": \"hand_ctrl.bin\", \"ctl_entry_cnt\": 3,"
                 " \"func_to_bkt_start_idx\": {\"odd\": 0, \"identity\": 7}, \"func_to_ctl_start_idx\": {\"odd\": 0, \"identity\": 2},"
                 " \"func_exp_to_bkt_start_idx\": {}, \"func_exp_to_ctl_start_idx\": {}, \"profile_meta_data\": [" +
-                meta("odd_4p", 40, 1, 0, 0, 3, 127, 128, 0x400000) + ", " + meta("identity_1p", 1, 0, 0, 2, 7, 0, 0, 0) + "]}");
-        t.write("pwp_bin_with_ln/act_info.json",
-                "{\"act_func_sets\": [{\"name\": \"hand\", \"bkt_bin\": \"hand_bkt.bin\", \"ctrl_bin\": \"hand_ctrl.bin\","
-                " \"profile_json\": \"hand.json\", \"act\": {\"odd\": 4, \"identity\": 1}}], \"pwp_file_keys\": [\"bkt_bin\", \"ctrl_bin\", \"profile_json\"]}");
+                    meta("odd_4p", 40, 1, 0, 0, 3, 127, 128, 0x400000) + ", " + meta("identity_1p", 1, 0, 0, 2, 7, 0, 0, 0) + "]}");
+        t.write(
+            "pwp_bin_with_ln/act_info.json",
+            "{\"act_func_sets\": [{\"name\": \"hand\", \"bkt_bin\": \"hand_bkt.bin\", \"ctrl_bin\": \"hand_ctrl.bin\","
+            " \"profile_json\": \"hand.json\", \"act\": {\"odd\": 4, \"identity\": 1}}], \"pwp_file_keys\": [\"bkt_bin\", \"ctrl_bin\", \"profile_json\"]}");
         t.write("pwp_bin_with_ln/version.json", "{\"KaenaPWP\": {\"brazil_version\": \"\", \"git_sha\": \"\"}}");
     }
 };
@@ -206,12 +215,12 @@ TEST(VendorLayout, HandMadeSetChecksCleanAndEvaluates) {
     EXPECT_EQ(s.stride, 16u);
     TableEvaluator te(s);
     const FuncMeta& f = te.lookup("odd");
-    EXPECT_EQ(te.evaluate(f, 1.1f), 10.0f);     // octave 0, bucket 0
-    EXPECT_EQ(te.evaluate(f, 1.9f), 11.0f);     // bucket 1
-    EXPECT_EQ(te.evaluate(f, 2.9f), 12.0f);     // octave 1, bucket 0 (1 of 2 stored)
-    EXPECT_EQ(te.evaluate(f, 3.0f), 99.0f);     // the high clamp at mantissa 0x400000
-    EXPECT_EQ(te.evaluate(f, -1.9f), -11.0f);   // odd
-    EXPECT_EQ(te.evaluate(f, 0.5f), 1.0f);      // low clamp
+    EXPECT_EQ(te.evaluate(f, 1.1f), 10.0f);  // octave 0, bucket 0
+    EXPECT_EQ(te.evaluate(f, 1.9f), 11.0f);  // bucket 1
+    EXPECT_EQ(te.evaluate(f, 2.9f), 12.0f);  // octave 1, bucket 0 (1 of 2 stored)
+    EXPECT_EQ(te.evaluate(f, 3.0f), 99.0f);  // the high clamp at mantissa 0x400000
+    EXPECT_EQ(te.evaluate(f, -1.9f), -11.0f);  // odd
+    EXPECT_EQ(te.evaluate(f, 0.5f), 1.0f);  // low clamp
     EXPECT_EQ(te.evaluate(f, 0.0f), 0.0f);
     EXPECT_EQ(te.evaluate(f, INFINITY), 1.0f);
     EXPECT_EQ(te.evaluate(te.lookup("1"), -7.5f), -7.5f);

@@ -67,7 +67,8 @@ TEST(SetPaths, BlobNamesThatLeaveTheSetDirectoryAreRefused) {
     c.replace("exp_and_others.json", "\"bkt_bin\": \"exp_and_others_bkt.bin\"", "\"bkt_bin\": \"../../exp_and_others_bkt.bin\"");
     std::string e = read_set_error(m);
     EXPECT_NE(e.find(m + ": $.bkt_bin: expected a file in the set's directory (a relative path without '..'), got string \"../../exp_and_others_bkt.bin\""),
-              std::string::npos) << e;
+              std::string::npos)
+        << e;
     c.replace("exp_and_others.json", "\"../../exp_and_others_bkt.bin\"", "\"/dev/zero\"");
     e = read_set_error(m);
     EXPECT_NE(e.find("$.bkt_bin: expected a file in the set's directory"), std::string::npos) << e;

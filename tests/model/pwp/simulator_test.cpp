@@ -61,9 +61,9 @@ TEST(Simulator, UsePwpGate) {
     Dir d;
     Simulator with(d.tmp.path());
     Simulator without("");
-    EXPECT_EQ(with.simulate("Exp", 1.0f, 0.0f, true), 42.0f);                 // table
-    EXPECT_EQ(with.simulate("Exp", 1.0f, 0.0f, false), std::exp(1.0f));       // usePwp off
-    EXPECT_EQ(without.simulate("Exp", 1.0f, 0.0f, true), std::exp(1.0f));     // no table dir
+    EXPECT_EQ(with.simulate("Exp", 1.0f, 0.0f, true), 42.0f);  // table
+    EXPECT_EQ(with.simulate("Exp", 1.0f, 0.0f, false), std::exp(1.0f));  // usePwp off
+    EXPECT_EQ(without.simulate("Exp", 1.0f, 0.0f, true), std::exp(1.0f));  // no table dir
     ASSERT_NE(with.table(ActFn::Exp), nullptr);
     EXPECT_EQ(with.table(ActFn::Sigmoid), nullptr);
 }

@@ -21,14 +21,20 @@ using namespace model::pwp;
 
 // Inputs that exercise every boundary of a profile.
 std::vector<uint32_t> probe_inputs(const Profile& p, std::mt19937& rng) {
-    std::set<uint32_t> in = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7fa00001,
-                             0x00000001, 0x80000001, 0x007fffff, 0x807fffff, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000};
+    std::set<uint32_t> in = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7fa00001, 0x00000001,
+                             0x80000001, 0x007fffff, 0x807fffff, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000};
     auto around = [&](int biased, int mant) {
         for (int d = -1; d <= 1; ++d) {
             int64_t m = static_cast<int64_t>(mant) + d;
             int b = biased;
-            if (m < 0) { m = 0x7fffff; --b; }
-            if (m > 0x7fffff) { m = 0; ++b; }
+            if (m < 0) {
+                m = 0x7fffff;
+                --b;
+            }
+            if (m > 0x7fffff) {
+                m = 0;
+                ++b;
+            }
             if (b < 0 || b > 255) continue;
             uint32_t u = static_cast<uint32_t>(b) << 23 | static_cast<uint32_t>(m);
             in.insert(u);
@@ -60,8 +66,16 @@ void compare_target(Target t) {
                 float v = flt(u);
                 bool ea = false, eb = false;
                 float a = 0, b = 0;
-                try { a = evaluate_generic(p, v); } catch (const Error&) { ea = true; }
-                try { b = te.evaluate(f, v); } catch (const Error&) { eb = true; }
+                try {
+                    a = evaluate_generic(p, v);
+                } catch (const Error&) {
+                    ea = true;
+                }
+                try {
+                    b = te.evaluate(f, v);
+                } catch (const Error&) {
+                    eb = true;
+                }
                 ASSERT_FALSE(ea) << f.func_name << " 0x" << std::hex << u << ": the generated table leaves a hole";
                 ASSERT_FALSE(eb) << rs.name << "/" << f.func_name << " 0x" << std::hex << u;
                 ASSERT_EQ(bits(a), bits(b)) << rs.name << "/" << f.func_name << " input 0x" << std::hex << u;

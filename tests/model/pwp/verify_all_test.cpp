@@ -24,7 +24,8 @@ TEST(VerifyAll, TheSetAgreesWithItsProfileAndNotWithAnother) {
     for (const uint64_t first : {uint64_t{0x3f700000}, uint64_t{0xbf700000}}) {
         for (const bool fast : {false, true}) {
             uint64_t calls = 0;
-            const VerifyResult r = verify_all_inputs(own, te, f, 2, fast, [&](uint64_t) { ++calls; }, first, first + (1u << 20));
+            const VerifyResult r = verify_all_inputs(
+                own, te, f, 2, fast, [&](uint64_t) { ++calls; }, first, first + (1u << 20));
             EXPECT_EQ(r.equal + r.both_unhandled, uint64_t{1} << 20) << fast;
             EXPECT_EQ(r.mismatched, 0u);
             EXPECT_FALSE(r.first_mismatch);

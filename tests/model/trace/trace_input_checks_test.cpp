@@ -38,8 +38,7 @@ std::string read_error(const std::string& path) {
 
 TEST(TraceInputChecks, DataFileThatIsASpecialFileIsRefused) {
     std::string m = error_at(".data dram:0 file=/dev/zero");
-    EXPECT_NE(m.find("t.trace:7: /dev/zero: is a character device, not a regular file; refusing to read this .data file at dram:0x0"),
-              std::string::npos) << m;
+    EXPECT_NE(m.find("t.trace:7: /dev/zero: is a character device, not a regular file; refusing to read this .data file at dram:0x0"), std::string::npos) << m;
     TempDir t;
     ASSERT_EQ(mkfifo(t.file("pipe.bin").c_str(), 0600), 0);
     m = error_at(".data sbuf:0:0 file=pipe.bin", t.path());
@@ -62,11 +61,9 @@ TEST(TraceInputChecks, DataAndDumpStayInsideThePartitionWindows) {
     std::string m = error_at(".data sbuf:127:0 partitions=2 u8 1");
     EXPECT_NE(m.find("t.trace:7: .data: partitions 127..128 run past partition 127"), std::string::npos) << m;
     m = error_at(".data sbuf:0:0x3fffe u32 1");
-    EXPECT_NE(m.find("t.trace:7: .data: 4 bytes per partition from sbuf:0:0x3fffe run past the sbuf partition's 262144-byte window"),
-              std::string::npos) << m;
+    EXPECT_NE(m.find("t.trace:7: .data: 4 bytes per partition from sbuf:0:0x3fffe run past the sbuf partition's 262144-byte window"), std::string::npos) << m;
     m = error_at(".dump psum:3:0x7000 bytes=8192 file=p.bin");
-    EXPECT_NE(m.find("t.trace:7: .dump: 8192 bytes per partition from psum:3:0x7000 run past the psum partition's 32768-byte window"),
-              std::string::npos) << m;
+    EXPECT_NE(m.find("t.trace:7: .dump: 8192 bytes per partition from psum:3:0x7000 run past the psum partition's 32768-byte window"), std::string::npos) << m;
     m = error_at(".dump sbuf:100:0 bytes=16 partitions=29 file=s.bin");
     EXPECT_NE(m.find(".dump: partitions 100..128 run past partition 127"), std::string::npos) << m;
     EXPECT_EQ(error_at(".dump sbuf:100:0 bytes=262144 partitions=28 file=s.bin"), "(no error)");
@@ -76,8 +73,7 @@ TEST(TraceInputChecks, DataAndDumpStayInsideThePartitionWindows) {
 TEST(TraceInputChecks, TracesThatAreNotTextFilesAreRefused) {
     TempDir t;
     ASSERT_EQ(mkfifo(t.file("t.trace").c_str(), 0600), 0);
-    EXPECT_NE(read_error(t.file("t.trace")).find("t.trace: is a FIFO (named pipe), not a regular file; refusing to read this trace"),
-              std::string::npos);
+    EXPECT_NE(read_error(t.file("t.trace")).find("t.trace: is a FIFO (named pipe), not a regular file; refusing to read this trace"), std::string::npos);
     EXPECT_NE(read_error(t.path()).find(": is a directory"), std::string::npos);
     std::string m = read_error(t.write("long.trace", "act sync\n" + std::string(kMaxTraceLineBytes + 1, 'x')));
     EXPECT_NE(m.find("long.trace:2: line longer than 65536 bytes"), std::string::npos) << m;
@@ -99,8 +95,8 @@ TEST(TraceInputChecks, StreamsThatAreNotRegularFilesAreRefused) {
         BundleStream s(t.file("act.bin"));
         FAIL();
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("act.bin: is a FIFO (named pipe), not a regular file; refusing to read this bundle stream"),
-                  std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("act.bin: is a FIFO (named pipe), not a regular file; refusing to read this bundle stream"), std::string::npos)
+            << e.what();
     }
 }
 

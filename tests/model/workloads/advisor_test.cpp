@@ -65,8 +65,8 @@ TEST(Advisor, NothingMovesAcrossASemaphore) {
 TEST(Advisor, ChoosesOneSetForFunctionsThatShareIt) {
     TempDir t;
     // exp then tanh, loaded as exp_and_others then tanh_and_derivative: exp_and_others holds both.
-    const std::string trace = t.write("cover.trace", "act load_act_func_set set=0\n" + act(7, "0x0", "0x1000") + "act load_act_func_set set=8\n" +
-                                                         act(6, "0x0", "0x2000"));
+    const std::string trace =
+        t.write("cover.trace", "act load_act_func_set set=0\n" + act(7, "0x0", "0x1000") + "act load_act_func_set set=8\n" + act(6, "0x0", "0x2000"));
     const wl::Advice a = wl::advise(trace);
     EXPECT_EQ(a.loads.size(), 2u);
     EXPECT_EQ(a.suggested_loads, 1u);

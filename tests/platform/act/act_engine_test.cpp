@@ -16,14 +16,14 @@
 #include "model/pwp/table_eval.h"
 #include "model/pwp/table_image.h"
 #include "model/trace/assembler.h"
-#include "platform/act/act_timing.h"
-#include "platform/config.h"
 #include "neuronsim/act_sets.h"
 #include "neuronsim/registers.h"
+#include "platform/act/act_timing.h"
+#include "platform/config.h"
 #include "platform/host/trace_host.h"
+#include "tests/support/platform_run.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
-#include "tests/support/platform_run.h"
 #include "tests/support/systemc_fixture.h"
 
 namespace neuronsim::test {
@@ -59,8 +59,9 @@ TEST_F(ActTest, WholeTensorNumericsEqualTheModelEvaluatorForEveryFunctionOfASet)
         int k = 0;
         for (const auto& f : set.manifest.profile_meta_data) {
             const uint32_t off = 0x1000 + 0x100 * k++;
-            trace += std::string("act activate func=") + std::to_string(f.func_id) + " " + kAct + "scale=1.5 bias=-0.25 src=sbuf:0:0x0 src.step=1,0,0 src.num=64,1,1 " +
-                     "dst=sbuf:0:" + std::to_string(off) + " dst.step=1,0,0 dst.num=64,1,1\n";
+            trace += std::string("act activate func=") + std::to_string(f.func_id) + " " + kAct +
+                     "scale=1.5 bias=-0.25 src=sbuf:0:0x0 src.step=1,0,0 src.num=64,1,1 " + "dst=sbuf:0:" + std::to_string(off) +
+                     " dst.step=1,0,0 dst.num=64,1,1\n";
             trace += ".dump sbuf:0:" + std::to_string(off) + " bytes=256 partitions=128 file=" + f.bare_name() + ".bin\n";
         }
         reset_systemc_context();
@@ -92,11 +93,11 @@ TEST_F(ActTest, ExactNumericsUseTheClosedForms) {
 TEST_F(ActTest, DtypesPointerAndRegisterOperands) {
     // bf16 input, fp16 output; scale from an SBUF pointer (per partition), bias from a register
     // pointing at a bf16 vector (bias_src_n=2), identity function.
-    run(".data sbuf:0:0x0 partitions=4 u8 0x80 0x3f 0x00 0xc0\n"      // bf16 1.0, -2.0
+    run(".data sbuf:0:0x0 partitions=4 u8 0x80 0x3f 0x00 0xc0\n"  // bf16 1.0, -2.0
         ".data sbuf:0:0x100 partitions=4 f32 3.0\n"
-        ".data sbuf:2:0x100 partitions=2 f32 -1.0\n"                     // partitions 2, 3 scale -1
-        ".data sbuf:0:0x200 partitions=4 u8 0x00 0x3f\n"                 // bf16 0.5
-        ".reg 7 512\n"                                                   // ADDR4 of sbuf:0:0x200
+        ".data sbuf:2:0x100 partitions=2 f32 -1.0\n"  // partitions 2, 3 scale -1
+        ".data sbuf:0:0x200 partitions=4 u8 0x00 0x3f\n"  // bf16 0.5
+        ".reg 7 512\n"  // ADDR4 of sbuf:0:0x200
         "act load_act_func_set set=4\n"
         "act activate func=1 in_bias_dtype=0x66 out_dtype=7 num_active_channels=4 scale_src=1 scale=sbuf:0:0x100 bias_src_n=2 bias=reg:7 "
         "src=sbuf:0:0x0 src.num=2,1,1 src.step=1,0,0 dst=sbuf:0:0x300 dst.num=2,1,1 dst.step=1,0,0\n"
@@ -119,11 +120,11 @@ TEST_F(ActTest, AccumulatorCommands) {
     auto read = [](int slot) {
         return "act read_accumulator count=1 dtype=10 num_active_channels=32 dst=sbuf:0:" + std::to_string(0x100 + 4 * slot) + " dst.num=1\n";
     };
-    run(pre + act(3) + read(0) +                 // ZERO_ACCUMULATE: 6
-        act(2) + read(1) +                        // ACCUMULATE: 12
-        act(0) + read(2) +                        // IDLE: 12
-        act(4, "imm=100") + read(3) +             // LOAD_ACCUMULATE: 100 + 6
-        act(1) + read(4) +                        // ZERO: 0
+    run(pre + act(3) + read(0) +  // ZERO_ACCUMULATE: 6
+        act(2) + read(1) +  // ACCUMULATE: 12
+        act(0) + read(2) +  // IDLE: 12
+        act(4, "imm=100") + read(3) +  // LOAD_ACCUMULATE: 100 + 6
+        act(1) + read(4) +  // ZERO: 0
         ".dump sbuf:31:0x100 bytes=20 file=acc.bin\n");
     EXPECT_EQ(floats(out("acc.bin")), (std::vector<float>{6, 12, 12, 106, 0}));
 }
@@ -139,8 +140,10 @@ TEST_F(ActTest, ParametricReluTakesItsSlopeFromImm) {
             if (f.bare_name() == "parametric_relu") set = static_cast<int>(i), func = f.func_id;
     }
     ASSERT_GE(set, 0);
-    const std::string pre = ".data sbuf:0:0x0 partitions=2 f32 -2 3 -0.5 0\n.data sbuf:0:0x80 partitions=1 f32 0.25\n.data sbuf:1:0x80 partitions=1 f32 -3\n"
-                            "act load_act_func_set set=" + std::to_string(set) + "\n";
+    const std::string pre =
+        ".data sbuf:0:0x0 partitions=2 f32 -2 3 -0.5 0\n.data sbuf:0:0x80 partitions=1 f32 0.25\n.data sbuf:1:0x80 partitions=1 f32 -3\n"
+        "act load_act_func_set set=" +
+        std::to_string(set) + "\n";
     auto act = [&](const std::string& imm) {
         return "act activate func=" + std::to_string(func) + " in_bias_dtype=10 out_dtype=10 num_active_channels=2 bias_src_n=1 scale=1.0 " + imm +
                " src=sbuf:0:0 src.num=4,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=4,1,1 dst.step=1,0,0\n.dump sbuf:0:0x40 bytes=16 partitions=2 file=o.bin\n";
@@ -151,7 +154,7 @@ TEST_F(ActTest, ParametricReluTakesItsSlopeFromImm) {
     EXPECT_EQ(bits(o[0]), bits(0.1f * -2.0f));  // alpha * x, one rounding
     EXPECT_EQ(bits(o[1]), bits(3.0f));
     EXPECT_EQ(bits(o[2]), bits(0.1f * -0.5f));
-    EXPECT_EQ(bits(o[3]), bits(0.1f * 0.0f));   // 0 is not > 0: alpha * 0
+    EXPECT_EQ(bits(o[3]), bits(0.1f * 0.0f));  // 0 is not > 0: alpha * 0
     reset_systemc_context();
     run(pre + act("imm_src=1 imm=sbuf:0:0x80"));  // pointer: 0.25 on partition 0, -3 on partition 1
     o = floats(out("o.bin"));
@@ -173,13 +176,13 @@ TEST_F(ActTest, AccumulatorAddsElementByElementInElementOrder) {
     auto read = [](int slot) {
         return "act read_accumulator count=1 dtype=10 num_active_channels=32 dst=sbuf:0:" + std::to_string(0x100 + 4 * slot) + " dst.num=1\n";
     };
-    run(".data sbuf:0:0x0 partitions=32 f32" + tiny + tiny + tiny + tiny + "\nact load_act_func_set set=4\n" +
-        act(4, "imm=1.0") + read(0) +   // LOAD_ACCUMULATE 1: 1 + y0 + y1 + y2 + y3, one at a time
-        act(2, "") + read(1) +          // ACCUMULATE onto 1
-        act(3, "") + read(2) +          // ZERO_ACCUMULATE: 4 x 2^-24 = 2^-22 exactly
+    run(".data sbuf:0:0x0 partitions=32 f32" + tiny + tiny + tiny + tiny + "\nact load_act_func_set set=4\n" + act(4, "imm=1.0") +
+        read(0) +  // LOAD_ACCUMULATE 1: 1 + y0 + y1 + y2 + y3, one at a time
+        act(2, "") + read(1) +  // ACCUMULATE onto 1
+        act(3, "") + read(2) +  // ZERO_ACCUMULATE: 4 x 2^-24 = 2^-22 exactly
         "act activate2 func=1 op0=0 op1=0 reduce_cmd=3 reduce_op=4 in_dtype=10 out_dtype=10 num_active_channels=32 "
-        "src=sbuf:0:0 src.num=4,1 src.step=1,0 dst=sbuf:0:0x40 dst.num=4,1 dst.step=1,0\n" + read(3) +
-        ".dump sbuf:0:0x100 bytes=16 file=acc.bin\n");
+        "src=sbuf:0:0 src.num=4,1 src.step=1,0 dst=sbuf:0:0x40 dst.num=4,1 dst.step=1,0\n" +
+        read(3) + ".dump sbuf:0:0x100 bytes=16 file=acc.bin\n");
     std::vector<float> got = floats(out("acc.bin"));
     ASSERT_EQ(got.size(), 4u);
     const float y = std::ldexp(1.0f, -24);
@@ -237,7 +240,14 @@ TEST_F(ActTest, TimingFollowsTheFormula) {
     // slowdown) cycles, N per partition: fp32 at 1 element per partition per cycle, bf16 in and
     // out at 2 on MARIANA (bf16 in, fp32 out at 1), x2 when the innermost stride is 16 bytes or
     // more. The partition count does not matter.
-    struct C { std::string dt; int out_dt; int n; int step; int nch; double cycles; };
+    struct C {
+        std::string dt;
+        int out_dt;
+        int n;
+        int step;
+        int nch;
+        double cycles;
+    };
     for (const C& c : {C{"10", 10, 1024, 1, 128, 200 + 1024}, C{"10", 10, 1024, 1, 1, 200 + 1024}, C{"10", 10, 8192, 1, 128, 200 + 8192},
                        C{"0x66", 6, 16384, 1, 128, 200 + 8192}, C{"0x66", 10, 16384, 1, 128, 200 + 16384}, C{"0x66", 6, 32, 1, 128, 200 + 64},
                        C{"10", 10, 8192, 4, 64, 200 + 16384}}) {
@@ -271,19 +281,23 @@ TEST_F(ActTest, Errors) {
     EXPECT_NE(m.find("opcode 0x25 does not exist on CAYMAN (NC-v3)"), std::string::npos) << m;
     gen = "mariana";
     reset_systemc_context();
-    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=64 bias_src_n=1 "
-                 "src=sbuf:16:0 src.num=4,1,1 dst=sbuf:0:0x40 dst.num=4,1,1\n");
+    m = error_of(
+        "act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=64 bias_src_n=1 "
+        "src=sbuf:16:0 src.num=4,1,1 dst=sbuf:0:0x40 dst.num=4,1,1\n");
     EXPECT_NE(m.find("src starts at partition 16, but 64 active channels must start at 0 or 64"), std::string::npos) << m;
     reset_systemc_context();
-    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 "
-                 "src=sbuf:0:0 src.num=4,1,1 dst=sbuf:0:0x40 dst.num=3,1,1\n");
+    m = error_of(
+        "act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 "
+        "src=sbuf:0:0 src.num=4,1,1 dst=sbuf:0:0x40 dst.num=3,1,1\n");
     EXPECT_NE(m.find("src has 4 elements per partition, dst 3"), std::string::npos) << m;
     reset_systemc_context();
-    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=1 out_dtype=10 num_active_channels=1 src=sbuf:0:0 src.num=1,1,1 dst=sbuf:0:0x40 dst.num=1,1,1\n");
+    m = error_of(
+        "act load_act_func_set set=4\nact activate func=1 in_bias_dtype=1 out_dtype=10 num_active_channels=1 src=sbuf:0:0 src.num=1,1,1 dst=sbuf:0:0x40 dst.num=1,1,1\n");
     EXPECT_NE(m.find("input dtype UINT64 is not an ACT input type"), std::string::npos) << m;
     reset_systemc_context();
-    m = error_of("act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 "
-                 "src=sbuf:0:0x3fff8 src.num=4,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=4,1,1\n");
+    m = error_of(
+        "act load_act_func_set set=4\nact activate func=1 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 "
+        "src=sbuf:0:0x3fff8 src.num=4,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=4,1,1\n");
     EXPECT_NE(m.find("the pattern touches bytes [262136, 262152) of a 262144-byte sbuf partition"), std::string::npos) << m;
     reset_systemc_context();
     m = error_of("act read_accumulator count=2 dtype=10 num_active_channels=1 dst=sbuf:0:0 dst.num=1\n");
@@ -293,9 +307,10 @@ TEST_F(ActTest, Errors) {
 TEST_F(ActTest, TableMemoryWrittenThroughTheSocketDrivesActivate) {
     // No LoadActFuncSet: a virtual platform writes a CAM entry (func 99 -> slot 0), a PROFILE
     // slot whose four clamps point at bucket 0, and bucket 0 = {d0 = 5} through the TLM socket.
-    std::string trace = t.write("x.trace", ".data sbuf:0:0 partitions=1 f32 1 -2\nact activate func=99 in_bias_dtype=10 out_dtype=10 "
-                                           "num_active_channels=1 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=2,1,1 src.step=1,0,0 "
-                                           "dst=sbuf:0:0x40 dst.num=2,1,1 dst.step=1,0,0\n.dump sbuf:0:0x40 bytes=8 file=o.bin\n");
+    std::string trace = t.write("x.trace",
+                                ".data sbuf:0:0 partitions=1 f32 1 -2\nact activate func=99 in_bias_dtype=10 out_dtype=10 "
+                                "num_active_channels=1 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=2,1,1 src.step=1,0,0 "
+                                "dst=sbuf:0:0x40 dst.num=2,1,1 dst.step=1,0,0\n.dump sbuf:0:0x40 bytes=8 file=o.bin\n");
     model::trace::assemble_trace(trace, t.file("streams"));
     RunOptions o;
     o.out_dir = t.file("out");
@@ -372,7 +387,8 @@ TEST_F(ActUntrustedImage, WildControlBasesInEveryProfileSlotEndInAnErrorOrValues
     for (uint32_t s = 0; s < slots; ++s)
         for (int off : {24, 28})  // pwl_control_base_pos, _neg
             t += "dma0 copy src=dram:0x1000 dst=dram:" + std::to_string(e.image_addr + e.cam_bytes + 128 * s + off) + " partitions=1 bytes=4 update=0+1\n";
-    t += "act load_act_func_set set=0 wait=0>=" + std::to_string(2 * slots) + "\n"
+    t += "act load_act_func_set set=0 wait=0>=" + std::to_string(2 * slots) +
+         "\n"
          "act activate func=7 in_bias_dtype=10 out_dtype=10 num_active_channels=128 scale=1.0 bias_src_n=1 src=sbuf:0:0 src.num=16,1,1 src.step=1,0,0 "
          "dst=sbuf:0:0x1000 dst.num=16,1,1 dst.step=1,0,0\n";
     const std::string m = error_of(t);  // the reference's own "unhandled section" for an index past the table, or values

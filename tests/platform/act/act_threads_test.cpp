@@ -58,21 +58,26 @@ TEST_F(ActThreadsTest, FastPathAndThreadsAreByteIdenticalToTheReferenceKernel) {
         ".data sbuf:0:0x8000 partitions=128 f32 1.5\n"
         "act load_act_func_set set=0\n"
         // exp, in place, contiguous over 128 partitions with accumulation: batched, threaded.
-        + activate("7", "num_active_channels=128 scale=0.5 bias=-0.25 accumulator_cmd=3 src=sbuf:0:0x0 src.num=256,4,1 src.step=1,256,0 "
-                        "dst=sbuf:0:0x0 dst.num=256,4,1 dst.step=1,256,0") +
+        + activate("7",
+                   "num_active_channels=128 scale=0.5 bias=-0.25 accumulator_cmd=3 src=sbuf:0:0x0 src.num=256,4,1 src.step=1,256,0 "
+                   "dst=sbuf:0:0x0 dst.num=256,4,1 dst.step=1,256,0") +
         "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9000 dst.num=1\n"
         // strided src, scale from a pointer in the same partitions (threads may still split).
-        + activate("7", "num_active_channels=128 scale_src=1 scale=sbuf:0:0x8000 src=sbuf:0:0x0 src.num=128,2,1 src.step=2,512,0 "
-                        "dst=sbuf:0:0x4000 dst.num=256,1,1 dst.step=1,0,0")
+        + activate("7",
+                   "num_active_channels=128 scale_src=1 scale=sbuf:0:0x8000 src=sbuf:0:0x0 src.num=128,2,1 src.step=2,512,0 "
+                   "dst=sbuf:0:0x4000 dst.num=256,1,1 dst.step=1,0,0")
         // dst overlapping src one element on: each store feeds a later load (never batched).
-        + activate("7", "num_active_channels=64 scale=1.0 src=sbuf:0:0x4000 src.num=200,1,1 src.step=1,0,0 "
-                        "dst=sbuf:0:0x4004 dst.num=200,1,1 dst.step=1,0,0")
+        + activate("7",
+                   "num_active_channels=64 scale=1.0 src=sbuf:0:0x4000 src.num=200,1,1 src.step=1,0,0 "
+                   "dst=sbuf:0:0x4004 dst.num=200,1,1 dst.step=1,0,0")
         // src partitions 0..63, dst 64..127 in one memory: not split across threads.
-        + activate("7", "num_active_channels=64 scale=2.0 src=sbuf:0:0x4000 src.num=256,1,1 src.step=1,0,0 "
-                        "dst=sbuf:64:0x4000 dst.num=256,1,1 dst.step=1,0,0")
+        + activate("7",
+                   "num_active_channels=64 scale=2.0 src=sbuf:0:0x4000 src.num=256,1,1 src.step=1,0,0 "
+                   "dst=sbuf:64:0x4000 dst.num=256,1,1 dst.step=1,0,0")
         // broadcast src (step 0) in place: not batched.
-        + activate("7", "num_active_channels=32 scale=1.0 src=sbuf:0:0x4000 src.num=16,1,1 src.step=0,0,0 "
-                        "dst=sbuf:0:0x4000 dst.num=16,1,1 dst.step=1,0,0") +
+        + activate("7",
+                   "num_active_channels=32 scale=1.0 src=sbuf:0:0x4000 src.num=16,1,1 src.step=0,0,0 "
+                   "dst=sbuf:0:0x4000 dst.num=16,1,1 dst.step=1,0,0") +
         ".dump sbuf:0:0x0 bytes=40960 partitions=128 file=all.bin\n";
     struct Mode {
         bool reference;
@@ -108,9 +113,11 @@ std::string run_with_hole(ActThreadsTest& self, bool reference, const char* thre
         in[100 * 8 + 0] = 3.0f;
     }
     self.t.write("in.bin", std::string(reinterpret_cast<const char*>(in.data()), in.size() * 4));
-    const std::string trace = self.t.write("x.trace", ".data sbuf:0:0 partitions=128 file=in.bin\n" +
-        activate("99", "num_active_channels=128 scale=1.0 src=sbuf:0:0 src.num=8,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=8,1,1 dst.step=1,0,0") +
-        ".dump sbuf:0:0x40 bytes=32 partitions=128 file=o.bin\n");
+    const std::string trace = self.t.write(
+        "x.trace",
+        ".data sbuf:0:0 partitions=128 file=in.bin\n" +
+            activate("99", "num_active_channels=128 scale=1.0 src=sbuf:0:0 src.num=8,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=8,1,1 dst.step=1,0,0") +
+            ".dump sbuf:0:0x40 bytes=32 partitions=128 file=o.bin\n");
     reset_systemc_context();
     model::trace::assemble_trace(trace, self.t.file("streams"));
     platform::RunOptions o;
@@ -126,8 +133,8 @@ std::string run_with_hole(ActThreadsTest& self, bool reference, const char* thre
     auto poke = [&](uint64_t addr, const std::vector<uint8_t>& bytes) { host.mmio().debug_write(addr, bytes.data(), bytes.size()); };
     poke(cam, {0x21, 99, 0, 0, 0x00, 0xFF, 0, 0, 1});
     std::vector<uint8_t> slot(128, 0);
-    slot[56] = 127;   // small_pos_signal_exp_threshold: below 2^0 the low clamp (bucket 0)
-    slot[64] = 255;   // large_pos_signal_exp_threshold: no high clamp for finite inputs
+    slot[56] = 127;  // small_pos_signal_exp_threshold: below 2^0 the low clamp (bucket 0)
+    slot[64] = 255;  // large_pos_signal_exp_threshold: no high clamp for finite inputs
     poke(profile, slot);
     const uint32_t five = model::fp::bits_of(5.0f);
     poke(bucket, {static_cast<uint8_t>(five), static_cast<uint8_t>(five >> 8), static_cast<uint8_t>(five >> 16), static_cast<uint8_t>(five >> 24)});

@@ -28,7 +28,8 @@ uint64_t qreg(uint32_t q, uint64_t field) { return reg::kQueues + uint64_t{q} * 
 
 // The ring's bundles, without a doorbell.
 void put_ring(TestDram& dram, uint64_t ring, const std::vector<std::string>& lines) {
-    for (size_t i = 0; i < lines.size(); ++i) dram.put(ring + 64 * i, model::trace::parse_trace_line(lines[i], "test", i + 1, ".")->instruction.bundle.b.data(), 64);
+    for (size_t i = 0; i < lines.size(); ++i)
+        dram.put(ring + 64 * i, model::trace::parse_trace_line(lines[i], "test", i + 1, ".")->instruction.bundle.b.data(), 64);
 }
 
 void fill_source(TestDram& d) {
@@ -149,29 +150,28 @@ TEST(DeviceReset, AResetWhileActExecutesALongInstructionAbandonsIt) {
     bool ran = false;
     sc_core::sc_time fresh_done;
     // 1M cycles of static overhead at 10 MHz: the instruction completes 105 ms after it issues.
-    run_device(
-        "mariana",
-        [&](Host& h, TestDram& dram, NeuronCore& core) {
-            h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
-            const uint32_t q = core.queue_index("act");
-            h.run_queue(dram, q, 0x10000, {"act read_accumulator count=1 dtype=10 num_active_channels=32 dst=sbuf:0:0x100 dst.num=1 update=4+1"});
-            sc_core::wait(1, SC_MS);
-            EXPECT_EQ(h.rd(qreg(q, reg::kQueueStatus)), reg::kQueueBusy);
-            h.wr(reg::kControl, reg::kControlReset);
-            expect_idle_and_writable(h, q);
-            // A fresh instruction does not wait for the abandoned one's pipeline.
-            const sc_core::sc_time at = sc_core::sc_time_stamp();
-            h.run_queue(dram, q, 0x20000, {"act sync update=5+1"});
-            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
-            fresh_done = sc_core::sc_time_stamp() - at;
-            sc_core::wait(200, SC_MS);  // past the abandoned instruction's completion
-            EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 4), 0u) << "the abandoned instruction updated its semaphore";
-            EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 5), 1u);
-            EXPECT_EQ(h.rd(qreg(q, reg::kQueueDoneLo)), 1u);
-            EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorNone);
-            ran = true;
-        },
-        {}, {"act.clock_ghz=0.01", "act.static_overhead_cycles=1048576"});
+    run_device("mariana",
+               [&](Host& h, TestDram& dram, NeuronCore& core) {
+                   h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+                   const uint32_t q = core.queue_index("act");
+                   h.run_queue(dram, q, 0x10000, {"act read_accumulator count=1 dtype=10 num_active_channels=32 dst=sbuf:0:0x100 dst.num=1 update=4+1"});
+                   sc_core::wait(1, SC_MS);
+                   EXPECT_EQ(h.rd(qreg(q, reg::kQueueStatus)), reg::kQueueBusy);
+                   h.wr(reg::kControl, reg::kControlReset);
+                   expect_idle_and_writable(h, q);
+                   // A fresh instruction does not wait for the abandoned one's pipeline.
+                   const sc_core::sc_time at = sc_core::sc_time_stamp();
+                   h.run_queue(dram, q, 0x20000, {"act sync update=5+1"});
+                   EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+                   fresh_done = sc_core::sc_time_stamp() - at;
+                   sc_core::wait(200, SC_MS);  // past the abandoned instruction's completion
+                   EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 4), 0u) << "the abandoned instruction updated its semaphore";
+                   EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 5), 1u);
+                   EXPECT_EQ(h.rd(qreg(q, reg::kQueueDoneLo)), 1u);
+                   EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorNone);
+                   ran = true;
+               },
+               {}, {"act.clock_ghz=0.01", "act.static_overhead_cycles=1048576"});
     EXPECT_TRUE(ran);
     // The fetch (250 ns) and the sync's 100 cycles at 10 MHz.
     EXPECT_EQ(fresh_done, sc_core::sc_time(250 + 10000, SC_NS));
@@ -180,22 +180,21 @@ TEST(DeviceReset, AResetWhileActExecutesALongInstructionAbandonsIt) {
 TEST(DeviceReset, AResetWithADmaInFlightDropsTheRowsNotYetMoved) {
     bool ran = false;
     // 128 bytes at 0.001 B/ns: the copy moves its rows 128 us after its first data.
-    run_device(
-        "mariana",
-        [&](Host& h, TestDram& dram, NeuronCore& core) {
-            h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
-            const uint32_t q = core.queue_index("dma0");
-            h.run_queue(dram, q, 0x10000, {kCopy + " update=6+1"});
-            sc_core::wait(20, SC_US);
-            EXPECT_EQ(h.rd(qreg(q, reg::kQueueStatus)), reg::kQueueBusy);
-            h.wr(reg::kControl, reg::kControlReset);
-            expect_idle_and_writable(h, q);
-            sc_core::wait(1, SC_MS);
-            EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 6), 0u) << "the abandoned copy updated its semaphore";
-            expect_nothing_old_then_fresh_copy(h, core, dram, q, sc_core::SC_ZERO_TIME);
-            ran = true;
-        },
-        fill_source, {"dma.bytes_per_ns_per_engine=0.001"});
+    run_device("mariana",
+               [&](Host& h, TestDram& dram, NeuronCore& core) {
+                   h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+                   const uint32_t q = core.queue_index("dma0");
+                   h.run_queue(dram, q, 0x10000, {kCopy + " update=6+1"});
+                   sc_core::wait(20, SC_US);
+                   EXPECT_EQ(h.rd(qreg(q, reg::kQueueStatus)), reg::kQueueBusy);
+                   h.wr(reg::kControl, reg::kControlReset);
+                   expect_idle_and_writable(h, q);
+                   sc_core::wait(1, SC_MS);
+                   EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 6), 0u) << "the abandoned copy updated its semaphore";
+                   expect_nothing_old_then_fresh_copy(h, core, dram, q, sc_core::SC_ZERO_TIME);
+                   ran = true;
+               },
+               fill_source, {"dma.bytes_per_ns_per_engine=0.001"});
     EXPECT_TRUE(ran);
 }
 
@@ -206,37 +205,36 @@ const std::string kActivate =
 TEST(DeviceReset, AResetWithATableLoadInFlightLeavesNoSetResident) {
     bool ran = false;
     // The load's DMA takes 1 ms to its first data.
-    run_device(
-        "mariana",
-        [&](Host& h, TestDram& dram, NeuronCore& core) {
-            const ActSetRegion sets = build_act_set_region(core.config(), "", dram.bytes.size());
-            dram.put(sets.base, sets.bytes.data(), sets.bytes.size());
-            h.wr(reg::kActSetsBaseLo, static_cast<uint32_t>(sets.base));
-            h.wr(reg::kActSetsBaseHi, static_cast<uint32_t>(sets.base >> 32));
-            h.wr(reg::kActSetsCount, sets.count);
-            h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
-            const uint32_t q = core.queue_index("act");
-            h.run_queue(dram, q, 0x10000, {"act load_act_func_set set=0"});
-            sc_core::wait(500, SC_US);
-            h.wr(reg::kControl, reg::kControlReset);
-            expect_idle_and_writable(h, q);
-            sc_core::wait(3, SC_MS);  // past the abandoned load's end
-            // No set is resident (the load may have written part of the tables), and the next
-            // table user does not wait for the abandoned load.
-            h.run_queue(dram, q, 0x20000, {kActivate});
-            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqError);
-            const uint32_t n = h.rd(reg::kErrorMessageLength);
-            std::string msg(n, '\0');
-            h.access(tlm::TLM_READ_COMMAND, reg::kErrorMessage, msg.data(), n);
-            EXPECT_NE(msg.find("no set loaded"), std::string::npos) << msg;
-            // After a second reset a load and its user run.
-            h.wr(reg::kControl, reg::kControlReset);
-            h.run_queue(dram, q, 0x30000, {"act load_act_func_set set=0", kActivate});
-            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
-            EXPECT_EQ(h.rd(qreg(q, reg::kQueueDoneLo)), 2u);
-            ran = true;
-        },
-        {}, {"dma.fixed_overhead_ns=1000000"});
+    run_device("mariana",
+               [&](Host& h, TestDram& dram, NeuronCore& core) {
+                   const ActSetRegion sets = build_act_set_region(core.config(), "", dram.bytes.size());
+                   dram.put(sets.base, sets.bytes.data(), sets.bytes.size());
+                   h.wr(reg::kActSetsBaseLo, static_cast<uint32_t>(sets.base));
+                   h.wr(reg::kActSetsBaseHi, static_cast<uint32_t>(sets.base >> 32));
+                   h.wr(reg::kActSetsCount, sets.count);
+                   h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+                   const uint32_t q = core.queue_index("act");
+                   h.run_queue(dram, q, 0x10000, {"act load_act_func_set set=0"});
+                   sc_core::wait(500, SC_US);
+                   h.wr(reg::kControl, reg::kControlReset);
+                   expect_idle_and_writable(h, q);
+                   sc_core::wait(3, SC_MS);  // past the abandoned load's end
+                   // No set is resident (the load may have written part of the tables), and the next
+                   // table user does not wait for the abandoned load.
+                   h.run_queue(dram, q, 0x20000, {kActivate});
+                   EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqError);
+                   const uint32_t n = h.rd(reg::kErrorMessageLength);
+                   std::string msg(n, '\0');
+                   h.access(tlm::TLM_READ_COMMAND, reg::kErrorMessage, msg.data(), n);
+                   EXPECT_NE(msg.find("no set loaded"), std::string::npos) << msg;
+                   // After a second reset a load and its user run.
+                   h.wr(reg::kControl, reg::kControlReset);
+                   h.run_queue(dram, q, 0x30000, {"act load_act_func_set set=0", kActivate});
+                   EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+                   EXPECT_EQ(h.rd(qreg(q, reg::kQueueDoneLo)), 2u);
+                   ran = true;
+               },
+               {}, {"dma.fixed_overhead_ns=1000000"});
     EXPECT_TRUE(ran);
 }
 

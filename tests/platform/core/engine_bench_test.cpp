@@ -13,10 +13,10 @@
 #include "model/trace/trace_reader.h"
 #include "neuronsim/act_sets.h"
 #include "platform/act/act_engine.h"
-#include "platform/dma/dma_engines.h"
-#include "platform/tlm/memory.h"
-#include "platform/pool/pool_engine.h"
 #include "platform/core/semaphores.h"
+#include "platform/dma/dma_engines.h"
+#include "platform/pool/pool_engine.h"
+#include "platform/tlm/memory.h"
 #include "tests/support/systemc_fixture.h"
 
 namespace neuronsim::test {
@@ -55,10 +55,15 @@ struct Bench : sc_core::sc_module, EngineContext {
     std::vector<EngineFailure> failures;
 
     Bench(sc_core::sc_module_name name, const std::string& gen, std::vector<std::string> overrides = {})
-        : sc_core::sc_module(name), cfg(parse_config(builtin_config_text(gen), gen, with_small_dram(std::move(overrides)))), dram_mem("dram", cfg.memory.dram_bytes),
+        : sc_core::sc_module(name),
+          cfg(parse_config(builtin_config_text(gen), gen, with_small_dram(std::move(overrides)))),
+          dram_mem("dram", cfg.memory.dram_bytes),
           sbuf("sbuf", uint64_t{cfg.memory.partitions} * cfg.memory.sbuf_bytes_per_partition, cfg.memory.partitions),
-          psum("psum", uint64_t{cfg.memory.partitions} * cfg.memory.psum_bytes_per_partition(), cfg.memory.partitions), sem("sem", 256),
-          dram_port("dram_port", "DRAM"), map(cfg.memory), dma_engines("dma", cfg, map, dram_port, nullptr) {
+          psum("psum", uint64_t{cfg.memory.partitions} * cfg.memory.psum_bytes_per_partition(), cfg.memory.partitions),
+          sem("sem", 256),
+          dram_port("dram_port", "DRAM"),
+          map(cfg.memory),
+          dma_engines("dma", cfg, map, dram_port, nullptr) {
         dram_port.socket().bind(dram_mem.socket);
         dma_engines.sbuf.socket().bind(sbuf.socket);
         dma_engines.psum.socket().bind(psum.socket);
@@ -107,8 +112,9 @@ TEST_F(EngineBench, ActEngineLoadsASetFromDramAndActivates) {
     const float in[4] = {-2.0f, 0.5f, 3.0f, -0.0f};
     ListSource src;
     src.add("act load_act_func_set set=4");
-    src.add("act activate func=2 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=4,1,1 src.step=1,0,0 "
-            "dst=sbuf:0:0x40 dst.num=4,1,1 dst.step=1,0,0");
+    src.add(
+        "act activate func=2 in_bias_dtype=10 out_dtype=10 num_active_channels=1 bias_src_n=1 scale=1.0 src=sbuf:0:0 src.num=4,1,1 src.step=1,0,0 "
+        "dst=sbuf:0:0x40 dst.num=4,1,1 dst.step=1,0,0");
     ActEngine act("act", b, src);
     CoreMemories mems{b.sbuf, b.psum, b.dma_engines};
     act.bind(mems);
@@ -127,13 +133,14 @@ TEST_F(EngineBench, ActEngineLoadsASetFromDramAndActivates) {
 TEST_F(EngineBench, PoolEngineDecodesCptcAndReportsAFailure) {
     Bench b("bench", "mariana", {"gpsimd.cptc_flag=true"});
     // 128 values of CPTC4 with two fp16 block scales (the demo's row), in partitions 0..127.
-    const uint8_t row[80] = {51, 51, 204, 204, 51, 51, 204, 204, 0, 0, 51, 51, 255, 255, 204, 204, 170, 170, 170, 170, 170, 170, 153, 153, 51, 51, 51,
-                             51, 51, 51, 17, 17, 51, 51, 204, 204, 51, 51, 204, 204, 0, 0, 51, 51, 255, 255, 204, 204, 170, 170, 170, 170, 170, 170,
-                             153, 153, 51, 51, 51, 51, 51, 51, 17, 17, 73, 52, 73, 52, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const uint8_t row[80] = {51,  51,  204, 204, 51, 51, 204, 204, 0,   0,  51, 51,  255, 255, 204, 204, 170, 170, 170, 170, 170, 170, 153, 153, 51,  51,  51,
+                             51,  51,  51,  17,  17, 51, 51,  204, 204, 51, 51, 204, 204, 0,   0,   51,  51,  255, 255, 204, 204, 170, 170, 170, 170, 170, 170,
+                             153, 153, 51,  51,  51, 51, 51,  51,  17,  17, 73, 52,  73,  52,  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0};
     for (uint32_t p = 0; p < 128; ++p) b.sbuf.write(p * b.cfg.memory.sbuf_bytes_per_partition, row, 80);
     ListSource src;
-    src.add("pool conv_lut_load src=sbuf:0:0x0 src.num=4,5 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 mconst0=0x3c00 "
-            "mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=128,1,1 dst.step=1,0,0");
+    src.add(
+        "pool conv_lut_load src=sbuf:0:0x0 src.num=4,5 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 mconst0=0x3c00 "
+        "mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=128,1,1 dst.step=1,0,0");
     src.add("pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000");
     PoolEngine pool("pool", b, src);
     CoreMemories mems{b.sbuf, b.psum, b.dma_engines};

@@ -31,9 +31,7 @@ protected:
 };
 
 // One DMA copy of `bytes` at 1 byte/us: bytes microseconds of transfer (plus its fixed costs).
-std::string slow_copy(uint64_t bytes) {
-    return "dma0 copy src=dram:0x0 dst=dram:0x10000000 partitions=1 bytes=" + std::to_string(bytes) + " update=1+1\n";
-}
+std::string slow_copy(uint64_t bytes) { return "dma0 copy src=dram:0x0 dst=dram:0x10000000 partitions=1 bytes=" + std::to_string(bytes) + " update=1+1\n"; }
 
 TEST_F(LongEvents, AOneMillisecondAndAOneSecondDmaFinish) {
     overrides = {"dma.bytes_per_ns_per_engine=0.001"};
@@ -48,9 +46,10 @@ TEST_F(LongEvents, AOneMillisecondAndAOneSecondDmaFinish) {
 TEST_F(LongEvents, AnActivateOfOneSecondFinishes) {
     // 10,027,855 elements per partition at 10 MHz: about 1 s.
     overrides = {"act.clock_ghz=0.01"};
-    const double s = both_ways(".data sbuf:0:0x0 f32 0.5\nact load_act_func_set set=10\n"
-                               "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=1 scale=1 bias=0 src=sbuf:0:0x0 "
-                               "src.step=0,0,0 src.num=65535,153,1 dst=sbuf:0:0x100 dst.step=0,0,0 dst.num=65535,153,1\n");
+    const double s = both_ways(
+        ".data sbuf:0:0x0 f32 0.5\nact load_act_func_set set=10\n"
+        "act activate func=23 in_bias_dtype=0xaa out_dtype=10 num_active_channels=1 scale=1 bias=0 src=sbuf:0:0x0 "
+        "src.step=0,0,0 src.num=65535,153,1 dst=sbuf:0:0x100 dst.step=0,0,0 dst.num=65535,153,1\n");
     EXPECT_GE(s, 1.0);
     EXPECT_LT(s, 1.01);
 }

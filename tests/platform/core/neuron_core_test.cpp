@@ -42,10 +42,10 @@ TEST(NeuronCore, IdentificationAndRegisterErrors) {
         EXPECT_EQ(h.rd(reg::kRegisters + 4 * 200), 0x1234u);
         uint32_t v = 0;
         uint16_t half = 0;
-        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, 0x0300, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);       // a hole in the map
-        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kStatus, &half, 2), tlm::TLM_BURST_ERROR_RESPONSE); // wrong size
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, 0x0300, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // a hole in the map
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kStatus, &half, 2), tlm::TLM_BURST_ERROR_RESPONSE);  // wrong size
         EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kStatus + 2, &v, 4), tlm::TLM_BURST_ERROR_RESPONSE);  // misaligned
-        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, reg::kMagic, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);     // read-only
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, reg::kMagic, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);  // read-only
         EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kMmioSize, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);  // past the map
         EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow + uint64_t{128} * 262144 - 2, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
         const unsigned char be[4] = {0xff, 0, 0xff, 0};
@@ -98,8 +98,10 @@ TEST(NeuronCore, AnErrorLatchesRaisesIrqAndTheSimulationGoesOn) {
     bool ran = false;
     run_device("cayman", [&](Host& h, TestDram& dram, NeuronCore& core) {
         h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
-        h.run_queue(dram, core.queue_index("pool"), 0x10000,
-                    {"pool sync", "pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"});
+        h.run_queue(
+            dram, core.queue_index("pool"), 0x10000,
+            {"pool sync",
+             "pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"});
         EXPECT_TRUE(h.wait_irq(reg::kIrqError) & reg::kIrqError);
         EXPECT_TRUE(h.rd(reg::kStatus) & reg::kStatusError);
         EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorInstruction);
@@ -148,7 +150,7 @@ TEST(NeuronCore, TwoInstancesOfDifferentGenerationsShareNothing) {
     mariana.irq.bind(h2.irq);
     sc_core::sc_start();
     EXPECT_EQ(end[0], sc_core::sc_time(250 + 1300 + 2 * 15 + 128.0 / 17, sc_core::SC_NS));  // NC-v2: 15 ns descriptors, 17 B/ns
-    EXPECT_EQ(end[1], sc_core::sc_time(250 + 1300 + 2 * 8 + 128.0 / 33, sc_core::SC_NS));   // NC-v4: 8 ns, 33 B/ns
+    EXPECT_EQ(end[1], sc_core::sc_time(250 + 1300 + 2 * 8 + 128.0 / 33, sc_core::SC_NS));  // NC-v4: 8 ns, 33 B/ns
     EXPECT_EQ(nlohmann::json::parse(sunda.stats_json())["generation"], "SUNDA");
     EXPECT_EQ(nlohmann::json::parse(mariana.stats_json())["instructions"], 1);
 }
@@ -204,8 +206,8 @@ std::string quantum_run(bool decoupled) {
         step();
         for (uint32_t e = 0; e < 3; ++e) {
             const uint32_t q = core.queue_index("dma" + std::to_string(e));
-            std::string line = "dma" + std::to_string(e) + " copy src=dram:0x1000 dst=sbuf:" + std::to_string(e) + ":0x0 partitions=1 bytes=" +
-                               std::to_string(256 * (e + 1));
+            std::string line =
+                "dma" + std::to_string(e) + " copy src=dram:0x1000 dst=sbuf:" + std::to_string(e) + ":0x0 partitions=1 bytes=" + std::to_string(256 * (e + 1));
             dram.put(0x10000 + 0x1000 * e, model::trace::parse_trace_line(line, "t", 1, ".")->instruction.bundle.b.data(), 64);
             const uint64_t qr = reg::kQueues + q * reg::kQueueStride;
             h.wr(qr + reg::kQueueBaseLo, 0x10000 + 0x1000 * e);
@@ -231,8 +233,7 @@ std::string quantum_run(bool decoupled) {
                 const uint32_t bits = h.rd(reg::kDrained + 4 * w);
                 h.wr(reg::kDrained + 4 * w, bits);
                 for (uint32_t b = 0; b < 32; ++b)
-                    if (bits & (1u << b))
-                        times += "queue " + std::to_string(32 * w + b) + " drained at " + sc_core::sc_time_stamp().to_string() + "\n", ++n;
+                    if (bits & (1u << b)) times += "queue " + std::to_string(32 * w + b) + " drained at " + sc_core::sc_time_stamp().to_string() + "\n", ++n;
             }
         }
         times += "host done\n";

@@ -24,8 +24,8 @@ protected:
 std::string activate(uint32_t src, uint32_t dst, uint64_t n, const std::string& in = "0xaa", int out = 10) {
     auto at = [](uint32_t off) { return "sbuf:0:" + std::to_string(off); };
     const std::string num = std::to_string(n);
-    return "act activate func=1 in_bias_dtype=" + in + " out_dtype=" + std::to_string(out) + " num_active_channels=128 bias_src_n=1 scale=1 src=" +
-           at(src) + " src.step=1,0,0 src.num=" + num + ",1,1 dst=" + at(dst) + " dst.step=1,0,0 dst.num=" + num + ",1,1\n";
+    return "act activate func=1 in_bias_dtype=" + in + " out_dtype=" + std::to_string(out) + " num_active_channels=128 bias_src_n=1 scale=1 src=" + at(src) +
+           " src.step=1,0,0 src.num=" + num + ",1,1 dst=" + at(dst) + " dst.step=1,0,0 dst.num=" + num + ",1,1\n";
 }
 
 // nki_perf_guide Opt #5: back-to-back dependent 1-element ScalarE instructions on NC-v2 issue
@@ -98,7 +98,7 @@ TEST_F(TimingModel, SixteenBitInAndOutStreamTwiceAsFastOnNcV4Only) {
         run(t);
         return (start("act", 12) - start("act", 6)) / 6 * 1.2;  // cycles, once the stages are full
     };
-    EXPECT_NEAR(interval("mariana", "0x66", 6), 4096, 41);   // bf16 -> bf16: 2 per cycle per partition
+    EXPECT_NEAR(interval("mariana", "0x66", 6), 4096, 41);  // bf16 -> bf16: 2 per cycle per partition
     EXPECT_NEAR(interval("mariana", "0x66", 10), 8192, 82);  // bf16 -> fp32: the fp32 side streams at 1
     EXPECT_NEAR(interval("cayman", "0x66", 6), 8192, 82);
 }
@@ -137,7 +137,7 @@ TEST_F(TimingModel, EfficiencyFollowsThePublicBandsAndTheLatencyOverlaps) {
                  " src_stride=" + std::to_string(bytes) + "\n";
         const platform::RunReport r = run(t);
         const double data_ns = r.simulated.to_seconds() * 1e9 - 250 - 1300;  // after the first bundle's fetch and the first latency
-        return k * 128.0 * static_cast<double>(bytes) / data_ns / 368;     // of the 368 GB/s of Trn2
+        return k * 128.0 * static_cast<double>(bytes) / data_ns / 368;  // of the 368 GB/s of Trn2
     };
     double last = 0;
     for (uint64_t b : {64, 128, 256, 512, 1024, 2048, 4096, 8192}) {

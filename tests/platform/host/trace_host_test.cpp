@@ -68,26 +68,30 @@ TEST_F(PlatformTest, DmaTimeIsLatencyThenDescriptorsAndBytesOnTheEngines) {
 TEST_F(PlatformTest, OneEngineServesItsQueuesInTurnTheLatencyOverlaps) {
     // Two queues of engine 0: both transfers wait out their latency together, then the engine
     // serves one, then the other (111 ns each); on two engines they move at once.
-    RunReport same = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
-                         "dma0.1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    RunReport same =
+        run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+            "dma0.1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
     EXPECT_EQ(same.simulated, sc_core::sc_time(250 + 1000 + 2 * 111, sc_core::SC_NS));
     reset_systemc_context();
-    RunReport two = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
-                        "dma1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    RunReport two =
+        run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+            "dma1 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
     EXPECT_EQ(two.simulated, sc_core::sc_time(250 + 1000 + 111, sc_core::SC_NS));
     // Back to back on one queue: the second trigger follows the first by the Sync engine's
     // 100 cycles (0.96 GHz), so its latency ends at 1354.2 ns, while the engine still moves the
     // first (until 1361): it follows at once. Serial latencies would end at 2472.
     reset_systemc_context();
-    RunReport queue = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
-                          "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    RunReport queue =
+        run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+            "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
     EXPECT_EQ(queue.simulated, sc_core::sc_time(250 + 1000 + 2 * 111, sc_core::SC_NS));
     // An engine that accepts one packet at a time starts the second's latency when the first ends.
-    cfg = parse_config(builtin_config_text("cayman"), "cayman",
-                       {"dma.fixed_overhead_ns=1000", "dma.bytes_per_ns_per_engine=32", "dma.outstanding_per_engine=1"});
+    cfg =
+        parse_config(builtin_config_text("cayman"), "cayman", {"dma.fixed_overhead_ns=1000", "dma.bytes_per_ns_per_engine=32", "dma.outstanding_per_engine=1"});
     reset_systemc_context();
-    RunReport serial = run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
-                           "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
+    RunReport serial =
+        run("dma0 copy src=dram:0x0 dst=sbuf:0:0 partitions=1 bytes=3200\n"
+            "dma0 copy src=dram:0x0 dst=sbuf:1:0 partitions=1 bytes=3200\n");
     EXPECT_EQ(serial.simulated, sc_core::sc_time(250 + 2 * (1000 + 111), sc_core::SC_NS));
 }
 
@@ -123,11 +127,12 @@ TEST_F(PlatformTest, AFullQueueIsAStallOnActAndPoolToo) {
 
 TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {
     // dma1 must start after dma0 finished, act after dma1: the copies chain through SBUF.
-    RunReport r = run(".data dram:0x0 u32 0x11223344\n"
-                      "dma0 copy src=dram:0x0 dst=sbuf:5:0x0 partitions=1 bytes=4 update=3+1\n"
-                      "dma1 copy src=sbuf:5:0 dst=psum:9:0x8 partitions=1 bytes=4 wait=3>=1 update=4+1\n"
-                      "act sync wait=4==1\n"
-                      ".dump psum:9:0x8 bytes=4 file=p.bin\n");
+    RunReport r =
+        run(".data dram:0x0 u32 0x11223344\n"
+            "dma0 copy src=dram:0x0 dst=sbuf:5:0x0 partitions=1 bytes=4 update=3+1\n"
+            "dma1 copy src=sbuf:5:0 dst=psum:9:0x8 partitions=1 bytes=4 wait=3>=1 update=4+1\n"
+            "act sync wait=4==1\n"
+            ".dump psum:9:0x8 bytes=4 file=p.bin\n");
     // Each copy: 1000 + 11 + 4/32 ns; each hand-off 20 ns; the sync 100 ACT cycles at 1.2 GHz.
     const double one = 1000 + 11 + 4.0 / 32;
     EXPECT_NEAR(r.simulated.to_seconds() * 1e9, 250 + 2 * one + 2 * 20 + 100 / 1.2, 1e-3);
@@ -146,7 +151,8 @@ TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
 }
 
 TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
-    std::string m = error_of("act sync\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
+    std::string m = error_of(
+        "act sync\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
     EXPECT_NE(m.find("engine act, instruction 1 (opcode 0x47"), std::string::npos) << m;
     EXPECT_NE(m.find("opcode 0x47 is not modelled on engine act"), std::string::npos) << m;
     reset_systemc_context();
@@ -165,13 +171,16 @@ TEST_F(PlatformTest, ErrorsNameEngineAndInstruction) {
 }
 
 TEST_F(PlatformTest, SkipUnknownCostsTheConfiguredTimeAndIsCounted) {
-    RunReport r = run("pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", true);
+    RunReport r = run(
+        "pool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n",
+        true);
     EXPECT_EQ(r.simulated, sc_core::sc_time(250 + 200, sc_core::SC_NS));  // the fetch, then 2 x run.skip_unknown_cost_ns
     EXPECT_EQ(r.stats["pool"]["skipped_unknown"], 2u);
 }
 
 TEST_F(PlatformTest, HaltEndsTheStream) {
-    RunReport r = run("act halt\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
+    RunReport r = run(
+        "act halt\nact raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");
     EXPECT_EQ(r.instructions, 1u);
 }
 

@@ -117,7 +117,11 @@ TEST_F(PoolTest, CoresAndVectorWidthScaleTheGroupTerm) {
     // 4 cores (32 partitions each): scales 2, read 16, datapath 64, write 64: 2+16+64+64+64.
     // 1024-bit vectors: the datapath bounds the kernel stage whatever the width: unchanged.
     // 16 cores (8 partitions): scales 1, read 4, datapath 64, write 16: 1+4+64+64+16.
-    struct C { const char* cores; const char* bits; double cycles; };
+    struct C {
+        const char* cores;
+        const char* bits;
+        double cycles;
+    };
     for (const C& c : {C{"8", "512", 319}, C{"4", "512", 150 + 210}, C{"8", "1024", 319}, C{"16", "512", 150 + 149}}) {
         reset_systemc_context();
         overrides = {"gpsimd.cptc_flag=true", std::string("gpsimd.cores=") + c.cores, std::string("gpsimd.vector_bits=") + c.bits};
@@ -161,10 +165,11 @@ TEST_F(PoolTest, CaymanDecodesThroughCodesItsIsaCanName) {
     // reaches impl<3> with lut_dtype 0x0C (INT64 & 7 = 4).
     gen = "cayman";
     overrides = {"gpsimd.cptc_flag=true"};
-    const std::string t = ".data sbuf:0:0x0 partitions=128 u8 0xff 0xff 0xff 0xff 0xff 0xff 0xff 0xff\n"
-                          "pool conv_lut_load src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
-                          "mconst0=0x3800 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x0c dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
-                          ".dump sbuf:0:0x1000 bytes=128 partitions=1 file=o.bin\n";
+    const std::string t =
+        ".data sbuf:0:0x0 partitions=128 u8 0xff 0xff 0xff 0xff 0xff 0xff 0xff 0xff\n"
+        "pool conv_lut_load src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
+        "mconst0=0x3800 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x0c dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
+        ".dump sbuf:0:0x1000 bytes=128 partitions=1 file=o.bin\n";
     run(t);
     const auto h = halves(out("o.bin"));
     // Plane 0 all ones: codes 1 for every element (bit 0), x 0.5 = 0x3800.
@@ -180,8 +185,9 @@ TEST_F(PoolTest, ExtendedOpcodesPerGeneration) {
     overrides = {"gpsimd.cptc_flag=true"};
     run(spec7);
     reset_systemc_context();
-    const std::string copy = ".data sbuf:0:0x0 partitions=128 u8 1 2 3 4\npool ext spec=1 in_dtype=3 num_active_rows=128 src=sbuf:0:0x0 src.num=4,1 src.step=1,0 "
-                             "dst=sbuf:0:0x100 dst.num=4,1,1 dst.step=1,0,0\npool ext spec=0\n.dump sbuf:0:0x100 bytes=4 partitions=128 file=c.bin\n";
+    const std::string copy =
+        ".data sbuf:0:0x0 partitions=128 u8 1 2 3 4\npool ext spec=1 in_dtype=3 num_active_rows=128 src=sbuf:0:0x0 src.num=4,1 src.step=1,0 "
+        "dst=sbuf:0:0x100 dst.num=4,1,1 dst.step=1,0,0\npool ext spec=0\n.dump sbuf:0:0x100 bytes=4 partitions=128 file=c.bin\n";
     platform::RunReport r = run(copy);
     const std::string c = out("c.bin");
     ASSERT_EQ(c.size(), 512u);
@@ -196,8 +202,9 @@ TEST_F(PoolTest, ExtendedOpcodesPerGeneration) {
 
 TEST_F(PoolTest, PartialGroupCountsAndComputesOnlyItsElements) {
     overrides = {"gpsimd.cptc_flag=true"};
-    platform::RunReport r = run("pool conv_lut_load src=sbuf:0:0x0 src.num=4,4 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
-                                "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=100,1,1 dst.step=1,0,0\n");
+    platform::RunReport r =
+        run("pool conv_lut_load src=sbuf:0:0x0 src.num=4,4 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
+            "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=100,1,1 dst.step=1,0,0\n");
     EXPECT_EQ(r.stats["pool"]["cptc_decoded_elements"], 128 * 100);
     // 100 elements are 2 groups; the second computes and writes only its 36 elements
     // (36 datapath cycles, 18 write), though it reads whole planes. First group: read to 8,
@@ -208,8 +215,9 @@ TEST_F(PoolTest, PartialGroupCountsAndComputesOnlyItsElements) {
 
 TEST_F(PoolTest, RoutingFromTheConfig) {
     overrides = {"gpsimd.cptc_flag=true", "gpsimd.cptc_routing.7=4"};
-    const std::string t = "pool conv_lut_load src=sbuf:0:0x0 src.num=4,4 src.step=1,4 in_dtype=9 out_dtype=10 num_active_rows=128 num_active_cols=128 "
-                          "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1f dst=sbuf:0:0x1000 dst.num=64,1,1\n";
+    const std::string t =
+        "pool conv_lut_load src=sbuf:0:0x0 src.num=4,4 src.step=1,4 in_dtype=9 out_dtype=10 num_active_rows=128 num_active_cols=128 "
+        "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1f dst=sbuf:0:0x1000 dst.num=64,1,1\n";
     platform::RunReport r = run(t);
     EXPECT_EQ(r.stats["pool"]["cptc_by_kernel"]["cptc_decode_impl<4>"], 1);
     reset_systemc_context();
@@ -222,8 +230,9 @@ TEST_F(PoolTest, RoutingFromTheConfig) {
 
 TEST(PoolCli, Spec7LogsTheFirmwaresTraceLinePerCore) {
     TempDir t;
-    t.write("s7.trace", "pool ext spec=7 src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
-                        "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n");
+    t.write("s7.trace",
+            "pool ext spec=7 src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
+            "mconst0=0x3c00 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n");
     CliResult r = run_cli("--log-level debug run -p gpsimd.cptc_flag=true --trace " + t.file("s7.trace") + " --out " + t.file("o") + " --no-progress");
     ASSERT_EQ(r.status, 0) << r.err;
     for (int c = 0; c < 8; ++c)
@@ -241,10 +250,11 @@ TEST(PoolCli, EncodeThenDecodeRoundTripsThroughRun) {
     EXPECT_NE(e.out.find("max abs 0, max 0 steps"), std::string::npos) << e.out;  // 0..7 is on the grid (multiplier 1)
     // CPTC3 routes to impl<5>, the unsigned integer leg: the encoder gives it unsigned codes,
     // mconst0 = 1 as an integer and no block scales, so it stores the values as UINT8.
-    t.write("d.trace", ".data sbuf:0:0x0 partitions=128 file=w.bin\n"
-                       "pool conv_lut_load src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=3 num_active_rows=128 num_active_cols=128 "
-                       "mconst0=1 mconst1=0 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1b dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
-                       ".dump sbuf:0:0x1000 bytes=64 partitions=128 file=codes.bin\n");
+    t.write("d.trace",
+            ".data sbuf:0:0x0 partitions=128 file=w.bin\n"
+            "pool conv_lut_load src=sbuf:0:0x0 src.num=4,2 src.step=1,4 in_dtype=9 out_dtype=3 num_active_rows=128 num_active_cols=128 "
+            "mconst0=1 mconst1=0 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1b dst=sbuf:0:0x1000 dst.num=64,1,1 dst.step=1,0,0\n"
+            ".dump sbuf:0:0x1000 bytes=64 partitions=128 file=codes.bin\n");
     CliResult r = run_cli("run -p gpsimd.cptc_flag=true --trace " + t.file("d.trace") + " --out " + t.file("out") + " --no-progress");
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string codes = read_file(t.file("out/codes.bin"));

@@ -34,14 +34,14 @@ InstructionRecord rec(const std::string* engine, uint64_t index, double start_ns
 
 TEST(DivergenceRanking, KeepsTheFiveLargestFirstAndTiesInCompletionOrder) {
     DivergenceRanking d;
-    d.add(rec(&kAct, 0, 0, 10));          // no estimate: not ranked
-    d.add(rec(&kAct, 1, 0, 10, 9));       // 1
-    d.add(rec(&kAct, 2, 0, 10, 4));       // 6
-    d.add(rec(&kAct, 3, 0, 10, 7));       // 3
-    d.add(rec(&kAct, 4, 0, 10, 13));      // 3 (a tie, later)
-    d.add(rec(&kAct, 5, 0, 10, 8));       // 2
-    d.add(rec(&kAct, 6, 0, 10, 20));      // 10
-    d.add(rec(&kAct, 7, 0, 10, 9.5));     // 0.5: smaller than every kept one
+    d.add(rec(&kAct, 0, 0, 10));  // no estimate: not ranked
+    d.add(rec(&kAct, 1, 0, 10, 9));  // 1
+    d.add(rec(&kAct, 2, 0, 10, 4));  // 6
+    d.add(rec(&kAct, 3, 0, 10, 7));  // 3
+    d.add(rec(&kAct, 4, 0, 10, 13));  // 3 (a tie, later)
+    d.add(rec(&kAct, 5, 0, 10, 8));  // 2
+    d.add(rec(&kAct, 6, 0, 10, 20));  // 10
+    d.add(rec(&kAct, 7, 0, 10, 9.5));  // 0.5: smaller than every kept one
     std::vector<std::string> names;
     for (const Divergence& x : d.top()) names.push_back(x.instruction);
     EXPECT_EQ(names, (std::vector<std::string>{"act#6", "act#2", "act#3", "act#4", "act#5"}));
@@ -70,8 +70,9 @@ TEST(InstructionCsv, QuotesWhatNeedsItAndAppearsOnlyWhenCommitted) {
     }
     const std::string text = test::read_file(path);
     const std::string row = text.substr(text.find('\n') + 1);
-    EXPECT_EQ(row, "act,3,0x21,activate,1.000,2.500,1,3,0.500,0.500,\"semaphore 4 >= 2, then busy copy\",,\"a,b.trace:7\",gelu,0,0,0,"
-                   "1.000,\"N \"\"cycles\"\"\",0.500\n");
+    EXPECT_EQ(row,
+              "act,3,0x21,activate,1.000,2.500,1,3,0.500,0.500,\"semaphore 4 >= 2, then busy copy\",,\"a,b.trace:7\",gelu,0,0,0,"
+              "1.000,\"N \"\"cycles\"\"\",0.500\n");
 }
 
 TEST(TimelineWriter, StallSlicesAndFlowArrowsFromTheReleasingTrack) {

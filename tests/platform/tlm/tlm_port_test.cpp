@@ -63,9 +63,7 @@ struct GrantingTarget : sc_core::sc_module {
 struct Bench : sc_core::sc_module {  // (a port belongs to a module)
     GrantingTarget target;
     TlmPort port;
-    Bench(sc_core::sc_module_name n, uint64_t size) : sc_core::sc_module(n), target("target", size), port("port", "DRAM") {
-        port.socket().bind(target.socket);
-    }
+    Bench(sc_core::sc_module_name n, uint64_t size) : sc_core::sc_module(n), target("target", size), port("port", "DRAM") { port.socket().bind(target.socket); }
 };
 
 void elaborate() { sc_core::sc_start(sc_core::SC_ZERO_TIME); }
