@@ -158,6 +158,12 @@ struct NeuronCore::Impl : EngineContext {
     bool read_reg(uint64_t a, uint32_t& v) const;
     bool write_reg(uint64_t a, uint32_t v, const sc_core::sc_time& delay, std::string& why);
     TlmPort* window(uint64_t addr, uint64_t len, uint64_t& offset) const;
+    // The bytes of SBUF or PSUM a DMI grant over window `w` covers; 0 where there is no DMI
+    // (the table memory's window, or a memory behind it that grants none).
+    uint64_t dmi_window_size(TlmPort* w) const {
+        const uint64_t size = w == sbuf_window.get() ? sbuf->size() : w == psum_window.get() ? psum->size() : 0;
+        return size && w->direct(0, size) ? size : 0;
+    }
     bool in_text(uint64_t addr, uint64_t len, std::string& text) const;
     void doorbell(Queue& q, uint32_t tail, const sc_core::sc_time& delay);
 };
@@ -466,6 +472,9 @@ void NeuronCore::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& dela
         uint64_t off = 0;
         if (TlmPort* w = impl_->window(a, len, off)) {
             delay += t.is_write() ? w->write(off, data, len) : t.is_read() ? w->read(off, data, len) : sc_core::SC_ZERO_TIME;
+            // The DMI hint (TLM-2.0 LRM 11.2.10) where get_direct_mem_ptr would grant it: an
+            // initiator that asks for DMI only when hinted (Accellera's lt_dmi_initiator) then does.
+            if (impl_->dmi_window_size(w)) t.set_dmi_allowed(true);
             t.set_response_status(tlm::TLM_OK_RESPONSE);
             return;
         }
@@ -538,10 +547,9 @@ bool NeuronCore::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& d
     TlmPort* w = impl_->window(t.get_address(), 1, off);
     if (!w) return false;  // registers: no DMI
     const uint64_t base = t.get_address() - off;
-    const uint64_t size = w == impl_->sbuf_window.get() ? impl_->sbuf->size() : w == impl_->psum_window.get() ? impl_->psum->size() : 0;
+    const uint64_t size = impl_->dmi_window_size(w);
     if (!size) return false;  // the table memory's regions: transactions only
     uint8_t* p = w->direct(0, size);
-    if (!p) return false;
     dmi.allow_read_write();
     dmi.set_dmi_ptr(p);
     dmi.set_start_address(base);

@@ -77,7 +77,9 @@ struct Host : sc_core::sc_module {
     Host(sc_core::sc_module_name n, std::function<void(Host&)> b) : sc_core::sc_module(n), mmio("mmio"), irq("irq"), body(std::move(b)) { SC_THREAD(run); }
     void run() { body(*this); }
 
-    tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, void* data, unsigned len, const unsigned char* be = nullptr) {
+    // `dmi_hint`, when given, receives the transaction's DMI-allowed hint.
+    tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, void* data, unsigned len, const unsigned char* be = nullptr,
+                                    bool* dmi_hint = nullptr) {
         tlm::tlm_generic_payload t;
         t.set_command(cmd);
         t.set_address(addr);
@@ -90,6 +92,7 @@ struct Host : sc_core::sc_module {
         sc_core::sc_time d = qk ? qk->get_local_time() : sc_core::SC_ZERO_TIME;
         mmio->b_transport(t, d);
         if (qk) qk->set(d);
+        if (dmi_hint) *dmi_hint = t.is_dmi_allowed();
         return t.get_response_status();
     }
     uint32_t rd(uint64_t a) {

@@ -155,6 +155,31 @@ TEST(NeuronCore, TwoInstancesOfDifferentGenerationsShareNothing) {
     EXPECT_EQ(nlohmann::json::parse(mariana.stats_json())["instructions"], 1);
 }
 
+// Where get_direct_mem_ptr grants DMI (the SBUF and PSUM windows) a transaction says so
+// (TLM-2.0's DMI hint), so that an initiator that asks only when hinted does; registers and
+// the table memory's window give no hint.
+TEST(NeuronCore, TheWindowsThatGrantDmiHintIt) {
+    bool ran = false;
+    run_device("mariana", [&](Host& h, TestDram&, NeuronCore&) {
+        uint8_t row[64] = {};
+        bool hint = false;
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, reg::kSbufWindow + 64, row, 64, nullptr, &hint), tlm::TLM_OK_RESPONSE);
+        EXPECT_TRUE(hint);
+        hint = false;
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kPsumWindow, row, 64, nullptr, &hint), tlm::TLM_OK_RESPONSE);
+        EXPECT_TRUE(hint);
+        uint32_t v = 0;
+        hint = true;
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kMagic, &v, 4, nullptr, &hint), tlm::TLM_OK_RESPONSE);
+        EXPECT_FALSE(hint);
+        hint = true;
+        EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kActTablesWindow, &v, 4, nullptr, &hint), tlm::TLM_OK_RESPONSE);
+        EXPECT_FALSE(hint);
+        ran = true;
+    });
+    EXPECT_TRUE(ran);
+}
+
 TEST(NeuronCore, DmiIsGrantedUsedAndDroppedOnInvalidation) {
     TestDram* seen = nullptr;
     nlohmann::json stats = run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {
