@@ -204,7 +204,12 @@ ResultsDb::ResultsDb(const std::string& path, bool create)
     insert_point_ = Stmt(db_, std::string("INSERT INTO points(") + (kPointColumns + 4) + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     insert_param_ = Stmt(db_, "INSERT INTO params(point_id, key, value, num) VALUES (?,?,?,?)");
     insert_stat_ = Stmt(db_, "INSERT INTO stats(point_id, key, value, ord) VALUES (?,?,?,?)");
-    if (create) insert_stat_key_ = Stmt(db_, "INSERT OR IGNORE INTO stat_keys(key, unit, meaning) VALUES (?,?,?)");
+    // (Only a writer has made sure stat_keys exists: a database of an earlier build opened to
+    // read has none, and its points are recorded without describing their keys.)
+    if (create) {
+        insert_stat_key_ = Stmt(db_, "INSERT OR IGNORE INTO stat_keys(key, unit, meaning) VALUES (?,?,?)");
+        describes_keys_ = true;
+    }
 }
 
 ResultsDb::~ResultsDb() {
@@ -275,7 +280,7 @@ void ResultsDb::record(const PointRecord& r) {
             bind_value(insert_stat_, 3, s.value);
             insert_stat_.run();
             // Each key's unit and meaning, from the stat record that declares it.
-            if (described_.count(s.key)) continue;
+            if (!describes_keys_ || described_.count(s.key)) continue;
             if (const stats::Stat* rec = stats::record_of_flat_key(s.key)) {
                 insert_stat_key_.bind(1, s.key).bind(2, std::string(stats::unit_name(rec->unit))).bind(3, std::string(rec->meaning));
                 insert_stat_key_.run();

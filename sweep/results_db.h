@@ -75,6 +75,7 @@ private:
     Db db_;
     int lock_fd_ = -1;
     Stmt insert_point_, insert_param_, insert_stat_, insert_stat_key_;
+    bool describes_keys_ = false;  // a writer: stat_keys exists
     std::set<std::string> described_;  // stat keys already in stat_keys
 };
 
