@@ -41,7 +41,8 @@ using namespace model::pwp;
 int run_gen(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()("out", po::value<std::string>()->required(), "output directory")("func", po::value<std::vector<std::string>>()->multitoken(),
-                                                                                        "only these functions (bare name or stem, e.g. exp or ln_400p)");
+                                                                                        "only these functions (bare name or stem, e.g. exp or ln_400p)")(
+        "stamp", "mark DIR as this build's built-in catalog (the build does this; not with --func)");
     po::variables_map vm;
     if (parse_options(prog,
                       "Generates the PWP catalog: DIR/pwp_jsons (one profile per function),\n"
@@ -51,8 +52,10 @@ int run_gen(const std::string& prog, const std::vector<std::string>& args) {
                       opts, args, vm))
         return 0;
     std::vector<std::string> only = vm.count("func") ? vm["func"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (vm.count("stamp") && !only.empty()) throw UsageError("--stamp marks a whole catalog: leave out --func");
     auto t0 = std::chrono::steady_clock::now();
     CatalogReport rep = write_catalog(vm["out"].as<std::string>(), only);
+    if (vm.count("stamp")) stamp_built_in_catalog(vm["out"].as<std::string>());
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("wrote %zu profiles and %zu sets to %s in %.2f s\n", rep.profiles.size(), rep.sets.size(), vm["out"].as<std::string>().c_str(), s);
     for (const auto& sk : rep.skipped_sets) std::printf("  skipped %s (not every member was generated)\n", sk.c_str());

@@ -11,6 +11,7 @@
 #include "apps/cli.h"
 #include "apps/commands.h"
 #include "model/common/error.h"
+#include "model/common/log.h"
 #include "model/cptc/decode.h"
 #include "model/io/sha256.h"
 #include "model/pwp/fast_eval.h"
@@ -47,6 +48,13 @@ extern "C" int sc_main(int argc, char* argv[]) {
     spdlog::set_default_logger(spdlog::stderr_color_mt("neuronsim"));
     spdlog::set_pattern("neuronsim: %l: %v");
     spdlog::set_level(spdlog::level::warn);
+    // The library's messages (model/common/log.h) go to the CLI's logger.
+    model::set_log_sink([](model::LogLevel level, const char*, const std::string& message) {
+        spdlog::log(level == model::LogLevel::Debug  ? spdlog::level::debug
+                    : level == model::LogLevel::Info ? spdlog::level::info
+                                                     : spdlog::level::warn,
+                    "{}", message);
+    });
     std::vector<std::string> args(argv + 1, argv + argc);
     try {
         // Global options come before the command name.

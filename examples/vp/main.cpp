@@ -3,8 +3,11 @@
 // driver would (no ISS): it places the function sets and input tensors in DRAM, writes
 // instruction bundles into queues in DRAM, programs the queue registers over mmio, rings the
 // doorbells, waits for the interrupt and reads the results back. The hosts run temporally
-// decoupled with a 1 us global quantum. Every output bit is checked against neuronsim's
-// reference models; each core's statistics are printed. Uses only the installed package.
+// decoupled with a 1 us global quantum, on a 64-bit bus (so the cores are NeuronCore64). Every
+// output bit is checked against neuronsim's reference models, once in DRAM and once in SBUF
+// through DMI over the core's window; functions and sets are named, not numbered. Each core's
+// statistics are printed (nothing with --quiet: then only a failure prints). Uses only the
+// installed package.
 //
 //   npu0: MARIANA, CPTC4 weights decoded on GPSIMD, then GELU on ScalarE
 //   npu1: CAYMAN, a row softmax (exp with the accumulated row sum, reciprocal, scale)
@@ -31,12 +34,13 @@
 
 namespace {
 
+constexpr unsigned kBusWidth = 64;
 constexpr uint64_t kDramBytes = 256ull << 20;
 const sc_core::sc_time kDramLatency(5, sc_core::SC_NS);  // per transaction, annotated
 
 // The platform's DRAM: flat, any number of initiators (the router and both cores), DMI.
 struct Dram : sc_core::sc_module {
-    tlm_utils::multi_passthrough_target_socket<Dram> socket;
+    tlm_utils::multi_passthrough_target_socket<Dram, kBusWidth> socket;
     std::vector<uint8_t> bytes;
     explicit Dram(sc_core::sc_module_name n) : sc_core::sc_module(n), socket("socket"), bytes(kDramBytes) {
         socket.register_b_transport(this, &Dram::b_transport);
@@ -71,20 +75,34 @@ struct Dram : sc_core::sc_module {
     }
 };
 
-// The host bus: DRAM at 0, npu0's registers at 1 TiB, npu1's at 2 TiB.
+// The host bus: DRAM at 0, npu0's registers at 1 TiB, npu1's at 2 TiB; DMI requests are
+// passed on with the grant moved into the bus's addresses.
 struct Router : sc_core::sc_module {
-    tlm_utils::multi_passthrough_target_socket<Router> from_hosts;
-    tlm_utils::simple_initiator_socket<Router> to_dram, to_npu0, to_npu1;
+    tlm_utils::multi_passthrough_target_socket<Router, kBusWidth> from_hosts;
+    tlm_utils::simple_initiator_socket<Router, kBusWidth> to_dram, to_npu0, to_npu1;
     static constexpr uint64_t kNpu0 = 1ull << 40, kNpu1 = 2ull << 40, kWindow = 1ull << 40;
     explicit Router(sc_core::sc_module_name n) : sc_core::sc_module(n), from_hosts("from_hosts"), to_dram("to_dram"), to_npu0("to_npu0"), to_npu1("to_npu1") {
         from_hosts.register_b_transport(this, &Router::b_transport);
         from_hosts.register_transport_dbg(this, &Router::transport_dbg);
+        from_hosts.register_get_direct_mem_ptr(this, &Router::get_direct_mem_ptr);
     }
-    tlm_utils::simple_initiator_socket<Router>& route(tlm::tlm_generic_payload& t) {
+    tlm_utils::simple_initiator_socket<Router, kBusWidth>& route(tlm::tlm_generic_payload& t, uint64_t* base = nullptr) {
         const uint64_t a = t.get_address();
-        if (a >= kNpu1) return t.set_address(a - kNpu1), to_npu1;
-        if (a >= kNpu0) return t.set_address(a - kNpu0), to_npu0;
-        return to_dram;
+        const uint64_t b = a >= kNpu1 ? kNpu1 : a >= kNpu0 ? kNpu0 : 0;
+        if (base) *base = b;
+        t.set_address(a - b);
+        return b == kNpu1 ? to_npu1 : b == kNpu0 ? to_npu0 : to_dram;
+    }
+    bool get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& d) {
+        const uint64_t a = t.get_address();
+        uint64_t base = 0;
+        const bool granted = route(t, &base)->get_direct_mem_ptr(t, d);
+        t.set_address(a);
+        if (granted) {
+            d.set_start_address(d.get_start_address() + base);
+            d.set_end_address(d.get_end_address() + base);
+        }
+        return granted;
     }
     void b_transport(int, tlm::tlm_generic_payload& t, sc_core::sc_time& d) {
         const uint64_t a = t.get_address();
@@ -112,7 +130,7 @@ uint32_t bits(float f) {
 // A driver for one core: everything through the bus, register writes temporally decoupled.
 struct Host : sc_core::sc_module {
     SC_HAS_PROCESS(Host);
-    tlm_utils::simple_initiator_socket<Host> bus;
+    tlm_utils::simple_initiator_socket<Host, kBusWidth> bus;
     sc_core::sc_in<bool> irq;
     uint64_t mmio, dram_base;  // the core's registers and its part of DRAM on the bus
     const neuronsim::Config& cfg;
@@ -126,6 +144,7 @@ struct Host : sc_core::sc_module {
     }
     void run() { program(*this); }
 
+    bool dmi_hinted = false;  // the last access came back with dmi_allowed
     void access(tlm::tlm_command cmd, uint64_t addr, void* data, unsigned len) {
         tlm::tlm_generic_payload t;
         t.set_command(cmd);
@@ -136,6 +155,7 @@ struct Host : sc_core::sc_module {
         t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         sc_core::sc_time d = qk.get_local_time();
         bus->b_transport(t, d);
+        dmi_hinted = t.is_dmi_allowed();
         qk.set(d);
         if (t.get_response_status() != tlm::TLM_OK_RESPONSE) throw std::runtime_error(name() + std::string(": bus error at ") + std::to_string(addr));
         if (qk.need_sync()) qk.sync();
@@ -161,12 +181,35 @@ struct Host : sc_core::sc_module {
         return v;
     }
     // The function sets below the core's part of DRAM, where LoadActFuncSet finds them.
+    neuronsim::ActSetRegion sets;
     void place_sets(uint64_t top) {
-        const neuronsim::ActSetRegion r = neuronsim::build_act_set_region(cfg, "", top);
-        dram_write(r.base, r.bytes.data(), r.bytes.size());
-        wr(neuronsim::reg::kActSetsBaseLo, static_cast<uint32_t>(r.base));
-        wr(neuronsim::reg::kActSetsBaseHi, static_cast<uint32_t>(r.base >> 32));
-        wr(neuronsim::reg::kActSetsCount, r.count);
+        sets = neuronsim::build_act_set_region(cfg, "", top);
+        dram_write(sets.base, sets.bytes.data(), sets.bytes.size());
+        wr(neuronsim::reg::kActSetsBaseLo, static_cast<uint32_t>(sets.base));
+        wr(neuronsim::reg::kActSetsBaseHi, static_cast<uint32_t>(sets.base >> 32));
+        wr(neuronsim::reg::kActSetsCount, sets.count);
+    }
+    // Names for the instructions' numbers (act_sets.h).
+    std::string set_of(const std::string& func) const { return std::to_string(neuronsim::act_set_holding(sets, func)); }
+    std::string func(const std::string& name) const { return std::to_string(neuronsim::act_func_id(sets, name)); }
+    std::string set_named(const std::string& set) const { return std::to_string(neuronsim::act_set_index(sets, set)); }
+    // SBUF through DMI over the core's window: [partition, offset .. + n) of each partition.
+    std::vector<uint8_t> sbuf_by_dmi(uint64_t offset, size_t n) {
+        uint32_t probe = 0;
+        access(tlm::TLM_READ_COMMAND, mmio + neuronsim::reg::kSbufWindow, &probe, 4);
+        if (!dmi_hinted) throw std::runtime_error(name() + std::string(": the SBUF window gave no DMI hint"));
+        tlm::tlm_generic_payload t;
+        t.set_command(tlm::TLM_READ_COMMAND);
+        t.set_address(mmio + neuronsim::reg::kSbufWindow);
+        tlm::tlm_dmi d;
+        if (!bus->get_direct_mem_ptr(t, d) || !d.is_read_allowed()) throw std::runtime_error(name() + std::string(": no DMI into the SBUF window"));
+        const uint64_t per = cfg.memory.sbuf_bytes_per_partition, start = mmio + neuronsim::reg::kSbufWindow;
+        if (d.get_start_address() > start || d.get_end_address() < start + cfg.memory.partitions * per - 1)
+            throw std::runtime_error(name() + std::string(": the SBUF grant does not cover SBUF"));
+        const uint8_t* sbuf = d.get_dmi_ptr() + (start - d.get_start_address());
+        std::vector<uint8_t> out;
+        for (uint32_t p = 0; p < cfg.memory.partitions; ++p) out.insert(out.end(), sbuf + p * per + offset, sbuf + p * per + offset + n);
+        return out;
     }
     // Assembles `lines` per engine into rings at `ring`, programs the queues and rings them.
     void submit(const std::vector<std::string>& lines, uint64_t ring) {
@@ -241,13 +284,17 @@ void cptc_gelu(Host& h) {
     h.submit({"dma0 copy src=dram:" + std::to_string(in) + " dst=sbuf:0:0x0 partitions=128 bytes=80 src_stride=0 update=0+1",
               "pool conv_lut_load wait=0>=1 src=sbuf:0:0x0 src.num=4,5 src.step=1,4 in_dtype=9 out_dtype=7 num_active_rows=128 num_active_cols=128 "
               "mconst0=0x3c00 mconst1=0x100 row_grp=15 col_grp=15 block_size=64 lut_dtype=0x1c dst=sbuf:0:0x1000 dst.num=128,1,1 dst.step=1,0,0 update=1+1",
-              "act load_act_func_set set=10",
-              "act activate func=23 wait=1>=1 in_bias_dtype=0xa7 out_dtype=10 num_active_channels=128 scale=1.0 bias=0 bias_src_n=1 src=sbuf:0:0x1000 "
-              "src.step=1,0,0 src.num=128,1,1 dst=sbuf:0:0x2000 dst.step=1,0,0 dst.num=128,1,1 update=2+1",
+              "act load_act_func_set set=" + h.set_of("gelu"),
+              "act activate func=" + h.func("gelu") +
+                  " wait=1>=1 in_bias_dtype=0xa7 out_dtype=10 num_active_channels=128 scale=1.0 bias=0 bias_src_n=1 src=sbuf:0:0x1000 "
+                  "src.step=1,0,0 src.num=128,1,1 dst=sbuf:0:0x2000 dst.step=1,0,0 dst.num=128,1,1 update=2+1",
               "dma1 copy src=sbuf:0:0x2000 dst=dram:" + std::to_string(out) + " partitions=128 bytes=512 dst_stride=512 wait=2>=1"},
              h.dram_base + 0x200000);
     h.wait_done(4);
     const std::vector<uint8_t> got = h.dram_read(out, 128 * 512);
+    const std::vector<uint8_t> in_sbuf = h.sbuf_by_dmi(0x2000, 512);
+    check(in_sbuf == got, "npu0: SBUF through DMI equals the copy in DRAM");
+    const std::string gelu_set = h.sets.names[neuronsim::act_set_holding(h.sets, "gelu")];
     const std::vector<int32_t> decoded = neuronsim::reference::cptc_codes(row.data(), 128, 4, true);
     for (int i = 0; i < 128; ++i) {
         const float s = neuronsim::reference::cptc_block_scale(row.data(), 4, 128, 64, 0x100, static_cast<uint64_t>(i));
@@ -256,7 +303,7 @@ void cptc_gelu(Host& h) {
         v = v * s;
         float x = 1.0f * fp16_to_f32(f32_to_fp16(v));  // Activate: fp16 in, scale 1, bias 0
         x = x + 0.0f;
-        const float want = neuronsim::reference::activation("gelu_and_others", "23", x);  // func 23, as the instruction names it
+        const float want = neuronsim::reference::activation(gelu_set, "gelu", x);
         for (int p = 0; p < 128; ++p) {
             float y;
             std::memcpy(&y, got.data() + 512 * p + 4 * i, 4);
@@ -274,12 +321,14 @@ void softmax(Host& h) {
     const uint64_t in = h.dram_base + 0x1000, out = h.dram_base + 0x100000;
     h.dram_write(in, x.data(), x.size() * 4);
     const std::string act = " in_bias_dtype=10 out_dtype=10 num_active_channels=128 bias=0 bias_src_n=1 ";
-    h.submit({"dma0 copy src=dram:" + std::to_string(in) + " dst=sbuf:0:0x0 partitions=128 bytes=64 src_stride=64 update=0+1", "act load_act_func_set set=0",
-              "act activate func=7 wait=0>=1" + act +
+    h.submit({"dma0 copy src=dram:" + std::to_string(in) + " dst=sbuf:0:0x0 partitions=128 bytes=64 src_stride=64 update=0+1",
+              "act load_act_func_set set=" + h.set_named("exp_and_others"),
+              "act activate func=" + h.func("exp") + " wait=0>=1" + act +
                   "scale=1.0 accumulator_cmd=3 src=sbuf:0:0x0 src.step=1,0,0 src.num=16,1,1 dst=sbuf:0:0x1000 dst.step=1,0,0 dst.num=16,1,1",
-              "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x2000 dst.num=1", "act load_act_func_set set=13",
-              "act activate func=129" + act + "scale=1.0 src=sbuf:0:0x2000 src.num=1,1,1 dst=sbuf:0:0x2004 dst.num=1,1,1",
-              "act activate func=1" + act +
+              "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x2000 dst.num=1",
+              "act load_act_func_set set=" + h.set_named("reciprocal_and_small"),
+              "act activate func=" + h.func("reciprocal") + act + "scale=1.0 src=sbuf:0:0x2000 src.num=1,1,1 dst=sbuf:0:0x2004 dst.num=1,1,1",
+              "act activate func=" + h.func("identity") + act +
                   "scale_src=1 scale=sbuf:0:0x2004 src=sbuf:0:0x1000 src.step=1,0,0 src.num=16,1,1 dst=sbuf:0:0x3000 dst.step=1,0,0 dst.num=16,1,1 update=1+1",
               "dma1 copy src=sbuf:0:0x3000 dst=dram:" + std::to_string(out) + " partitions=128 bytes=64 dst_stride=64 wait=1>=1"},
              h.dram_base + 0x200000);
@@ -291,16 +340,16 @@ void softmax(Host& h) {
         for (int i = 0; i < 16; ++i) {
             float v = 1.0f * x[16 * p + i];
             v = v + 0.0f;
-            e[i] = activation("exp_and_others", "7", v);
+            e[i] = activation("exp_and_others", "exp", v);
             sum = sum + e[i];  // the accumulator: element by element
         }
         float s = 1.0f * sum;
         s = s + 0.0f;
-        const float r = activation("reciprocal_and_small", "129", s);
+        const float r = activation("reciprocal_and_small", "reciprocal", s);
         for (int i = 0; i < 16; ++i) {
             float v = r * e[i];
             v = v + 0.0f;
-            const float want = activation("reciprocal_and_small", "1", v);
+            const float want = activation("reciprocal_and_small", "identity", v);
             float y;
             std::memcpy(&y, got.data() + 64 * p + 4 * i, 4);
             check(bits(y) == bits(want), "npu1 partition " + std::to_string(p) + " element " + std::to_string(i));
@@ -308,26 +357,30 @@ void softmax(Host& h) {
     }
 }
 
-void print_stats(const char* who, const neuronsim::NeuronCore& core) {
+bool quiet = false;
+
+void print_stats(const char* who, const neuronsim::NeuronCoreDevice& core) {
     const std::string s = core.stats_json();
     auto field = [&](const std::string& key) {
         const size_t at = s.find("\"" + key + "\":");
         return at == std::string::npos ? std::string("?") : s.substr(at + key.size() + 3, s.find_first_of(",}", at + key.size() + 3) - at - key.size() - 3);
     };
+    if (quiet) return;
     std::printf("%s: %s, %s instructions, busy window %s ps\n", who, field("generation").c_str(), field("instructions").c_str(), field("simulated_ps").c_str());
 }
 
 }  // namespace
 
-int sc_main(int, char*[]) {
-    std::printf("neuronsim %s example virtual platform\n", NEURONSIM_VERSION);
+int sc_main(int argc, char* argv[]) {
+    quiet = argc > 1 && std::string(argv[1]) == "--quiet";
+    if (!quiet) std::printf("neuronsim %s example virtual platform\n", NEURONSIM_VERSION);
     tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_core::sc_time(1, sc_core::SC_US));
     const neuronsim::Config mariana =
         neuronsim::parse_config(neuronsim::builtin_config_text("mariana"), "mariana", {"gpsimd.cptc_flag=true", "memory.dram_bytes=268435456"});
     const neuronsim::Config cayman = neuronsim::parse_config(neuronsim::builtin_config_text("cayman"), "cayman", {"memory.dram_bytes=268435456"});
     Dram dram("dram");
     Router router("router");
-    neuronsim::NeuronCore npu0("npu0", mariana), npu1("npu1", cayman);
+    neuronsim::NeuronCore64 npu0("npu0", mariana), npu1("npu1", cayman);
     sc_core::sc_signal<bool> irq0("irq0"), irq1("irq1");
     Host host0("host0", Router::kNpu0, 0, mariana, cptc_gelu), host1("host1", Router::kNpu1, 128ull << 20, cayman, softmax);
     host0.bus.bind(router.from_hosts);
@@ -349,6 +402,6 @@ int sc_main(int, char*[]) {
     }
     print_stats("npu0", npu0);
     print_stats("npu1", npu1);
-    std::printf("simulated %s; %d mismatches\n", sc_core::sc_time_stamp().to_string().c_str(), failures);
+    if (!quiet || failures) std::printf("simulated %s; %d mismatches\n", sc_core::sc_time_stamp().to_string().c_str(), failures);
     return failures == 0 ? 0 : 1;
 }

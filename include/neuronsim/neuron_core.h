@@ -40,15 +40,14 @@ struct QueueState {
     uint64_t current_index = 0;  // the instruction it is on
 };
 
-class NeuronCore : public sc_core::sc_module {
+// The device itself, whatever its bus width: every function of the API. Its sockets are those
+// of BasicNeuronCore below.
+class NeuronCoreDevice : public sc_core::sc_module {
 public:
-    SC_HAS_PROCESS(NeuronCore);
-    tlm_utils::simple_initiator_socket<NeuronCore> mem;
-    tlm_utils::simple_target_socket<NeuronCore> mmio;
+    SC_HAS_PROCESS(NeuronCoreDevice);
     sc_core::sc_out<bool> irq;
 
-    NeuronCore(sc_core::sc_module_name name, const Config& cfg, const DeviceOptions& options = {});
-    ~NeuronCore() override;
+    ~NeuronCoreDevice() override;
 
     const Config& config() const;
     uint32_t num_queues() const;
@@ -77,14 +76,41 @@ public:
 
     struct Impl;  // opaque
 
-private:
-    std::unique_ptr<Impl> impl_;
-
+protected:
+    NeuronCoreDevice(sc_core::sc_module_name name, const Config& cfg, const DeviceOptions& options);
+    // The `mem` socket of the derived class, whose width the device does not need to know.
+    void attach_memory_socket(sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>& mem);
+    // The sockets' callbacks.
     void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
-    void drive_irq();  // the one process that writes `irq`
     void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
     unsigned int transport_dbg(tlm::tlm_generic_payload& t);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
+
+private:
+    std::unique_ptr<Impl> impl_;
+    void drive_irq();  // the one process that writes `irq`
 };
+
+// The device with base-protocol sockets of the platform's bus width (the width is part of a
+// TLM-2.0 socket's type: a 64-bit bus binds only 64-bit sockets). Only the sockets' types
+// depend on it; the device transfers the same bytes at any width.
+template <unsigned int BUSWIDTH = 32>
+class BasicNeuronCore : public NeuronCoreDevice {
+public:
+    tlm_utils::simple_initiator_socket<BasicNeuronCore, BUSWIDTH> mem;
+    tlm_utils::simple_target_socket<BasicNeuronCore, BUSWIDTH> mmio;
+
+    BasicNeuronCore(sc_core::sc_module_name name, const Config& cfg, const DeviceOptions& options = {})
+        : NeuronCoreDevice(name, cfg, options), mem("mem"), mmio("mmio") {
+        attach_memory_socket(mem);
+        mem.register_invalidate_direct_mem_ptr(this, &BasicNeuronCore::invalidate_direct_mem_ptr);
+        mmio.register_b_transport(this, &BasicNeuronCore::b_transport);
+        mmio.register_transport_dbg(this, &BasicNeuronCore::transport_dbg);
+        mmio.register_get_direct_mem_ptr(this, &BasicNeuronCore::get_direct_mem_ptr);
+    }
+};
+
+using NeuronCore = BasicNeuronCore<32>;
+using NeuronCore64 = BasicNeuronCore<64>;
 
 }  // namespace neuronsim

@@ -32,7 +32,18 @@ inline constexpr uint64_t kErrorIndexLo = 0x038;  // its index in the queue's st
 inline constexpr uint64_t kErrorIndexHi = 0x03c;
 inline constexpr uint64_t kErrorOpcode = 0x040;
 inline constexpr uint64_t kErrorMessageLength = 0x044;  // bytes in kErrorMessage (without the NUL)
+// kErrorQueueSetup is no longer latched: a bad queue value is refused when written (below).
 inline constexpr uint32_t kErrorNone = 0, kErrorInstruction = 1, kErrorFetch = 2, kErrorQueueSetup = 3;
+
+// Register writes the device refused (TLM_COMMAND_ERROR_RESPONSE or TLM_ADDRESS_ERROR_RESPONSE:
+// a bad value, a queue that is busy, a read-only register, a hole). They change nothing and do
+// not halt the core; these registers say why. Read-only; RESET clears them.
+inline constexpr uint64_t kRefusedWrites = 0x048;  // writes refused since reset
+inline constexpr uint64_t kRefusedWriteAddress = 0x04c;  // the offset of the last one
+inline constexpr uint64_t kRefusedWriteValue = 0x050;  // the value it tried to write
+inline constexpr uint64_t kRefusedWriteMessageLength = 0x054;  // bytes in kRefusedWriteMessage
+inline constexpr uint64_t kRefusedWriteMessage = 0x100;  // 256 bytes, NUL-terminated text: why
+inline constexpr uint64_t kRefusedWriteMessageBytes = 0x100;
 
 // Where LoadActFuncSet finds the function sets in DRAM (act_sets.h).
 inline constexpr uint64_t kActSetsBaseLo = 0x060;
@@ -53,11 +64,12 @@ inline constexpr uint64_t kRegisters = 0xc00;  // 256 x 32-bit engine registers 
 // over the engines (stream dma.<Q>).
 inline constexpr uint64_t kQueues = 0x1000;
 inline constexpr uint64_t kQueueStride = 0x20;
+// BASE and SIZE are written only while the queue is idle; a value outside the rule is refused.
 inline constexpr uint64_t kQueueBaseLo = 0x00;  // RW: DRAM address of the ring (64-byte aligned)
 inline constexpr uint64_t kQueueBaseHi = 0x04;
 inline constexpr uint64_t kQueueSize = 0x08;  // RW: entries (64-byte bundles) in the ring, 2..2^24
 inline constexpr uint64_t kQueueHead = 0x0c;  // R: next entry the engine fetches
-inline constexpr uint64_t kQueueTail = 0x10;  // RW: one past the last valid entry; writing it rings the doorbell
+inline constexpr uint64_t kQueueTail = 0x10;  // RW: one past the last valid entry, below SIZE; writing it rings the doorbell
 inline constexpr uint64_t kQueueStatus = 0x14;  // R: kQueue* bits
 inline constexpr uint64_t kQueueDoneLo = 0x18;  // R: instructions completed since reset (64 bits)
 inline constexpr uint64_t kQueueDoneHi = 0x1c;

@@ -1,12 +1,10 @@
 #include "model/pwp/catalog_writer.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <unistd.h>
-
-#include <spdlog/spdlog.h>
 
 #include "model/common/error.h"
 #include "model/pwp/catalog.h"
@@ -63,29 +61,43 @@ CatalogReport write_catalog(const std::string& out_dir, const std::vector<std::s
     return rep;
 }
 
-std::string default_catalog_dir() {
-    std::string base;
-    if (const char* c = std::getenv("NEURONSIM_CACHE"); c && *c) base = c;
-    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) base = std::string(x) + "/neuronsim";
-    else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.cache/neuronsim";
-    else base = (fs::temp_directory_path() / "neuronsim-cache").string();
-    const std::string dir = base + "/catalog-" + NEURONSIM_CATALOG_HASH;
-    if (fs::exists(dir + "/pwp_bin_with_ln/act_info.json")) return dir;
-    // Generate beside the final place, then rename, so a concurrent or interrupted run never
-    // leaves a half-written catalog behind.
+const char* catalog_hash() { return NEURONSIM_CATALOG_HASH; }
+
+void stamp_built_in_catalog(const std::string& dir) {
+    write_text(dir + "/" + kCatalogStampPrefix + NEURONSIM_CATALOG_HASH,
+               std::string("neuronsim's built-in PWP catalog; the hash of its generator's sources is ") + NEURONSIM_CATALOG_HASH + "\n");
+}
+
+bool is_built_in_catalog(const std::string& dir) {
     std::error_code ec;
-    fs::create_directories(base, ec);
-    if (ec) throw Error(base + ": cannot create the catalog cache directory: " + ec.message());
-    const std::string tmp = dir + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
-    fs::remove_all(tmp, ec);
-    spdlog::info("generating the built-in PWP catalog into {}", dir);
-    write_catalog(tmp);
-    fs::rename(tmp, dir, ec);
-    if (ec) {
-        fs::remove_all(tmp, ec);
-        if (!fs::exists(dir + "/pwp_bin_with_ln/act_info.json")) throw Error(dir + ": cannot install the generated catalog");
+    if (!fs::exists(dir + "/pwp_bin_with_ln/act_info.json", ec)) return false;
+    return fs::exists(dir + "/" + kCatalogStampPrefix + NEURONSIM_CATALOG_HASH, ec);
+}
+
+std::string default_catalog_dir() {
+    if (const char* c = std::getenv("NEURONSIM_CATALOG"); c && *c) {
+        if (!is_built_in_catalog(c))
+            throw Error(std::string("NEURONSIM_CATALOG=") + c + ": not a built-in catalog of this build (expected " + kCatalogStampPrefix +
+                        NEURONSIM_CATALOG_HASH + " and pwp_bin_with_ln/act_info.json in it; 'neuronsim pwp catalog --out DIR' writes one)");
+        return c;
     }
-    return dir;
+    // The binary holding this code: the installed library or CLI (PREFIX/lib, PREFIX/bin), or a
+    // program of the build tree (BUILD/apps, BUILD/tests/platform/act, ...).
+    Dl_info info{};
+    if (!::dladdr(reinterpret_cast<void*>(&default_catalog_dir), &info) || !info.dli_fname)
+        throw Error("the built-in PWP catalog: cannot tell which file this program was loaded from (set NEURONSIM_CATALOG)");
+    std::error_code ec;
+    fs::path at = fs::weakly_canonical(fs::path(info.dli_fname), ec).parent_path();
+    std::string looked;
+    for (int up = 0; up < 5 && !at.empty(); ++up, at = at.parent_path()) {
+        const std::string dir = (at / kCatalogInstallDir).string();
+        if (is_built_in_catalog(dir)) return dir;
+        looked += (looked.empty() ? "" : ", ") + dir;
+        if (at == at.root_path()) break;
+    }
+    throw Error(std::string("the built-in PWP catalog (") + kCatalogInstallDir + " with " + kCatalogStampPrefix + NEURONSIM_CATALOG_HASH +
+                ") is not installed beside " + info.dli_fname + ": looked in " + looked +
+                "; reinstall neuronsim, or set NEURONSIM_CATALOG to a directory 'neuronsim pwp catalog --out DIR' wrote");
 }
 
 }  // namespace neuronsim::model::pwp

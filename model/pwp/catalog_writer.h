@@ -17,9 +17,21 @@ struct CatalogReport {
 // `only`: bare names or stems to generate (empty: all). Sets need all their members.
 CatalogReport write_catalog(const std::string& out_dir, const std::vector<std::string>& only = {});
 
-// The built-in default catalog: generated once into a cache directory ($NEURONSIM_CACHE, else
-// $XDG_CACHE_HOME/neuronsim, else ~/.cache/neuronsim) under a hash of the generator's
-// sources, and reused; returns its path.
+// The built-in catalog is generated at build time (`neuronsim pwp catalog --out DIR --stamp`)
+// into BUILD/share/neuronsim/catalog and installed as PREFIX/share/neuronsim/catalog. A stamp
+// file named after a hash of the generator's sources marks it as this build's.
+inline constexpr const char* kCatalogInstallDir = "share/neuronsim/catalog";
+inline constexpr const char* kCatalogStampPrefix = "catalog-";
+const char* catalog_hash();
+// Marks DIR, a whole catalog write_catalog wrote, as this build's built-in catalog.
+void stamp_built_in_catalog(const std::string& dir);
+// True when DIR holds the catalog of this build (its stamp and its sets).
+bool is_built_in_catalog(const std::string& dir);
+
+// Where the built-in catalog is: $NEURONSIM_CATALOG if set, else share/neuronsim/catalog beside
+// the binary that holds this code (the installed library or CLI, or a program of the build
+// tree), found by walking up to four directories from it, so a moved install still finds its
+// own. Reads only: nothing is generated or written at run time. Throws naming where it looked.
 std::string default_catalog_dir();
 
 }  // namespace neuronsim::model::pwp

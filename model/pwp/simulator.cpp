@@ -5,8 +5,7 @@
 
 #include <filesystem>
 
-#include <spdlog/spdlog.h>
-
+#include "model/common/log.h"
 #include "model/pwp/closed_forms.h"
 #include "model/pwp/evaluate.h"
 #include "model/pwp/profile_loader.h"
@@ -40,11 +39,11 @@ Simulator::Simulator(std::string pwp_path, const FuncMap& func_map) : pwp_path_(
         std::error_code ec;
         if (!std::filesystem::exists(path, ec)) {
             missing_file_[static_cast<size_t>(e.fn)] = path;
-            spdlog::debug("PWP profile {} for {} not present", path, act_fn_name(e.fn));
+            model::log(model::LogLevel::Debug, "pwp", "PWP profile " + path + " for " + std::string(act_fn_name(e.fn)) + " not present");
             continue;
         }
         tables_[static_cast<size_t>(e.fn)] = load_profile(path);
-        for (const std::string& w : tables_[static_cast<size_t>(e.fn)]->warnings) spdlog::warn("{}: {}", path, w);
+        for (const std::string& w : tables_[static_cast<size_t>(e.fn)]->warnings) model::log(model::LogLevel::Warning, "pwp", path + ": " + w);
     }
 }
 
@@ -60,7 +59,8 @@ const Profile& Simulator::table_for_pwp(ActFn fn) const {
     static bool warned[kNumActFn] = {};
     if (!warned[i]) {
         warned[i] = true;
-        spdlog::warn("{} has no FuncMap entry: evaluating the empty default table as the reference does", act_fn_name(fn));
+        model::log(model::LogLevel::Warning, "pwp",
+                   std::string(act_fn_name(fn)) + " has no FuncMap entry: evaluating the empty default table as the reference does");
     }
     return empty_table_;
 }

@@ -1,5 +1,6 @@
 // build_act_set_region (include/neuronsim/act_sets.h): a pwp_bin_* directory's sets as the
 // DRAM region LoadActFuncSet reads.
+#include <algorithm>
 #include <cstring>
 
 #include "model/common/error.h"
@@ -26,6 +27,7 @@ ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir,
         model::pwp::SetImage image;
         std::string names;  // "SET\0F0\0F1\0..." or the reason it cannot be loaded
         bool loadable = true;
+        std::vector<ActSetFunction> functions;
     };
     std::vector<Set> sets;
     uint64_t images = 0, names = 0;
@@ -33,7 +35,10 @@ ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir,
         Set s;
         const model::pwp::PackedSet set = model::pwp::read_set(dir + "/" + rs.name + ".json");
         s.names = rs.name + '\0';
-        for (const auto& f : set.manifest.profile_meta_data) s.names += f.bare_name() + '\0';
+        for (const auto& f : set.manifest.profile_meta_data) {
+            s.names += f.bare_name() + '\0';
+            s.functions.push_back({f.bare_name(), static_cast<uint32_t>(f.func_id)});
+        }
         try {
             s.image = model::pwp::build_set_image(set, geo);
         } catch (const Error& e) {
@@ -79,8 +84,47 @@ ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir,
         }
         image_at += align_up(s.image.bytes());
         r.names.push_back(s.loadable ? s.names.substr(0, s.names.find('\0')) : roster[i].name);
+        r.sets.push_back({roster[i].name, s.loadable, s.functions});
     }
     return r;
+}
+
+namespace {
+std::string listed(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+std::vector<std::string> function_names(const ActSetRegion& region) {
+    std::vector<std::string> names;
+    for (const ActSetInfo& s : region.sets)
+        for (const ActSetFunction& f : s.functions)
+            if (std::find(names.begin(), names.end(), f.name) == names.end()) names.push_back(f.name);
+    return names;
+}
+}  // namespace
+
+uint32_t act_set_index(const ActSetRegion& region, const std::string& set) {
+    for (size_t i = 0; i < region.sets.size(); ++i)
+        if (region.sets[i].name == set) return static_cast<uint32_t>(i);
+    std::vector<std::string> names;
+    for (const ActSetInfo& s : region.sets) names.push_back(s.name);
+    throw Error("\"" + set + "\" is not a function set of this directory; it has " + listed(names));
+}
+
+uint32_t act_func_id(const ActSetRegion& region, const std::string& func) {
+    for (const ActSetInfo& s : region.sets)
+        for (const ActSetFunction& f : s.functions)
+            if (f.name == func) return f.func_id;
+    throw Error("\"" + func + "\" is in no function set of this directory; the functions are " + listed(function_names(region)));
+}
+
+uint32_t act_set_holding(const ActSetRegion& region, const std::string& func) {
+    for (size_t i = 0; i < region.sets.size(); ++i)
+        if (region.sets[i].loadable)
+            for (const ActSetFunction& f : region.sets[i].functions)
+                if (f.name == func) return static_cast<uint32_t>(i);
+    throw Error("\"" + func + "\" is in no loadable function set of this directory; the functions are " + listed(function_names(region)));
 }
 
 }  // namespace neuronsim

@@ -19,6 +19,7 @@
 #include "platform/dma/dma_engines.h"
 #include "platform/record/recorder.h"
 #include "platform/tlm/memory.h"
+#include "platform/tlm/systemc_log.h"
 #include "platform/tlm/tlm_port.h"
 #include "stats/stat_records.h"
 
@@ -37,7 +38,7 @@ uint32_t hi32(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
 // One instruction queue: a ring of 64-byte bundles in DRAM, fed by the host through the
 // queue registers; the engine of the queue fetches from it.
 struct Queue : InstructionSource {
-    NeuronCore::Impl& dev;
+    NeuronCoreDevice::Impl& dev;
     uint32_t index;
     std::string label;
     uint64_t base = 0;
@@ -51,7 +52,7 @@ struct Queue : InstructionSource {
     sc_core::sc_event doorbell;
     Engine* engine = nullptr;
 
-    Queue(NeuronCore::Impl& d, uint32_t q, std::string l) : dev(d), index(q), label(std::move(l)) {}
+    Queue(NeuronCoreDevice::Impl& d, uint32_t q, std::string l) : dev(d), index(q), label(std::move(l)) {}
     bool busy() const { return head != tail || !pending.empty() || (engine && engine->busy()); }
     bool next(uint8_t* bundle, uint64_t& index) override;
     bool fetch(uint8_t* bundle);  // the bundle at head; false: an error latched or a RESET came
@@ -60,8 +61,8 @@ struct Queue : InstructionSource {
     void set_tail(uint32_t new_tail, const sc_core::sc_time& at);
 };
 
-struct NeuronCore::Impl : EngineContext {
-    NeuronCore& self;
+struct NeuronCoreDevice::Impl : EngineContext {
+    NeuronCoreDevice& self;
     Config cfg;
     DeviceOptions opt;
     model::isa::AddressMap map;
@@ -81,6 +82,8 @@ struct NeuronCore::Impl : EngineContext {
     uint32_t error_code = reg::kErrorNone, error_queue = 0, error_opcode = 0;
     uint64_t error_index = 0;
     std::string error_message;
+    uint32_t refused_writes = 0, refused_address = 0, refused_value = 0;
+    std::string refused_message;
     bool halted_ = false;
     uint64_t epoch = 0;  // RESETs so far: what a fetch or an engine began before one is dropped
     sc_core::sc_event reset_event;
@@ -89,7 +92,7 @@ struct NeuronCore::Impl : EngineContext {
     bool started = false;
     sc_core::sc_time first_doorbell = sc_core::SC_ZERO_TIME, last_completion = sc_core::SC_ZERO_TIME;
 
-    Impl(NeuronCore& s, const Config& c, const DeviceOptions& o);
+    Impl(NeuronCoreDevice& s, const Config& c, const DeviceOptions& o);
 
     // EngineContext
     const Config& config() const override { return cfg; }
@@ -120,6 +123,13 @@ struct NeuronCore::Impl : EngineContext {
         halted_ = true;
         raise(reg::kIrqError);
     }
+    // A register write refused: the REFUSED_WRITE_* registers say which and why.
+    void refuse(uint64_t address, uint32_t value, const std::string& why) {
+        ++refused_writes;
+        refused_address = static_cast<uint32_t>(address);
+        refused_value = value;
+        refused_message = why.size() < reg::kRefusedWriteMessageBytes ? why : why.substr(0, reg::kRefusedWriteMessageBytes - 4) + "...";
+    }
     void raise(uint32_t bits) {
         irq_status |= bits;
         update_irq();
@@ -140,6 +150,8 @@ struct NeuronCore::Impl : EngineContext {
         dma_->reset();
         error_code = reg::kErrorNone;
         error_message.clear();
+        refused_writes = refused_address = refused_value = 0;
+        refused_message.clear();
         halted_ = false;
         for (auto& q : queues) {
             q->head = q->tail = 0;
@@ -227,7 +239,8 @@ void Queue::done(bool halt) {
     if (halted || (head == tail && pending.empty() && completed == fetched)) dev.mark_drained(index);
 }
 
-NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o) : self(s), cfg(c), opt(o), map(c.memory), mem_port(s.mem, "DRAM"), work(c.run) {
+NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceOptions& o)
+    : self(s), cfg(c), opt(o), map(c.memory), mem_port("DRAM"), work(c.run) {
     if (!o.record_dir.empty() || o.progress || o.cost_model)
         recorder_ = std::make_unique<Recorder>(o, o.process_name.empty() ? std::string(s.name()) : o.process_name);
     const uint64_t sbuf_bytes = uint64_t{cfg.memory.partitions} * cfg.memory.sbuf_bytes_per_partition;
@@ -269,7 +282,7 @@ NeuronCore::Impl::Impl(NeuronCore& s, const Config& c, const DeviceOptions& o) :
     tables_window->socket().bind(tables->socket);
 }
 
-bool NeuronCore::Impl::read_reg(uint64_t a, uint32_t& v) const {
+bool NeuronCoreDevice::Impl::read_reg(uint64_t a, uint32_t& v) const {
     if (a >= reg::kQueues && a < reg::kQueues + queues.size() * reg::kQueueStride) {
         const Queue& q = *queues[(a - reg::kQueues) / reg::kQueueStride];
         switch ((a - reg::kQueues) % reg::kQueueStride) {
@@ -318,6 +331,10 @@ bool NeuronCore::Impl::read_reg(uint64_t a, uint32_t& v) const {
         case reg::kErrorIndexHi: v = hi32(error_index); return true;
         case reg::kErrorOpcode: v = error_opcode; return true;
         case reg::kErrorMessageLength: v = static_cast<uint32_t>(error_message.size()); return true;
+        case reg::kRefusedWrites: v = refused_writes; return true;
+        case reg::kRefusedWriteAddress: v = refused_address; return true;
+        case reg::kRefusedWriteValue: v = refused_value; return true;
+        case reg::kRefusedWriteMessageLength: v = static_cast<uint32_t>(refused_message.size()); return true;
         case reg::kActSetsBaseLo: v = lo32(sets.base); return true;
         case reg::kActSetsBaseHi: v = hi32(sets.base); return true;
         case reg::kActSetsCount: v = sets.count; return true;
@@ -325,15 +342,7 @@ bool NeuronCore::Impl::read_reg(uint64_t a, uint32_t& v) const {
     return false;
 }
 
-void NeuronCore::Impl::doorbell(Queue& q, uint32_t tail, const sc_core::sc_time& delay) {
-    std::string why;
-    if (q.size < 2 || q.size > kMaxQueueEntries) why = "SIZE is " + std::to_string(q.size) + ", expected 2.." + std::to_string(kMaxQueueEntries);
-    else if (q.base % kBundle) why = "BASE " + model::fp::hex(q.base) + " is not 64-byte aligned";
-    else if (tail >= q.size) why = "TAIL " + std::to_string(tail) + " is not below SIZE " + std::to_string(q.size);
-    if (!why.empty()) {
-        latch(reg::kErrorQueueSetup, q.index, q.fetched, 0, "queue " + q.label + ": " + why);
-        return;
-    }
+void NeuronCoreDevice::Impl::doorbell(Queue& q, uint32_t tail, const sc_core::sc_time& delay) {
     const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
     if (!started || at < first_doorbell) first_doorbell = at;
     started = true;
@@ -343,7 +352,7 @@ void NeuronCore::Impl::doorbell(Queue& q, uint32_t tail, const sc_core::sc_time&
     q.doorbell.notify(delay);
 }
 
-bool NeuronCore::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time& delay, std::string& why) {
+bool NeuronCoreDevice::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time& delay, std::string& why) {
     if (a >= reg::kQueues && a < reg::kQueues + queues.size() * reg::kQueueStride) {
         Queue& q = *queues[(a - reg::kQueues) / reg::kQueueStride];
         const uint64_t field = (a - reg::kQueues) % reg::kQueueStride;
@@ -368,6 +377,14 @@ bool NeuronCore::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time&
                 q.size = v, q.head = q.tail = 0;
                 return true;
             case reg::kQueueTail:
+                if (q.size == 0) {
+                    why = "queue " + q.label + ": TAIL written before the ring: program BASE and SIZE first";
+                    return false;
+                }
+                if (v >= q.size) {
+                    why = "queue " + q.label + ": TAIL " + std::to_string(v) + " is not below SIZE " + std::to_string(q.size);
+                    return false;
+                }
                 if (delay >= sc_core::sc_max_time() - sc_core::sc_time_stamp()) {  // (at the maximum: never)
                     why = "queue " + q.label + ": the doorbell's annotated delay " + delay.to_string() + " passes the end of simulated time";
                     return false;
@@ -375,7 +392,7 @@ bool NeuronCore::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time&
                 doorbell(q, v, delay);
                 return true;
         }
-        why = "read-only queue register";
+        why = "queue " + q.label + ": " + model::fp::hex(a) + " is a read-only queue register";
         return false;
     }
     if (a >= reg::kSemaphores && a < reg::kSemaphores + 4ull * cfg.semaphores) {
@@ -410,11 +427,11 @@ bool NeuronCore::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc_time&
         case reg::kActSetsBaseHi: sets.base = (sets.base & 0xFFFFFFFF) | uint64_t{v} << 32; return true;
         case reg::kActSetsCount: sets.count = v; return true;
     }
-    why = "read-only register";
+    why = model::fp::hex(a) + " is a read-only register";
     return false;
 }
 
-TlmPort* NeuronCore::Impl::window(uint64_t addr, uint64_t len, uint64_t& offset) const {
+TlmPort* NeuronCoreDevice::Impl::window(uint64_t addr, uint64_t len, uint64_t& offset) const {
     struct W {
         uint64_t base, size;
         TlmPort* port;
@@ -432,7 +449,7 @@ TlmPort* NeuronCore::Impl::window(uint64_t addr, uint64_t len, uint64_t& offset)
 }
 
 // The text areas (generation name, error message) read with any size.
-bool NeuronCore::Impl::in_text(uint64_t addr, uint64_t len, std::string& text) const {
+bool NeuronCoreDevice::Impl::in_text(uint64_t addr, uint64_t len, std::string& text) const {
     auto area = [&](uint64_t base, uint64_t size, const std::string& s) {
         if (addr < base || addr - base >= size || len > size - (addr - base)) return false;
         std::string padded = s;
@@ -440,28 +457,27 @@ bool NeuronCore::Impl::in_text(uint64_t addr, uint64_t len, std::string& text) c
         text = padded.substr(addr - base, len);
         return true;
     };
-    return area(reg::kGenerationName, 16, cfg.generation.name) || area(reg::kErrorMessage, reg::kErrorMessageBytes, error_message);
+    return area(reg::kGenerationName, 16, cfg.generation.name) || area(reg::kErrorMessage, reg::kErrorMessageBytes, error_message) ||
+           area(reg::kRefusedWriteMessage, reg::kRefusedWriteMessageBytes, refused_message);
 }
 
-NeuronCore::NeuronCore(sc_core::sc_module_name name, const Config& cfg, const DeviceOptions& options)
-    : sc_core::sc_module(name), mem("mem"), mmio("mmio"), irq("irq") {
+NeuronCoreDevice::NeuronCoreDevice(sc_core::sc_module_name name, const Config& cfg, const DeviceOptions& options) : sc_core::sc_module(name), irq("irq") {
+    log_through_systemc_unless_routed();
     impl_ = std::make_unique<Impl>(*this, cfg, options);
-    mem.register_invalidate_direct_mem_ptr(this, &NeuronCore::invalidate_direct_mem_ptr);
-    mmio.register_b_transport(this, &NeuronCore::b_transport);
-    mmio.register_transport_dbg(this, &NeuronCore::transport_dbg);
-    mmio.register_get_direct_mem_ptr(this, &NeuronCore::get_direct_mem_ptr);
     SC_METHOD(drive_irq);
     sensitive << impl_->irq_changed;
     dont_initialize();
 }
 
-void NeuronCore::drive_irq() { irq.write((impl_->irq_status & impl_->irq_mask) != 0); }
+void NeuronCoreDevice::attach_memory_socket(sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>& mem) { impl_->mem_port.attach(mem); }
 
-NeuronCore::~NeuronCore() = default;
+void NeuronCoreDevice::drive_irq() { irq.write((impl_->irq_status & impl_->irq_mask) != 0); }
 
-void NeuronCore::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) { impl_->mem_port.invalidate(start, end); }
+NeuronCoreDevice::~NeuronCoreDevice() = default;
 
-void NeuronCore::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+void NeuronCoreDevice::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) { impl_->mem_port.invalidate(start, end); }
+
+void NeuronCoreDevice::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
     try {
         const uint64_t a = t.get_address(), len = t.get_data_length();
         uint8_t* data = t.get_data_ptr();
@@ -504,7 +520,9 @@ void NeuronCore::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& dela
             std::string why;
             uint32_t probe = 0;
             if (!impl_->write_reg(a, v, delay, why)) {
-                t.set_response_status(impl_->read_reg(a, probe) ? tlm::TLM_COMMAND_ERROR_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
+                const bool mapped = impl_->read_reg(a, probe);
+                impl_->refuse(a, v, mapped ? why : "no register at " + model::fp::hex(a));
+                t.set_response_status(mapped ? tlm::TLM_COMMAND_ERROR_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE);
                 return;
             }
         }
@@ -516,7 +534,7 @@ void NeuronCore::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& dela
     }
 }
 
-unsigned int NeuronCore::transport_dbg(tlm::tlm_generic_payload& t) {
+unsigned int NeuronCoreDevice::transport_dbg(tlm::tlm_generic_payload& t) {
     try {
         const uint64_t a = t.get_address(), len = t.get_data_length();
         uint64_t off = 0;
@@ -542,7 +560,7 @@ unsigned int NeuronCore::transport_dbg(tlm::tlm_generic_payload& t) {
     return 0;
 }
 
-bool NeuronCore::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
+bool NeuronCoreDevice::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
     uint64_t off = 0;
     TlmPort* w = impl_->window(t.get_address(), 1, off);
     if (!w) return false;  // registers: no DMI
@@ -559,10 +577,10 @@ bool NeuronCore::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& d
     return true;
 }
 
-const Config& NeuronCore::config() const { return impl_->cfg; }
-uint32_t NeuronCore::num_queues() const { return static_cast<uint32_t>(impl_->queues.size()); }
+const Config& NeuronCoreDevice::config() const { return impl_->cfg; }
+uint32_t NeuronCoreDevice::num_queues() const { return static_cast<uint32_t>(impl_->queues.size()); }
 
-uint32_t NeuronCore::queue_index(const std::string& stream) const {
+uint32_t NeuronCoreDevice::queue_index(const std::string& stream) const {
     const model::isa::StreamName n = model::isa::parse_stream_name(stream);
     const Config& c = impl_->cfg;
     if (n.cls == model::isa::kOnAct) return 0;
@@ -582,9 +600,9 @@ uint32_t NeuronCore::queue_index(const std::string& stream) const {
     throw Error("'" + stream + "' is not a stream name (act, pool, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
 }
 
-std::string NeuronCore::queue_name(uint32_t q) const { return q < impl_->queues.size() ? impl_->queues[q]->label : "?"; }
+std::string NeuronCoreDevice::queue_name(uint32_t q) const { return q < impl_->queues.size() ? impl_->queues[q]->label : "?"; }
 
-std::vector<QueueState> NeuronCore::queue_states() const {
+std::vector<QueueState> NeuronCoreDevice::queue_states() const {
     std::vector<QueueState> out;
     for (const auto& q : impl_->queues) {
         QueueState s;
@@ -606,7 +624,7 @@ std::vector<QueueState> NeuronCore::queue_states() const {
     return out;
 }
 
-std::string NeuronCore::stats_json() const {
+std::string NeuronCoreDevice::stats_json() const {
     nlohmann::ordered_json node = collect_stats_tree(*this);
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
     namespace s = stats::core;
@@ -632,13 +650,13 @@ std::string NeuronCore::stats_json() const {
     return out.dump();
 }
 
-std::string NeuronCore::cost_model_json() const {
+std::string NeuronCoreDevice::cost_model_json() const {
     nlohmann::ordered_json o = nlohmann::ordered_json::object();
     for (const auto& e : impl_->engines) e->collect_cost_model(o);
     return o.dump();
 }
 
-std::vector<NeuronCore::Divergence> NeuronCore::top_divergences() const {
+std::vector<NeuronCoreDevice::Divergence> NeuronCoreDevice::top_divergences() const {
     std::vector<Divergence> out;
     if (!impl_->recorder_) return out;
     for (const auto& d : impl_->recorder_->top_divergences())
@@ -646,17 +664,17 @@ std::vector<NeuronCore::Divergence> NeuronCore::top_divergences() const {
     return out;
 }
 
-void NeuronCore::set_source_lines(const std::string& stream, const std::string& lines_path) {
+void NeuronCoreDevice::set_source_lines(const std::string& stream, const std::string& lines_path) {
     if (!impl_->recorder_) return;
     const Queue& q = *impl_->queues[queue_index(stream)];
     impl_->recorder_->set_source_lines(&q.engine->label(), lines_path);
 }
 
-void NeuronCore::finish_recording() {
+void NeuronCoreDevice::finish_recording() {
     if (impl_->recorder_) impl_->recorder_->finish();
 }
 
-uint64_t NeuronCore::instructions_completed() const {
+uint64_t NeuronCoreDevice::instructions_completed() const {
     uint64_t n = 0;
     for (const auto& q : impl_->queues) n += q->completed;
     return n;

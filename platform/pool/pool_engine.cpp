@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include <spdlog/spdlog.h>
-
 #include "config/features.h"
 #include "model/common/error.h"
+#include "model/common/log.h"
 #include "model/cptc/cptc.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
@@ -131,7 +130,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
         check_cancel(ctx_.options());
         firmware_model::ExecResult rc = firmware_.execute(b, c, access, c * ppc, ppc);
-        for (const auto& line : rc.log) spdlog::debug("{}", line);
+        for (const auto& line : rc.log) model::log(model::LogLevel::Debug, "pool", line);
         partitions += rc.partitions;
         if (c == 0) r = std::move(rc);
     }

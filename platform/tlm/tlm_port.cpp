@@ -22,7 +22,7 @@ TlmPort::TlmPort(const char* socket_name, std::string what)
     own_->register_invalidate_direct_mem_ptr(this, &TlmPort::invalidate);
 }
 
-TlmPort::TlmPort(tlm::tlm_initiator_socket<32>& external, std::string what) : sock_(&external), what_(std::move(what)) {}
+TlmPort::TlmPort(std::string what) : what_(std::move(what)) {}
 
 void TlmPort::fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const {
     throw Error(std::string(write ? "write to " : "read from ") + what_ + " [" + model::fp::hex(addr) + ", +" + std::to_string(len) + "): " + why);

@@ -24,9 +24,11 @@ class TlmPort {
 public:
     // A port with its own socket (bound by the owner); `what` names the target in messages.
     TlmPort(const char* socket_name, std::string what);
-    // A port over a socket its owner declared (a device's public socket); the owner forwards
-    // invalidate_direct_mem_ptr to invalidate().
-    TlmPort(tlm::tlm_initiator_socket<32>& external, std::string what);
+    // A port over a socket its owner declares (a device's public socket, of any bus width),
+    // given by attach() before the simulation; the owner forwards invalidate_direct_mem_ptr
+    // to invalidate().
+    explicit TlmPort(std::string what);
+    void attach(sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>& external) { sock_ = &external; }
 
     // The port's own socket (optional to bind: a port nobody uses may stay unbound).
     tlm_utils::simple_initiator_socket_optional<TlmPort>& socket() { return *own_; }
@@ -61,7 +63,7 @@ private:
     [[noreturn]] void fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const;
 
     std::unique_ptr<tlm_utils::simple_initiator_socket_optional<TlmPort>> own_;
-    sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>* sock_;
+    sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>* sock_ = nullptr;
     std::string what_;
     std::vector<tlm::tlm_dmi> regions_;  // oldest first
     mutable size_t last_ = 0;  // the region used last: looked at first

@@ -19,10 +19,35 @@ foreach(f ${installed})
 endforeach()
 foreach(required lib/cmake/neuronsim/neuronsimConfig.cmake lib/cmake/neuronsim/neuronsimConfigVersion.cmake lib/pkgconfig/neuronsim.pc
                  include/neuronsim/neuron_core.h include/neuronsim/version.h bin/neuronsim share/neuronsim/configs/mariana.yaml
+                 share/neuronsim/catalog/pwp_bin_trainium/act_info.json
                  share/neuronsim/traces/demo.trace share/neuronsim/examples/vp/main.cpp)
   if(NOT EXISTS ${WORK}/moved/${required})
     message(FATAL_ERROR "the install lacks ${required}")
   endif()
+endforeach()
+# Every document a public header or an installed document refers to is installed, and every
+# section of the cited sources it names is described by docs/sources.md.
+file(GLOB_RECURSE texts LIST_DIRECTORIES false ${WORK}/moved/include/neuronsim/*.h ${WORK}/moved/share/neuronsim/*.md)
+foreach(f ${texts})
+  file(STRINGS ${f} refs REGEX "docs/[a-z0-9-]+\\.md|\\([a-z0-9-]+\\.md\\)")
+  foreach(line ${refs})
+    string(REGEX MATCHALL "[a-z0-9-]+\\.md" names "${line}")
+    foreach(n ${names})
+      if(NOT n MATCHES "^(README|hardware-facts|public-figures)\\.md$" AND NOT EXISTS ${WORK}/moved/share/neuronsim/docs/${n})
+        message(FATAL_ERROR "${f} refers to ${n}, which is not installed")
+      endif()
+    endforeach()
+  endforeach()
+  file(STRINGS ${f} cites REGEX "hardware-facts §[A-Z]")
+  foreach(line ${cites})
+    string(REGEX MATCHALL "§[A-Z]" sections "${line}")
+    foreach(sec ${sections})
+      file(STRINGS ${WORK}/moved/share/neuronsim/docs/sources.md described REGEX "^\\| ${sec} \\|")
+      if(NOT described)
+        message(FATAL_ERROR "${f} cites hardware-facts ${sec}, which docs/sources.md does not describe")
+      endif()
+    endforeach()
+  endforeach()
 endforeach()
 # The example, as its own project, from the installed copy of its sources.
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/moved/share/neuronsim/examples/vp -B ${WORK}/vp-build -G Ninja -DCMAKE_PREFIX_PATH=${WORK}/moved
@@ -38,6 +63,25 @@ execute_process(COMMAND ${WORK}/vp-build/neuronsim_vp RESULT_VARIABLE rc OUTPUT_
 message(STATUS "${out}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the example VP failed (${rc}):\n${out}\n${err}")
+endif()
+# The library inside someone's simulation is silent and writes no file: with --quiet the VP
+# prints nothing itself, so every byte on stdout or stderr would be the library's (SystemC's
+# banner is turned off). HOME, the cache variables, TMPDIR and the working directory are empty
+# directories, and must stay empty through elaboration and sc_start.
+file(REMOVE_RECURSE ${WORK}/quiet)
+file(MAKE_DIRECTORY ${WORK}/quiet/home ${WORK}/quiet/cache ${WORK}/quiet/tmp ${WORK}/quiet/cwd)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=NEURONSIM_CATALOG HOME=${WORK}/quiet/home XDG_CACHE_HOME=${WORK}/quiet/cache
+                        TMPDIR=${WORK}/quiet/tmp SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=DISABLE ${WORK}/vp-build/neuronsim_vp --quiet
+                WORKING_DIRECTORY ${WORK}/quiet/cwd RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the example VP failed with --quiet (${rc}):\n${out}\n${err}")
+endif()
+if(NOT out STREQUAL "" OR NOT err STREQUAL "")
+  message(FATAL_ERROR "the library wrote to stdout or stderr:\nstdout: ${out}\nstderr: ${err}")
+endif()
+file(GLOB_RECURSE written LIST_DIRECTORIES true ${WORK}/quiet/*/*)
+if(written)
+  message(FATAL_ERROR "the example VP's run wrote files: ${written}")
 endif()
 # A request for another minor version fails cleanly.
 file(WRITE ${WORK}/old/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)\nproject(old LANGUAGES CXX)\nfind_package(neuronsim 0.1 REQUIRED)\n")

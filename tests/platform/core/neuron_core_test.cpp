@@ -50,9 +50,51 @@ TEST(NeuronCore, IdentificationAndRegisterErrors) {
         EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow + uint64_t{128} * 262144 - 2, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
         const unsigned char be[4] = {0xff, 0, 0xff, 0};
         EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kStatus, &v, 4, be), tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-        // A queue with no ring programmed: the doorbell latches a setup error.
-        h.wr(reg::kQueues + reg::kQueueTail, 1);
-        EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorQueueSetup);
+        ran = true;
+    });
+    EXPECT_TRUE(ran);
+}
+
+// A bad queue value is refused when written (issue 24 item 5): a TLM error, the REFUSED_WRITE_*
+// registers say which and why, nothing changes and the core does not halt.
+TEST(NeuronCore, BadQueueValuesAreRefusedWhenWritten) {
+    bool ran = false;
+    run_device("mariana", [&](Host& h, TestDram&, NeuronCore&) {
+        auto refused_message = [&] {
+            std::string m(h.rd(reg::kRefusedWriteMessageLength), '\0');
+            EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kRefusedWriteMessage, m.data(), static_cast<unsigned>(m.size())), tlm::TLM_OK_RESPONSE);
+            return m;
+        };
+        const uint64_t q = reg::kQueues + 2 * reg::kQueueStride;  // dma0
+        uint32_t v = 1;
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, q + reg::kQueueTail, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);  // no ring yet
+        EXPECT_EQ(h.rd(reg::kRefusedWrites), 1u);
+        EXPECT_EQ(h.rd(reg::kRefusedWriteAddress), q + reg::kQueueTail);
+        EXPECT_EQ(h.rd(reg::kRefusedWriteValue), 1u);
+        EXPECT_NE(refused_message().find("program BASE and SIZE first"), std::string::npos) << refused_message();
+        v = 1;
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, q + reg::kQueueSize, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(h.rd(q + reg::kQueueSize), 0u);  // unchanged
+        EXPECT_NE(refused_message().find("SIZE 1 is outside 2..16777216"), std::string::npos) << refused_message();
+        v = 0x1020;
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, q + reg::kQueueBaseLo, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(h.rd(q + reg::kQueueBaseLo), 0u);
+        EXPECT_NE(refused_message().find("BASE 0x1020 is not 64-byte aligned"), std::string::npos) << refused_message();
+        h.wr(q + reg::kQueueSize, 8);
+        v = 8;
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, q + reg::kQueueTail, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_NE(refused_message().find("TAIL 8 is not below SIZE 8"), std::string::npos) << refused_message();
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, 0x0300, &v, 4), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        EXPECT_EQ(refused_message(), "no register at 0x300");
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, reg::kMagic, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(refused_message(), "0x0 is a read-only register");
+        EXPECT_EQ(h.rd(reg::kRefusedWrites), 6u);
+        // None of it halted the core or latched an error.
+        EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorNone);
+        EXPECT_EQ(h.rd(reg::kStatus) & reg::kStatusError, 0u);
+        h.wr(reg::kControl, reg::kControlReset);
+        EXPECT_EQ(h.rd(reg::kRefusedWrites), 0u);
+        EXPECT_EQ(h.rd(reg::kRefusedWriteMessageLength), 0u);
         ran = true;
     });
     EXPECT_TRUE(ran);
