@@ -463,6 +463,11 @@ bool NeuronCoreDevice::Impl::in_text(uint64_t addr, uint64_t len, std::string& t
 
 NeuronCoreDevice::NeuronCoreDevice(sc_core::sc_module_name name, const Config& cfg, const DeviceOptions& options) : sc_core::sc_module(name), irq("irq") {
     log_through_systemc_unless_routed();
+    // The SystemC library loaded must be the one neuronsim was compiled against: its classes'
+    // layouts are compiled into the device (docs/vp-integration.md, "SystemC and ABI").
+    if (std::string(sc_core::sc_release()) != SC_VERSION)
+        throw Error(std::string("neuronsim was built against SystemC ") + SC_VERSION + " but the program runs with SystemC " + sc_core::sc_release() +
+                    ": rebuild neuronsim against the platform's SystemC");
     impl_ = std::make_unique<Impl>(*this, cfg, options);
     SC_METHOD(drive_irq);
     sensitive << impl_->irq_changed;

@@ -89,11 +89,35 @@ execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/old -B ${WORK}/old-build -DC
 if(rc EQUAL 0 OR NOT err MATCHES "not compatible|version")
   message(FATAL_ERROR "find_package(neuronsim 0.1) should fail, saying why:\n${err}")
 endif()
+# The library exports the public API and SystemC's types only: no symbol of the third-party
+# libraries built into it or of the standard library's instantiations.
+execute_process(COMMAND nm -DC --defined-only ${WORK}/moved/lib/libneuronsim.so RESULT_VARIABLE rc OUTPUT_VARIABLE symbols ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed on the installed library: ${err}")
+endif()
+string(REGEX MATCHALL "[^\n]*(nlohmann|YAML|spdlog|fmt::|boost::)[^\n]*" leaked "${symbols}")
+string(REGEX MATCHALL "\n[0-9a-f]+ [A-Za-z] ((typeinfo name for|typeinfo for|vtable for|VTT for|guard variable for) )?(std|__gnu_cxx)::[^\n]*" std_leaked "${symbols}")
+list(APPEND leaked ${std_leaked})
+if(leaked)
+  list(GET leaked 0 first)
+  list(LENGTH leaked n)
+  message(FATAL_ERROR "libneuronsim exports ${n} third-party or standard-library symbols, e.g. ${first}")
+endif()
+if(NOT symbols MATCHES "neuronsim::NeuronCoreDevice::stats_json" OR NOT symbols MATCHES "neuronsim::act_func_id")
+  message(FATAL_ERROR "libneuronsim does not export its public API")
+endif()
+# A platform with another SystemC is refused by find_package, saying why.
+file(WRITE ${WORK}/othersc/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)\nproject(othersc LANGUAGES CXX)\nset(SystemCLanguage_VERSION 3.0.0)\nfind_package(neuronsim 0.2 REQUIRED)\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/othersc -B ${WORK}/othersc-build -DCMAKE_PREFIX_PATH=${WORK}/moved RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+string(REGEX REPLACE "[ \n]+" " " err_flat "${err}")  # CMake wraps the message
+if(rc EQUAL 0 OR NOT err_flat MATCHES "built against SystemC [0-9.]+, but the platform's SystemCLanguage package is SystemC 3.0.0")
+  message(FATAL_ERROR "find_package(neuronsim) with another SystemC should fail, saying why:\n${err}")
+endif()
 # pkg-config users.
 execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK}/moved/lib/pkgconfig pkg-config --modversion neuronsim
                 RESULT_VARIABLE rc OUTPUT_VARIABLE v ERROR_VARIABLE err)
 execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK}/moved/lib/pkgconfig pkg-config --cflags --libs neuronsim
                 RESULT_VARIABLE rc2 OUTPUT_VARIABLE flags ERROR_VARIABLE err2)
-if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT v MATCHES "^${VERSION}" OR NOT flags MATCHES "-lneuronsim" OR NOT flags MATCHES "moved/.*include")
+if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT v MATCHES "^${VERSION}" OR NOT flags MATCHES "-lneuronsim" OR NOT flags MATCHES "moved/.*include" OR NOT flags MATCHES "-Wl,-rpath,[^ ]*moved")
   message(FATAL_ERROR "pkg-config neuronsim: ${v} ${flags} ${err}${err2}")
 endif()
