@@ -10,10 +10,15 @@
 
 #include "apps/commands.h"
 #include "model/common/error.h"
+#include "model/io/json_path.h"
+#include "model/io/sha256.h"
+#include "neuronsim/version.h"
 #include "platform/config.h"
+#include "sweep/host_info.h"
 #include "sweep/interrupt.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/plot.h"
+#include "sweep/point_inputs.h"
 #include "sweep/runner.h"
 #include "sweep/spec.h"
 #include "sweep/study_plots.h"
@@ -65,6 +70,30 @@ std::string default_db(const std::string& spec, int shard_index, int shard_count
     return stem + ".db";
 }
 
+// An argument as a POSIX shell reads it back: plain when it is safe, else single-quoted.
+std::string shell_quote(const std::string& a) {
+    if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == std::string::npos) return a;
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// What the database's sweeps table keeps of this run: the command line, the spec's text and
+// hash, the build and the host.
+SweepRun sweep_run_record(const std::string& spec_path, const std::vector<std::string>& args) {
+    SweepRun r;
+    r.started_at = utc_now();
+    r.command_line = "neuronsim sweep";
+    for (const std::string& a : args) r.command_line += " " + shell_quote(a);
+    r.spec_path = spec_path;
+    r.spec_text = model::io::read_text_file(spec_path, 16u << 20, "the sweep spec");
+    r.spec_sha256 = model::io::sha256_hex(r.spec_text);
+    r.build_id = build_id();
+    r.neuronsim_version = NEURONSIM_VERSION;
+    r.host = host_name();
+    return r;
+}
+
 int report(const SweepOutcome& o, const std::string& db_path, const std::vector<Point>& points, bool quiet) {
     ResultsDb db(db_path, false);
     size_t failed = 0;
@@ -78,6 +107,9 @@ int report(const SweepOutcome& o, const std::string& db_path, const std::vector<
         std::printf("sweep: %zu points: %zu run now (%zu failed), %zu already in %s", o.points, o.ran, o.failed, o.already, db_path.c_str());
         if (o.unrecorded) std::printf(", %zu not run (interrupted; run the same command again to resume)", o.unrecorded);
         std::printf("\n");
+        if (o.rerun)
+            std::printf("sweep: %zu point(s) ran again because their inputs changed (the rerun_reason column says what), e.g. %s\n", o.rerun,
+                        o.rerun_example.c_str());
         if (failed)
             std::printf("sweep: %zu point(s) of this spec failed; their errors are in the error column (neuronsim sweep export %s --csv FILE)\n", failed,
                         db_path.c_str());
@@ -173,6 +205,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
     o.retry_failed = vm["retry-failed"].as<bool>();
     o.exec.exe = self_executable();
     o.exec.numerics = spec.numerics;
+    o.exec.stats = spec.stats;
     o.exec.keep_outputs = vm.count("keep-runs") > 0;
     o.exec.timeout_seconds = spec.timeout_seconds;
     if (vm.count("timeout")) {
@@ -181,6 +214,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         o.exec.timeout_seconds = t;
     }
     const std::string db_path = vm.count("db") ? vm["db"].as<std::string>() : default_db(spec_path, shard_index, shard_count);
+    o.run = sweep_run_record(spec_path, args);
     install_interrupt_handlers();
 
     const std::string keep_runs = vm.count("keep-runs") ? vm["keep-runs"].as<std::string>() : "";

@@ -111,7 +111,7 @@ void print_stalls(const json& stats) {
     for_each_engine(stats, [&](const std::string& e, const json& n) {
         const json& stalls = n.at(E::stall_count.head());
         for (auto s = stalls.begin(); s != stalls.end(); ++s)
-            all.push_back({e, s.key(), u(get(s.value(), E::stall_count)), ns_of(get(s.value(), E::stall_ps))});
+            all.push_back({e, get(s.value(), E::stall_text).get<std::string>(), u(get(s.value(), E::stall_count)), ns_of(get(s.value(), E::stall_ps))});
     });
     if (all.empty()) return;
     std::stable_sort(all.begin(), all.end(), [](const Stall& a, const Stall& b) { return a.ns > b.ns; });

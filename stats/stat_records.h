@@ -95,9 +95,10 @@ inline constexpr Stat mnemonic_busy_ps{"by_mnemonic.<mnemonic>.busy_ps", Unit::p
                                        true};
 inline constexpr Stat stall_count{"stalls.<cause>.count", Unit::none, "stalls of that cause (*optional*)", true};
 inline constexpr Stat stall_ps{"stalls.<cause>.stalled_ps", Unit::ps, "their share of `stalled_ps` (*optional*)", true};
+inline constexpr Stat stall_text{"stalls.<cause>.cause", Unit::none, "the cause as text, as instructions.csv writes it (*optional*)", true};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&instructions,    &busy_ps,        &stalled_ps,       &busy_cycles, &clock_ghz,
-                                       &skipped_unknown, &mnemonic_count, &mnemonic_busy_ps, &stall_count, &stall_ps};
+inline constexpr const Stat* kAll[] = {&instructions,   &busy_ps,          &stalled_ps,  &busy_cycles, &clock_ghz, &skipped_unknown,
+                                       &mnemonic_count, &mnemonic_busy_ps, &stall_count, &stall_ps,    &stall_text};
 }  // namespace engine
 
 namespace act {

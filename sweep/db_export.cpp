@@ -22,7 +22,8 @@ size_t export_csv(const std::string& db_path, const std::string& csv) {
     ResultsDb db(db_path, false);
     const std::vector<std::string> params = db.param_keys(), stats = db.stat_keys();
     model::io::AtomicFile f(csv);
-    std::string line = "point_key,point_index,trace,generation,overlays,repeat,status,exit_code,error,wall_seconds,cpu_seconds,neuronsim_version,numerics,host";
+    std::string line =
+        "point_key,point_index,trace,generation,overlays,repeat,status,exit_code,error,wall_seconds,cpu_seconds,neuronsim_version,numerics,host,coord_key,rerun_reason";
     for (const std::string& k : params) line += "," + csv_field("param:" + k);
     for (const std::string& k : stats) line += "," + csv_field("stat:" + k);
     line += "\n";
@@ -35,7 +36,7 @@ size_t export_csv(const std::string& db_path, const std::string& csv) {
                         csv_field(overlays) + "," + std::to_string(r.repeat) + "," + r.status + "," + std::to_string(r.exit_code) + "," + csv_field(r.error) +
                         "," + FlatValue{FlatValue::Kind::real, 0, r.wall_seconds, {}}.to_text() + "," +
                         FlatValue{FlatValue::Kind::real, 0, r.cpu_seconds, {}}.to_text() + "," + csv_field(r.neuronsim_version) + "," + csv_field(r.numerics) +
-                        "," + csv_field(r.host);
+                        "," + csv_field(r.host) + "," + csv_field(r.coord_key) + "," + csv_field(r.rerun_reason);
         std::map<std::string, std::string> p, s;
         for (const Param& x : r.params) p[x.key] = x.value;
         for (const FlatStat& x : r.stats) s[x.key] = x.value.to_text();

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "model/common/error.h"
+#include "sweep/point_inputs.h"
 #include "sweep/results_db.h"
 
 namespace neuronsim::sweep {
@@ -29,9 +30,20 @@ size_t merge_databases(const std::string& out, const std::vector<std::string>& i
     try {
         ResultsDb merged(tmp, true);
         std::map<std::string, std::string> from;  // point key -> the input it came from
+        std::map<std::string, std::pair<std::string, std::string>> place;  // coord key -> (point key, inputs) kept
         for (const std::string& in : inputs) {
             ResultsDb src(in, false);
+            for (const SweepRun& run : src.sweep_runs()) merged.add_sweep_run(run);
             src.for_each([&](const PointRecord& r) {
+                // The same place in the study computed from other inputs: which one is right is
+                // not merge's to decide.
+                auto at = place.find(r.coord_key);
+                if (at != place.end() && at->second.first != r.point_key) {
+                    conflicts.push_back("point " + r.coord_key + " (" + r.trace + " " + r.generation + ") in " + from[at->second.first] + " and " + in +
+                                        " was computed from other inputs: " + inputs_change(at->second.second, r.inputs));
+                    return;
+                }
+                place.emplace(r.coord_key, std::make_pair(r.point_key, r.inputs));
                 auto seen = from.find(r.point_key);
                 if (seen == from.end()) {
                     merged.record(r);

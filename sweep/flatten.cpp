@@ -70,4 +70,50 @@ std::vector<FlatStat> flatten(const nlohmann::ordered_json& j) {
     return out;
 }
 
+namespace {
+bool match(const char* k, const char* g) {
+    for (; *g; ++g, ++k) {
+        if (g[0] == '*' && g[1] == '*') {
+            for (const char* at = k;; ++at) {
+                if (match(at, g + 2)) return true;
+                if (!*at) return false;
+            }
+        }
+        if (*g == '*') {
+            for (const char* at = k;; ++at) {
+                if (match(at, g + 1)) return true;
+                if (!*at || *at == '.') return false;
+            }
+        }
+        if (*k != *g) return false;
+    }
+    return !*k;
+}
+}  // namespace
+
+bool stat_key_matches(const std::string& key, const std::string& glob) { return match(key.c_str(), glob.c_str()); }
+
+bool keeps_stat(const std::vector<std::string>& globs, const std::string& key) {
+    bool kept = false;
+    for (const std::string& g : globs) {
+        if (!g.empty() && g[0] == '!') {
+            if (stat_key_matches(key, g.substr(1))) return false;
+        } else {
+            kept = kept || stat_key_matches(key, g);
+        }
+    }
+    return kept;
+}
+
+const std::vector<std::string>& default_stat_globs() {
+    static const std::vector<std::string> g = {"**",
+                                               "!**.stalls.**",
+                                               "!**.by_mnemonic.**",
+                                               "!core.dma.engines.**",
+                                               "!core.act.table_switches.**",
+                                               "!core.semaphores.final_nonzero_values.**",
+                                               "!core.pool.conv_lut.**"};
+    return g;
+}
+
 }  // namespace neuronsim::sweep

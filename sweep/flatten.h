@@ -26,4 +26,13 @@ struct FlatStat {
 
 std::vector<FlatStat> flatten(const nlohmann::ordered_json& j);
 
+// Which stats a sweep keeps (the spec's `stats:`, docs/what-if.md): globs over flattened keys,
+// `*` within one level (no '.'), `**` across levels; a glob starting with '!' drops what it
+// matches. A key is kept when some plain glob matches it and no '!' glob does.
+bool stat_key_matches(const std::string& key, const std::string& glob);
+bool keeps_stat(const std::vector<std::string>& globs, const std::string& key);
+// The default: every key but the per-instance breakdowns (stall causes, mnemonics, DMA engines,
+// table switches, final semaphore values, the conv LUT), which make most of a run's keys.
+const std::vector<std::string>& default_stat_globs();
+
 }  // namespace neuronsim::sweep

@@ -83,9 +83,11 @@ int MpiSession::broadcast(int value) const {
 SweepOutcome run_mpi_coordinator(const MpiSession& mpi, const std::vector<Point>& all, ResultsDb& db, const SweepOptions& o) {
     SweepOutcome out;
     out.points = all.size();
+    if (!o.run.started_at.empty()) db.add_sweep_run(o.run);
     if (o.retry_failed) db.delete_failed();
     const std::vector<Point> todo = points_to_run(all, db.point_keys());
     out.already = all.size() - todo.size();
+    count_reruns(todo, db, out);
     Progress progress(todo.size(), o.progress);
     progress.update(0, 0, true);
     size_t next = 0;

@@ -114,15 +114,23 @@ PlotData collect_plot_data(const PlotRequest& r) {
     std::set<std::string> xs_seen;
     bool x_found = false, y_found = false;
     size_t ok_points = 0;
+    std::set<std::string> failed_xs;
     db.for_each([&](const PointRecord& p) {
-        if (p.status != "ok") return;
-        ++ok_points;
         for (const auto& [k, v] : filters) {
             std::string have;
             if (!lookup(p, k, have)) return;
             double a = 0, b = 0;
             if (have != v && !(as_number(have, a) && as_number(v, b) && a == b)) return;
         }
+        if (p.status != "ok") {  // (a failed point has no stats: its x is a field or a parameter, or unknown)
+            std::string x;
+            if (!lookup(p, r.x, x)) return;
+            ++d.failed_points;
+            failed_xs.insert(x);
+            if (xs_seen.insert(x).second) d.xs.push_back(x);
+            return;
+        }
+        ++ok_points;
         std::string x, y, s;
         const bool hx = lookup(p, r.x, x), hy = lookup(p, r.y, y);
         x_found = x_found || hx;
@@ -143,7 +151,7 @@ PlotData collect_plot_data(const PlotRequest& r) {
         ++c.n;
         ++d.points;
     });
-    if (ok_points == 0) throw Error(r.db + ": no successful points to plot");
+    if (ok_points == 0) throw Error(r.db + ": no successful points to plot" + (d.failed_points ? " (" + std::to_string(d.failed_points) + " failed)" : ""));
     if (!x_found) throw Error("--x " + r.x + ": no point has this key (a point field, a parameter or a stat; `neuronsim sweep export` lists them all)");
     if (!y_found) throw Error("--y " + r.y + ": no point has this key (a stat such as core.simulated_ps; `neuronsim sweep export` lists them all)");
     if (d.points == 0) throw Error("no point matches the --where filters");
@@ -154,6 +162,8 @@ PlotData collect_plot_data(const PlotRequest& r) {
     if (d.numeric_x)
         std::sort(d.xs.begin(), d.xs.end(),
                   [](const std::string& a, const std::string& b) { return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr); });
+    for (const std::string& x : d.xs)
+        if (failed_xs.count(x)) d.failed_xs.push_back(x);
     d.y.assign(d.series.size(), std::vector<double>(d.xs.size(), std::nan("")));
     for (size_t si = 0; si < d.series.size(); ++si)
         for (size_t xi = 0; xi < d.xs.size(); ++xi) {
@@ -180,6 +190,15 @@ std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::s
     s += "set xlabel " + gp_quoted(r.x) + " noenhanced\nset ylabel " + gp_quoted(r.y) + " noenhanced\n";
     s += "set grid\nset key below noenhanced\nset datafile missing 'NaN'\n";
     const bool bars = r.bar || !d.numeric_x;
+    // Failed points: a red cross on the x axis at each x where one failed, and a legend entry.
+    for (const std::string& x : d.failed_xs) {
+        const double at = bars ? double(std::find(d.xs.begin(), d.xs.end(), x) - d.xs.begin()) : std::strtod(x.c_str(), nullptr);
+        s += "set label '' at first " + num(at) + ", graph 0 point pointtype 2 pointsize 2.5 linewidth 2 linecolor rgb 'red' front\n";
+    }
+    const std::string failed_key = d.failed_points
+                                       ? ", NaN with points pointtype 2 pointsize 2.5 linewidth 2 linecolor rgb 'red' title " +
+                                             gp_quoted(std::to_string(d.failed_points) + " failed point" + (d.failed_points == 1 ? "" : "s") + " (no result)")
+                                       : std::string();
     s += "$data << EOD\n";
     if (bars) {
         for (size_t xi = 0; xi < d.xs.size(); ++xi) {
@@ -194,7 +213,7 @@ std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::s
         for (size_t si = 0; si < d.series.size(); ++si)
             s += std::string(si ? ", '' " : "$data ") + "using " + std::to_string(si + 2) + (si == 0 ? ":xtic(1)" : "") + " title " +
                  gp_quoted(d.series[si].empty() ? r.y : d.series[si]);
-        s += "\n";
+        s += failed_key + "\n";
     } else {
         // One block per series, separated by two blank lines (gnuplot's index).
         for (size_t si = 0; si < d.series.size(); ++si) {
@@ -207,7 +226,7 @@ std::string gnuplot_script(const PlotRequest& r, const PlotData& d, const std::s
         for (size_t si = 0; si < d.series.size(); ++si)
             s += std::string(si ? ", " : "") + "$data index " + std::to_string(si) + " using 1:2 with linespoints pointtype 7 title " +
                  gp_quoted(d.series[si].empty() ? r.y : d.series[si]);
-        s += "\n";
+        s += failed_key + "\n";
     }
     return s;
 }
@@ -258,6 +277,7 @@ std::string draw_plot(const PlotRequest& r) {
     }
     std::string note;
     if (d.averaged) note = std::to_string(d.averaged) + " (series, x) cell(s) averaged over several points (repeats, or an axis not fixed with --where)";
+    if (d.failed_points) note += (note.empty() ? "" : "; ") + std::to_string(d.failed_points) + " failed point(s), marked with a red cross on the x axis";
     return note;
 }
 

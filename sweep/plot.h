@@ -6,8 +6,10 @@
 //              several keys separated by commas ("trace,generation"); a trace is named
 //              by its file name in the legend
 //   y:         a stat (or any key above that is a number)
-// Only points with status ok are drawn. Points with the same series and x (repeats, or an
-// axis not selected with `where`) are averaged, and the count is reported.
+// Points with status ok are drawn; a failed point (that the filters select) is marked with a red
+// cross on the x axis at its x, and the legend counts them, so a failed point is never just
+// absent. Points with the same series and x (repeats, or an axis not selected with `where`) are
+// averaged, and the count is reported.
 #include <string>
 #include <vector>
 
@@ -27,6 +29,8 @@ struct PlotData {
     std::vector<std::string> xs;  // categories (or numbers as text), sorted
     std::vector<std::vector<double>> y;  // [series][x], NaN where none
     size_t points = 0, averaged = 0;  // points used; (series, x) cells with more than one
+    std::vector<std::string> failed_xs;  // the xs (of `xs`) where a selected point failed
+    size_t failed_points = 0;
 };
 
 // Reads the points of the request from the database.

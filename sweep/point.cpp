@@ -25,7 +25,9 @@ std::string Point::identity() const {
     return id.dump();
 }
 
-std::string Point::key() const { return fnv1a64_hex(identity()); }
+std::string Point::coord_key() const { return fnv1a64_hex(identity()); }
+
+std::string Point::key() const { return inputs.empty() ? coord_key() : fnv1a64_hex(identity() + "\n" + inputs); }
 
 std::string Point::describe() const {
     std::string s = trace + " " + generation;

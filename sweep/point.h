@@ -1,7 +1,9 @@
 #pragma once
 // One point of a sweep: a trace, a generation, overlays, `-p` parameters and a run index,
-// which together make one `neuronsim run`. Its key is a stable hash of exactly these, so the
-// same point has the same key in every database, shard and rank (resume, merge).
+// which together make one `neuronsim run`: its coordinates in the spec. Its key hashes those and
+// the contents that decide the run (point_inputs.h), so the same point of the same inputs has
+// the same key in every database, shard and rank (resume, merge), and a changed input runs it
+// again.
 #include <string>
 #include <vector>
 
@@ -22,11 +24,14 @@ struct Point {
     std::vector<Param> params;  // the spec's fixed params, then the axes' values
     std::vector<std::string> run_args;  // extra `neuronsim run` arguments of the spec
     int repeat = 0;  // run index, 0 .. repeat-1
+    std::string inputs;  // canonical JSON of the digests of what decides the run (PointInputs::stamp)
 
     // The identity the key hashes, as canonical JSON:
     // ["neuronsim-point/1", trace, generation, [overlays], [[key, value]...], [run_args], repeat]
     std::string identity() const;
-    // 16 hex digits: FNV-1a 64 of identity().
+    // 16 hex digits: FNV-1a 64 of identity(): the point's place in the study, whatever its inputs.
+    std::string coord_key() const;
+    // 16 hex digits: FNV-1a 64 of identity() and inputs (coord_key() while inputs is empty).
     std::string key() const;
     // One line for --dry-run and messages: "softmax.trace mariana act.clock_ghz=1.2 #0".
     std::string describe() const;

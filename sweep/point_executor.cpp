@@ -19,8 +19,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The end of a child's stderr: the error message of `neuronsim run` is its last line(s).
-std::string error_text(std::string text) {
+// Every occurrence of `from` in `text` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+    if (from.empty()) return text;
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    return text;
+}
+
+// The end of a child's stderr: the error message of `neuronsim run` is its last line(s). The
+// point's output directory (a temporary one, or --keep-runs') is written "<point dir>", so the
+// same failure has the same text in every study.
+std::string error_text(std::string text, const std::string& point_dir) {
+    text = replace_all(std::move(text), point_dir, "<point dir>");
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
     // The run's own prefix says nothing here: the point's row is the context.
     for (const char* prefix : {"neuronsim: error: ", "neuronsim: "})
@@ -106,22 +116,24 @@ PointDone PointExecutor::finish(const ChildExit& e) {
         r.status = "failed";
         r.exit_code = 128 + e.signal;
         r.error = std::string("killed by signal ") + std::to_string(e.signal) + " (" + strsignal(e.signal) + ")";
-        const std::string err = error_text(e.stderr_text);
+        const std::string err = error_text(e.stderr_text, dir);
         if (!err.empty()) r.error += ": " + err;
     } else if (e.exit_code != 0) {
         r.status = "failed";
         r.exit_code = e.exit_code;
-        r.error = error_text(e.stderr_text);
+        r.error = error_text(e.stderr_text, dir);
         if (r.error.empty()) r.error = "exit status " + std::to_string(e.exit_code) + " and no message";
     } else {
         try {
             const std::string stats_path = dir + "/out/stats.json";
-            r.stats = flatten(model::io::parse_json_text(model::io::read_text_file(stats_path, model::io::kMaxJsonFileBytes, "stats.json"), stats_path));
+            for (FlatStat& f :
+                 flatten(model::io::parse_json_text(model::io::read_text_file(stats_path, model::io::kMaxJsonFileBytes, "stats.json"), stats_path)))
+                if (keeps_stat(o_.stats, f.key)) r.stats.push_back(std::move(f));
             r.status = "ok";
         } catch (const std::exception& ex) {
             r.status = "failed";
             r.exit_code = 0;
-            r.error = std::string("the run succeeded but its stats cannot be read: ") + ex.what();
+            r.error = replace_all(std::string("the run succeeded but its stats cannot be read: ") + ex.what(), dir, "<point dir>");
         }
     }
     if (!o_.keep_outputs || d.interrupted) {

@@ -20,6 +20,7 @@ struct ExecutorOptions {
     std::string work_dir;  // each point runs in work_dir/<point key>
     std::string numerics;  // --numerics for every run, when not empty
     bool keep_outputs = false;  // keep each point's output directory
+    std::vector<std::string> stats = default_stat_globs();  // the stats recorded (Spec::stats)
     double timeout_seconds = -1;  // a point still running after this is killed and recorded as failed;
         // -1: default_point_timeout(point), 0: none
 };

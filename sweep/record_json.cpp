@@ -39,6 +39,9 @@ std::string record_to_json(const PointRecord& r, bool interrupted, size_t index)
                         {"numerics", r.numerics},
                         {"host", r.host},
                         {"finished_at", r.finished_at},
+                        {"coord_key", r.coord_key},
+                        {"inputs", r.inputs},
+                        {"rerun_reason", r.rerun_reason},
                         {"stats", stats}};
     return j.dump();
 }
@@ -66,6 +69,9 @@ PointRecord record_from_json(const std::string& text, bool& interrupted, size_t&
         r.numerics = j.at("numerics").get<std::string>();
         r.host = j.at("host").get<std::string>();
         r.finished_at = j.at("finished_at").get<std::string>();
+        r.coord_key = j.at("coord_key").get<std::string>();
+        r.inputs = j.at("inputs").get<std::string>();
+        r.rerun_reason = j.at("rerun_reason").get<std::string>();
         for (const auto& s : j.at("stats")) {
             FlatStat f;
             f.key = s.at(0).get<std::string>();

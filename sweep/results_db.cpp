@@ -16,6 +16,7 @@
 #include "model/common/error.h"
 #include "stats/stats_schema.h"
 #include "sweep/host_info.h"
+#include "sweep/point_inputs.h"
 
 namespace neuronsim::sweep {
 
@@ -41,7 +42,21 @@ CREATE TABLE IF NOT EXISTS points(
   neuronsim_version TEXT NOT NULL,
   numerics TEXT NOT NULL,
   host TEXT NOT NULL,
-  finished_at TEXT NOT NULL);
+  finished_at TEXT NOT NULL,
+  coord_key TEXT NOT NULL DEFAULT '',
+  inputs TEXT NOT NULL DEFAULT '',
+  rerun_reason TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS points_by_coord ON points(coord_key);
+CREATE TABLE IF NOT EXISTS sweeps(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  command_line TEXT NOT NULL,
+  spec_path TEXT NOT NULL,
+  spec_sha256 TEXT NOT NULL,
+  spec_text TEXT NOT NULL,
+  build_id TEXT NOT NULL,
+  neuronsim_version TEXT NOT NULL,
+  host TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS params(
   point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
   key TEXT NOT NULL,
@@ -112,7 +127,11 @@ FlatValue column_value(const Stmt& st, int col) {
 
 const char* kPointColumns =
     "id, point_key, point_index, trace, generation, overlays, params, run_args, repeat, status, exit_code, error, "
-    "wall_seconds, cpu_seconds, neuronsim_version, numerics, host, finished_at";
+    "wall_seconds, cpu_seconds, neuronsim_version, numerics, host, finished_at, coord_key, inputs, rerun_reason";
+// A version 1 database read as it is: its points have no content key.
+const char* kPointColumnsV1 =
+    "id, point_key, point_index, trace, generation, overlays, params, run_args, repeat, status, exit_code, error, "
+    "wall_seconds, cpu_seconds, neuronsim_version, numerics, host, finished_at, point_key, '', ''";
 
 // Reads a points row (kPointColumns) and its stats.
 PointRecord read_point(Db& db, Stmt& row, Stmt& stats_of) {
@@ -139,6 +158,9 @@ PointRecord read_point(Db& db, Stmt& row, Stmt& stats_of) {
     r.numerics = row.text(15);
     r.host = row.text(16);
     r.finished_at = row.text(17);
+    r.coord_key = row.text(18);
+    r.inputs = row.text(19);
+    r.rerun_reason = row.text(20);
     stats_of.bind(1, id);
     while (stats_of.step()) r.stats.push_back({stats_of.text(0), column_value(stats_of, 1)});
     stats_of.reset();
@@ -157,6 +179,8 @@ PointRecord record_for(const Point& p) {
     r.params = p.params;
     r.run_args = p.run_args;
     r.repeat = p.repeat;
+    r.coord_key = p.coord_key();
+    r.inputs = p.inputs;
     return r;
 }
 
@@ -181,9 +205,12 @@ ResultsDb::ResultsDb(const std::string& path, bool create)
     if (has_meta) {
         Stmt v(db_, "SELECT value FROM meta WHERE key = 'schema_version'");
         const std::string version = v.step() ? v.text(0) : "";
-        if (version != std::to_string(kDbSchemaVersion))
+        if (version == "1") {
+            schema_v1_ = true;
+        } else if (version != std::to_string(kDbSchemaVersion)) {
             throw Error(path + ": not a neuronsim sweep database of schema version " + std::to_string(kDbSchemaVersion) +
                         (version.empty() ? "" : " (it has version " + version + ")"));
+        }
     } else {
         Stmt any(db_, "SELECT count(*) FROM sqlite_master");
         if (any.step() && any.int64(0) > 0) throw Error(path + ": an SQLite database, but not a neuronsim sweep database (no meta table)");
@@ -194,14 +221,24 @@ ResultsDb::ResultsDb(const std::string& path, bool create)
         db_.exec(std::string("BEGIN;") + kSchema + "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(kDbSchemaVersion) +
                  "'), ('created_by', 'neuronsim sweep'); COMMIT;");
     } else if (create) {
-        db_.exec(kSchema);  // (adds what a database of an earlier build lacks: stat_keys)
+        if (schema_v1_) {
+            // Version 1 -> 2: the points keep their key as their place in the study (the key of
+            // version 1 is Point::coord_key) with no inputs, so each runs again once, saying why.
+            db_.exec(
+                "BEGIN; ALTER TABLE points ADD COLUMN coord_key TEXT NOT NULL DEFAULT ''; ALTER TABLE points ADD COLUMN inputs TEXT NOT NULL DEFAULT ''; "
+                "ALTER TABLE points ADD COLUMN rerun_reason TEXT NOT NULL DEFAULT ''; UPDATE points SET coord_key = point_key; "
+                "UPDATE meta SET value = '2' WHERE key = 'schema_version'; COMMIT;");
+            schema_v1_ = false;
+        }
+        db_.exec(kSchema);  // (adds what a database of an earlier build lacks: stat_keys, sweeps)
     }
     if (create) {
         Stmt w(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES ('writer', ?)");
         w.bind(1, "process " + std::to_string(::getpid()) + " on " + host_name() + ", since " + utc_now());
         w.run();
     }
-    insert_point_ = Stmt(db_, std::string("INSERT INTO points(") + (kPointColumns + 4) + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (schema_v1_) return;  // (a version 1 file opened to read: nothing is recorded into it)
+    insert_point_ = Stmt(db_, std::string("INSERT INTO points(") + (kPointColumns + 4) + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     insert_param_ = Stmt(db_, "INSERT INTO params(point_id, key, value, num) VALUES (?,?,?,?)");
     insert_stat_ = Stmt(db_, "INSERT INTO stats(point_id, key, value, ord) VALUES (?,?,?,?)");
     // (Only a writer has made sure stat_keys exists: a database of an earlier build opened to
@@ -254,6 +291,30 @@ size_t ResultsDb::failed_count() {
     return st.step() ? size_t(st.int64(0)) : 0;
 }
 
+std::vector<std::pair<std::string, std::string>> ResultsDb::superseded(const std::string& coord_key, const std::string& point_key) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (schema_v1_) return out;
+    Stmt st(db_, "SELECT point_key, inputs FROM points WHERE coord_key = ? AND point_key != ?");
+    st.bind(1, coord_key).bind(2, point_key);
+    while (st.step()) out.push_back({st.text(0), st.text(1)});
+    return out;
+}
+
+void ResultsDb::add_sweep_run(const SweepRun& run) {
+    Stmt st(db_, "INSERT INTO sweeps(started_at, command_line, spec_path, spec_sha256, spec_text, build_id, neuronsim_version, host) VALUES (?,?,?,?,?,?,?,?)");
+    st.bind(1, run.started_at).bind(2, run.command_line).bind(3, run.spec_path).bind(4, run.spec_sha256);
+    st.bind(5, run.spec_text).bind(6, run.build_id).bind(7, run.neuronsim_version).bind(8, run.host);
+    st.run();
+}
+
+std::vector<SweepRun> ResultsDb::sweep_runs() {
+    std::vector<SweepRun> out;
+    if (schema_v1_) return out;
+    Stmt st(db_, "SELECT started_at, command_line, spec_path, spec_sha256, spec_text, build_id, neuronsim_version, host FROM sweeps ORDER BY id");
+    while (st.step()) out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6), st.text(7)});
+    return out;
+}
+
 void ResultsDb::delete_failed() { db_.exec("DELETE FROM points WHERE status != 'ok'"); }
 
 void ResultsDb::record(const PointRecord& r) {
@@ -265,6 +326,16 @@ void ResultsDb::record(const PointRecord& r) {
         insert_point_.bind(5, nlohmann::json(r.overlays).dump()).bind(6, params_json(r.params).dump()).bind(7, nlohmann::json(r.run_args).dump());
         insert_point_.bind(8, r.repeat).bind(9, r.status).bind(10, r.exit_code).bind(11, r.error).bind(12, r.wall_seconds);
         insert_point_.bind(13, r.cpu_seconds).bind(14, r.neuronsim_version).bind(15, r.numerics).bind(16, r.host).bind(17, r.finished_at);
+        // An earlier result at the same place in the study, from other inputs, is replaced.
+        std::string reason = r.rerun_reason;
+        if (!r.coord_key.empty())
+            for (const auto& [key, inputs] : superseded(r.coord_key, r.point_key)) {
+                if (reason.empty()) reason = inputs_change(inputs, r.inputs);
+                Stmt del(db_, "DELETE FROM points WHERE point_key = ?");
+                del.bind(1, key);
+                del.run();
+            }
+        insert_point_.bind(18, r.coord_key.empty() ? r.point_key : r.coord_key).bind(19, r.inputs).bind(20, reason);
         insert_point_.run();
         const int64_t id = db_.last_insert_id();
         for (const Param& p : r.params) {
@@ -298,13 +369,13 @@ void ResultsDb::record(const PointRecord& r) {
 }
 
 void ResultsDb::for_each(const std::function<void(const PointRecord&)>& fn) {
-    Stmt rows(db_, std::string("SELECT ") + kPointColumns + " FROM points ORDER BY point_index, point_key");
+    Stmt rows(db_, std::string("SELECT ") + (schema_v1_ ? kPointColumnsV1 : kPointColumns) + " FROM points ORDER BY point_index, point_key");
     Stmt stats_of(db_, "SELECT key, value FROM stats WHERE point_id = ? ORDER BY ord");
     while (rows.step()) fn(read_point(db_, rows, stats_of));
 }
 
 std::unique_ptr<PointRecord> ResultsDb::find(const std::string& point_key) {
-    Stmt rows(db_, std::string("SELECT ") + kPointColumns + " FROM points WHERE point_key = ?");
+    Stmt rows(db_, std::string("SELECT ") + (schema_v1_ ? kPointColumnsV1 : kPointColumns) + " FROM points WHERE point_key = ?");
     Stmt stats_of(db_, "SELECT key, value FROM stats WHERE point_id = ? ORDER BY ord");
     rows.bind(1, point_key);
     if (!rows.step()) return nullptr;

@@ -1,9 +1,11 @@
 #pragma once
 // The results database of a sweep (SQLite; schema in docs/what-if.md "The database"):
-//   meta(key, value)                      schema_version, created_by
+//   meta(key, value)                      schema_version, created_by, writer
+//   sweeps(id, started_at, command_line, spec_path, spec_sha256, spec_text, build_id,
+//          neuronsim_version, host)        one row per sweep run into the database
 //   points(id, point_key UNIQUE, point_index, trace, generation, overlays, params, run_args,
 //          repeat, status, exit_code, error, wall_seconds, cpu_seconds, neuronsim_version, numerics, host,
-//          finished_at)
+//          finished_at, coord_key, inputs, rerun_reason)
 //   params(point_id, key, value, num)     every -p of the point, num when it is a number
 //   stats(point_id, key, value, ord)      stats.json flattened to dotted keys, ord: their order
 //   results (view)                        points joined with their stats, one row per value
@@ -22,7 +24,9 @@
 
 namespace neuronsim::sweep {
 
-inline constexpr int kDbSchemaVersion = 1;
+// 2: points keyed by their inputs' contents (coord_key, inputs, rerun_reason) and the sweeps
+// table. A writer upgrades a version 1 file in place; a reader reads it as it is.
+inline constexpr int kDbSchemaVersion = 2;
 
 // One row of points with its params and stats.
 struct PointRecord {
@@ -39,7 +43,15 @@ struct PointRecord {
     double wall_seconds = 0;  // of the `neuronsim run` process, start to exit
     double cpu_seconds = 0;  // its user + system time
     std::string neuronsim_version, numerics, host, finished_at;
+    std::string coord_key;  // Point::coord_key: the place in the study, whatever the inputs
+    std::string inputs;  // Point::inputs
+    std::string rerun_reason;  // why an earlier result of the same place was replaced ("" when none was)
     std::vector<FlatStat> stats;
+};
+
+// One sweep run into a database: what ran, from which spec, with which build, where.
+struct SweepRun {
+    std::string started_at, command_line, spec_path, spec_sha256, spec_text, build_id, neuronsim_version, host;
 };
 
 // A record for `p` with its identity filled in (the outcome is the caller's).
@@ -60,7 +72,13 @@ public:
     std::set<std::string> point_keys();
     size_t failed_count();
     void delete_failed();  // for --retry-failed
-    void record(const PointRecord& r);  // one transaction
+    // One transaction. A recorded point of the same coord_key and other inputs is replaced, and
+    // r's rerun_reason (when empty) says what changed.
+    void record(const PointRecord& r);
+    // The keys and inputs of recorded points at `coord_key` with a key other than `point_key`.
+    std::vector<std::pair<std::string, std::string>> superseded(const std::string& coord_key, const std::string& point_key);
+    void add_sweep_run(const SweepRun& run);
+    std::vector<SweepRun> sweep_runs();
     bool has(const std::string& point_key);
 
     // Every point in point_index, then point_key order, stats and params included.
@@ -76,6 +94,7 @@ private:
     int lock_fd_ = -1;
     Stmt insert_point_, insert_param_, insert_stat_, insert_stat_key_;
     bool describes_keys_ = false;  // a writer: stat_keys exists
+    bool schema_v1_ = false;  // a version 1 file opened to read
     std::set<std::string> described_;  // stat keys already in stat_keys
 };
 

@@ -2,6 +2,7 @@
 
 #include "model/common/error.h"
 #include "sweep/interrupt.h"
+#include "sweep/point_inputs.h"
 #include "sweep/progress.h"
 
 namespace neuronsim::sweep {
@@ -34,12 +35,22 @@ void parse_shard(const std::string& text, int& index, int& count) {
         throw Error("--shard " + text + ": expected I/N with 0 <= I < N, e.g. 0/4 (Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)");
 }
 
+void count_reruns(const std::vector<Point>& todo, ResultsDb& db, SweepOutcome& out) {
+    for (const Point& p : todo) {
+        const auto old = db.superseded(p.coord_key(), p.key());
+        if (old.empty()) continue;
+        if (!out.rerun++) out.rerun_example = p.describe() + ": " + inputs_change(old.front().second, p.inputs);
+    }
+}
+
 SweepOutcome run_local(const std::vector<Point>& all, ResultsDb& db, const SweepOptions& o) {
     SweepOutcome out;
     out.points = all.size();
+    if (!o.run.started_at.empty()) db.add_sweep_run(o.run);
     if (o.retry_failed) db.delete_failed();
     const std::vector<Point> todo = points_to_run(all, db.point_keys());
     out.already = all.size() - todo.size();
+    count_reruns(todo, db, out);
     Progress progress(todo.size(), o.progress);
     PointExecutor ex(o.exec);
     size_t next = 0;

@@ -16,11 +16,14 @@ struct SweepOptions {
     int jobs = 1;  // points at once on this machine (per MPI worker)
     bool progress = false;  // draw the progress line
     bool retry_failed = false;  // delete failed points from the database first, then run them again
+    SweepRun run;  // recorded in the database's sweeps table when started_at is set
 };
 
 struct SweepOutcome {
     size_t points = 0;  // of the spec (or shard)
     size_t already = 0;  // found in the database, not run
+    size_t rerun = 0;  // to run again: recorded from other inputs (ResultsDb::record says why)
+    std::string rerun_example;  // one such point and why
     size_t ran = 0;  // recorded by this sweep
     size_t failed = 0;  // of those, failed
     size_t unrecorded = 0;  // stopped by an interrupt, to be run by a resumed sweep
@@ -34,6 +37,9 @@ std::vector<Point> shard_points(const std::vector<Point>& points, int index, int
 // The points still to run: not in `done_keys`, each key once (a spec that names the same
 // point twice runs it once).
 std::vector<Point> points_to_run(const std::vector<Point>& points, const std::set<std::string>& done_keys);
+
+// Counts (into `out`) the points of `todo` recorded in `db` from other inputs.
+void count_reruns(const std::vector<Point>& todo, ResultsDb& db, SweepOutcome& out);
 
 // Runs `points` locally into `db`.
 SweepOutcome run_local(const std::vector<Point>& points, ResultsDb& db, const SweepOptions& o);

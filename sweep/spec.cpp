@@ -12,6 +12,7 @@
 #include "model/common/error.h"
 #include "model/io/json_path.h"
 #include "neuronsim/config.h"
+#include "sweep/point_inputs.h"
 #include "sweep/utf8.h"
 
 namespace neuronsim::sweep {
@@ -258,7 +259,8 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     s.base_dir = base_dir;
     Node root(root_node, "", source);
     root.expect_map();
-    root.only({"name", "traces", "generations", "overlays", "params", "axes", "combine", "repeat", "numerics", "timeout_seconds", "run_args", "plots"});
+    root.only(
+        {"name", "traces", "generations", "overlays", "params", "axes", "combine", "repeat", "numerics", "timeout_seconds", "run_args", "plots", "stats"});
     if (root.has("name")) s.name = root.child("name").text();
     if (!root.has("traces")) root.fail("missing key 'traces' (a list of trace files)");
     for (const Node& t : root.child("traces").list()) {
@@ -322,6 +324,25 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
         s.numerics = root.child("numerics").text();
         if (s.numerics != "full" && s.numerics != "none") root.child("numerics").fail("expected full or none, got \"" + s.numerics + "\"");
     }
+    if (root.has("stats")) {
+        const Node& st = root.child("stats");
+        if (st.is_scalar()) {
+            if (st.text() != "all") st.fail("expected all, or a list of globs over the flattened stat keys (core.act.*, !**.stalls.**)");
+            s.stats = {"**"};
+        } else {
+            s.stats.clear();
+            for (const Node& g : st.list()) {
+                const std::string glob = g.text();
+                const std::string body = glob.substr(glob.rfind('!', 0) == 0 ? 1 : 0);
+                if (body.empty() || body.find_first_of(" \t!") != std::string::npos)
+                    g.fail("\"" + glob + "\": expected a glob over dotted stat keys (`*` one level, `**` any), optionally after one leading '!'");
+                s.stats.push_back(glob);
+            }
+            bool includes = false;
+            for (const std::string& g : s.stats) includes = includes || g[0] != '!';
+            if (!includes) st.fail("every glob drops stats ('!'): add the ones to keep, e.g. \"**\"");
+        }
+    }
     if (root.has("run_args"))
         for (const Node& a : root.child("run_args").list()) {
             const std::string arg = a.text();
@@ -383,6 +404,7 @@ bool advance(std::vector<size_t>& at, const std::vector<Axis>& axes) {
 
 void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) {
     // One point is built at a time: memory does not grow with the number of points.
+    PointInputs inputs(s.numerics, s.stats);  // (each trace and overlay is read once)
     const bool zip = s.combine == "zip" && !s.axes.empty();
     Point p;
     p.overlays = s.overlays;
@@ -397,6 +419,7 @@ void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) 
         for (int r = 0; r < s.repeat; ++r) {
             p.index = index++;
             p.repeat = r;
+            inputs.stamp(p);
             fn(p);
         }
     };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sweep/flatten.h"
 #include "sweep/point.h"
 
 namespace neuronsim::sweep {
@@ -46,6 +47,7 @@ struct Spec {
     double timeout_seconds = -1;  // per point: -1 derived from the point (default_point_timeout), 0 none
     std::vector<std::string> run_args;
     std::vector<PlotSpec> plots;
+    std::vector<std::string> stats = default_stat_globs();  // the stats each point keeps (flatten.h)
 };
 
 // Parses spec text; `source` names it in errors, `base_dir` resolves relative paths.

@@ -350,7 +350,7 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
     nlohmann::ordered_json by = nlohmann::ordered_json::object();
     for (const auto& [m, t] : by_name) by[m] = {{s::mnemonic_count.leaf(), t->count}, {s::mnemonic_busy_ps.leaf(), t->time.value()}};
     node[s::mnemonic_count.head()] = std::move(by);
-    std::map<std::string, const Tally*> causes;
+    std::map<std::string, std::pair<std::string, const Tally*>> causes;  // key -> (text, tally)
     for (const auto& [k, t] : stalls_) {
         InstructionRecord r;
         r.sem_wait = std::get<0>(k) >= 0;
@@ -362,12 +362,12 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
         r.busy_resource = std::get<4>(k);
         r.dependency = std::get<5>(k);
         r.released_by = &label_;
-        std::string cause = r.stall_cause();
-        if (std::get<3>(k)) cause += " released by " + *std::get<3>(k);
-        causes[cause] = &t;
+        const std::string text = r.stall_cause() + (std::get<3>(k) ? " released by " + *std::get<3>(k) : std::string());
+        causes[r.stall_cause_key(std::get<3>(k))] = {text, &t};
     }
     nlohmann::ordered_json st = nlohmann::ordered_json::object();
-    for (const auto& [cause, t] : causes) st[cause] = {{s::stall_count.leaf(), t->count}, {s::stall_ps.leaf(), t->time.value()}};
+    for (const auto& [key, c] : causes)
+        st[key] = {{s::stall_count.leaf(), c.second->count}, {s::stall_ps.leaf(), c.second->time.value()}, {s::stall_text.leaf(), c.first}};
     node[s::stall_count.head()] = std::move(st);
 }
 

@@ -2,6 +2,8 @@
 
 #include "platform/record/record_text.h"
 
+#include <cctype>
+
 namespace neuronsim::platform {
 
 namespace {
@@ -34,6 +36,37 @@ std::string InstructionRecord::stall_cause() const {
         c += c.empty() ? "data from " : ", then data from ";
         c += *released_by;
     }
+    return c;
+}
+
+namespace {
+// A name in a stats key: letters, digits and '_' only ("dma.0" -> "dma_0").
+std::string key_part(const std::string& name) {
+    std::string k;
+    for (char c : name) k += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    return k;
+}
+}  // namespace
+
+std::string InstructionRecord::stall_cause_key(const std::string* released_by_engine) const {
+    std::string c;
+    auto then = [&] {
+        if (!c.empty()) c += "_then_";
+    };
+    if (sem_wait) {
+        const int32_t v = static_cast<int32_t>(wait.value);
+        c += "semaphore" + std::to_string(wait.wait_idx) + (wait.wait == model::isa::WaitMode::Eq ? "_eq_" : "_ge_") + (v < 0 ? "minus" : "") +
+             std::to_string(v < 0 ? -static_cast<int64_t>(v) : static_cast<int64_t>(v));
+    }
+    if (busy_resource) {
+        then();
+        c += "busy_" + key_part(*busy_resource);
+    }
+    if (dependency && released_by) {
+        then();
+        c += "data_from_" + key_part(*released_by);
+    }
+    if (released_by_engine) c += "_released_by_" + key_part(*released_by_engine);
     return c;
 }
 

@@ -8,6 +8,7 @@
 #include "stats/stat_records.h"
 #include "sweep/flatten.h"
 #include "sweep/mpi_runner.h"
+#include "sweep/plot.h"
 #include "sweep/progress.h"
 #include "sweep/record_json.h"
 #include "sweep/results_db.h"
@@ -186,21 +187,60 @@ TEST(Export, OneRowPerPointWithParamAndStatColumns) {
     }
     EXPECT_EQ(export_csv(dir.file("r.db"), dir.file("r.csv")), 2u);
     const std::string csv = test::read_file(dir.file("r.csv"));
-    EXPECT_EQ(csv.substr(0, csv.find('\n')),
-              "point_key,point_index,trace,generation,overlays,repeat,status,exit_code,error,wall_seconds,cpu_seconds,neuronsim_version,numerics,host,"
-              "param:act.clock_ghz,param:act.opcodes,stat:core.act.busy_ps,stat:core.act.clock_ghz,stat:core.act.name,stat:core.act.none,"
-              "stat:core.act.on,stat:core.list.0,stat:core.list.1.x");
-    EXPECT_NE(csv.find(",ok,0,,0.25,0,0.2.0,,h,1,\"[0x21, 0x22]\",10,1.2,MARIANA,,1,3,4\n"), std::string::npos) << csv;
+    EXPECT_EQ(
+        csv.substr(0, csv.find('\n')),
+        "point_key,point_index,trace,generation,overlays,repeat,status,exit_code,error,wall_seconds,cpu_seconds,neuronsim_version,numerics,host,"
+        "coord_key,rerun_reason,param:act.clock_ghz,param:act.opcodes,stat:core.act.busy_ps,stat:core.act.clock_ghz,stat:core.act.name,stat:core.act.none,"
+        "stat:core.act.on,stat:core.list.0,stat:core.list.1.x");
+    const std::string place = sample("t", "1", 0).coord_key;  // (a record with no inputs: its key)
+    EXPECT_NE(csv.find(",ok,0,,0.25,0,0.2.0,,h," + place + ",,1,\"[0x21, 0x22]\",10,1.2,MARIANA,,1,3,4\n"), std::string::npos) << csv;
     EXPECT_NE(csv.find(",\"t,2\",mariana,,0,failed,1,\"line one, \"\"quoted\"\"\nline two\",0.25,0,"), std::string::npos) << csv;
 }
 
+// A failed point is marked in a plot, never just absent: a red cross at its x and a legend entry
+// counting the failed points (issue 26 §1).
+TEST(Plot, FailedPointsAreMarkedAtTheirX) {
+    test::TempDir dir;
+    {
+        ResultsDb db(dir.file("r.db"), true);
+        db.record(sample("t", "1", 10));
+        db.record(sample("t", "1.5", 12));
+        PointRecord bad = sample("t", "2", 0);
+        bad.status = "failed";
+        bad.exit_code = 1;
+        bad.error = "boom";
+        bad.stats.clear();
+        db.record(bad);
+    }
+    PlotRequest req;
+    req.db = dir.file("r.db");
+    req.x = "act.clock_ghz";
+    req.y = "core.act.busy_ps";
+    req.out = dir.file("p.svg");
+    const PlotData d = collect_plot_data(req);
+    EXPECT_EQ(d.points, 2u);
+    EXPECT_EQ(d.failed_points, 1u);
+    EXPECT_EQ(d.failed_xs, std::vector<std::string>{"2"});
+    EXPECT_EQ(d.xs, (std::vector<std::string>{"1", "1.5", "2"}));  // the failed x is on the axis
+    const std::string script = gnuplot_script(req, d, req.out);
+    EXPECT_NE(script.find("set label '' at first 2, graph 0 point pointtype 2"), std::string::npos) << script;
+    EXPECT_NE(script.find("title '1 failed point (no result)'"), std::string::npos) << script;
+    req.bar = true;  // bars: at the category's position
+    EXPECT_NE(gnuplot_script(req, collect_plot_data(req), req.out).find("set label '' at first 2, graph 0 point"), std::string::npos);
+}
+
 TEST(RecordJson, RoundTripsEveryValueKind) {
-    const PointRecord r = sample("t", "1", 123456789012345);
+    PointRecord r = sample("t", "1", 123456789012345);
+    r.inputs = "{\"numerics\":\"none\"}";
+    r.rerun_reason = "the trace's content changed";
     bool interrupted = true;
     size_t index = 0;
     const PointRecord back = record_from_json(record_to_json(r, false, 7), interrupted, index);
     std::string why;
     EXPECT_TRUE(same_results(r, back, &why)) << why;
+    EXPECT_EQ(back.coord_key, r.coord_key);  // an MPI worker's record reaches rank 0 with its inputs
+    EXPECT_EQ(back.inputs, r.inputs);
+    EXPECT_EQ(back.rerun_reason, r.rerun_reason);
     EXPECT_FALSE(interrupted);
     EXPECT_EQ(index, 7u);
     EXPECT_EQ(back.params[1].value, r.params[1].value);

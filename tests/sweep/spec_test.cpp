@@ -4,6 +4,7 @@
 
 #include "model/common/error.h"
 #include "neuronsim/config.h"
+#include "sweep/point_inputs.h"
 #include "sweep/runner.h"
 #include "sweep/spec.h"
 #include "sweep/study_plots.h"
@@ -128,6 +129,54 @@ TEST_F(SpecTest, PointKeysAreStable) {
     q = p;
     q.trace_path = "/elsewhere/softmax.trace";  // where it was found is not part of the identity
     EXPECT_EQ(p.key(), q.key());
+}
+
+// The key of an expanded point covers its inputs: the trace's bytes (a regenerated trace at the
+// same path is another point), numerics and the stats kept; its place (coord_key) does not.
+TEST_F(SpecTest, ExpandedPointsAreKeyedByTheirInputs) {
+    const std::vector<Point> a = expand(parse("traces: [a.trace]\n"));
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].coord_key(), fnv1a64_hex(a[0].identity()));
+    EXPECT_NE(a[0].key(), a[0].coord_key());
+    EXPECT_NE(a[0].inputs.find("\"trace\":{\"data\":[],\"sha256\":\""), std::string::npos) << a[0].inputs;
+    dir.write("a.trace", "act sync\n# regenerated\n");
+    const std::vector<Point> b = expand(parse("traces: [a.trace]\n"));
+    EXPECT_EQ(b[0].coord_key(), a[0].coord_key());
+    EXPECT_NE(b[0].key(), a[0].key());
+    EXPECT_EQ(inputs_change(a[0].inputs, b[0].inputs), "the trace's content changed");
+    const std::vector<Point> c = expand(parse("traces: [a.trace]\nnumerics: none\nstats: all\n"));
+    EXPECT_EQ(inputs_change(b[0].inputs, c[0].inputs), "numerics default -> none; the stats kept (the spec's stats:) changed");
+    dir.write("broken.trace", "act no_such_instruction\n");  // still a point (it fails when it runs)
+    const std::vector<Point> d = expand(parse("traces: [broken.trace]\n"));
+    EXPECT_NE(d[0].inputs.find("\"unreadable\":\""), std::string::npos) << d[0].inputs;
+}
+
+TEST(StatGlobs, StarIsOneLevelDoubleStarAnyAndBangDrops) {
+    EXPECT_TRUE(stat_key_matches("core.act.busy_ps", "core.act.*"));
+    EXPECT_FALSE(stat_key_matches("core.act.stalls.x.count", "core.act.*"));
+    EXPECT_TRUE(stat_key_matches("core.act.stalls.x.count", "core.**"));
+    EXPECT_TRUE(stat_key_matches("core.act.stalls.x.count", "**.stalls.**"));
+    EXPECT_FALSE(stat_key_matches("core.act.stallsx", "**.stalls.**"));
+    EXPECT_TRUE(stat_key_matches("core.simulated_ps", "core.*_ps"));
+    EXPECT_FALSE(stat_key_matches("core.act.busy_ps", "core.*_ps"));
+    const std::vector<std::string>& d = default_stat_globs();
+    EXPECT_TRUE(keeps_stat(d, "core.simulated_ps"));
+    EXPECT_TRUE(keeps_stat(d, "core.act.busy_ps"));
+    EXPECT_FALSE(keeps_stat(d, "core.act.stalls.semaphore0_ge_1_released_by_dma_0.count"));
+    EXPECT_FALSE(keeps_stat(d, "core.act.by_mnemonic.activate.count"));
+    EXPECT_FALSE(keeps_stat(d, "core.dma.engines.3.bytes"));
+    EXPECT_TRUE(keeps_stat({"core.act.*", "!core.act.clock_ghz"}, "core.act.busy_ps"));
+    EXPECT_FALSE(keeps_stat({"core.act.*", "!core.act.clock_ghz"}, "core.act.clock_ghz"));
+    EXPECT_FALSE(keeps_stat({"core.act.*"}, "core.pool.busy_ps"));
+}
+
+TEST_F(SpecTest, StatsSelectionIsCheckedWithItsPlace) {
+    EXPECT_EQ(parse("traces: [a.trace]\nstats: [core.*, '!core.instructions']\n").stats, (std::vector<std::string>{"core.*", "!core.instructions"}));
+    EXPECT_EQ(parse("traces: [a.trace]\nstats: all\n").stats, std::vector<std::string>{"**"});
+    EXPECT_EQ(parse("traces: [a.trace]\n").stats, default_stat_globs());
+    EXPECT_NE(error_of("traces: [a.trace]\nstats: some\n").find("spec.yaml: stats (line 2): expected all, or a list of globs"), std::string::npos);
+    EXPECT_NE(error_of("traces: [a.trace]\nstats: ['!core.*']\n").find("every glob drops stats"), std::string::npos);
+    EXPECT_NE(error_of("traces: [a.trace]\nstats: ['core act']\n").find("stats[0] (line 2): \"core act\": expected a glob"), std::string::npos);
 }
 
 TEST_F(SpecTest, ShardsAreDisjointAndCoverEveryPoint) {

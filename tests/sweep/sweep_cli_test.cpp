@@ -131,6 +131,113 @@ TEST(SweepCli, ResumeRunsOnlyThePointsNotInTheDatabase) {
     for (const auto& [key, rec] : first) EXPECT_EQ(second.at(key).finished_at, rec.finished_at) << "a recorded point ran again";
 }
 
+// Points are keyed by what decides them (issue 26 §1): a trace or data file regenerated at the
+// same path, or another --numerics, runs the point again; the database keeps one row per place
+// in the study and says why it was rerun. Every sweep leaves its command line, spec, build and
+// host in the sweeps table.
+TEST(SweepCli, AChangedInputRunsItsPointAgainAndSaysWhy) {
+    test::TempDir dir;
+    std::string bytes(64, 'a');
+    dir.write("x.bin", bytes);
+    const std::string trace = ".data sbuf:0:0x0 partitions=1 file=x.bin\ndma0 copy src=sbuf:0:0x0 dst=dram:0x1000 partitions=1 bytes=64\n";
+    dir.write("t.trace", trace);
+    dir.write("spec.yaml", "traces: [t.trace]\naxes:\n  - {key: act.clock_ghz, values: [1.0, 1.2]}\n");
+    auto sweep = [&](const std::string& extra) { return test::run_cli_in(dir.path(), "sweep spec.yaml -o r.db" + extra); };
+    auto r = sweep(" --numerics none");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("2 run now (0 failed), 0 already"), std::string::npos) << r.out;
+    r = sweep(" --numerics none");
+    EXPECT_NE(r.out.find("0 run now (0 failed), 2 already"), std::string::npos) << r.out;
+    auto reasons = [&] {
+        std::vector<std::string> out;
+        for (const auto& [key, rec] : rows(dir.file("r.db"))) out.push_back(rec.rerun_reason);
+        return out;
+    };
+    const std::vector<std::string> twice_reason = {"", ""};
+    EXPECT_EQ(reasons(), twice_reason);
+
+    dir.write("t.trace", trace + "# regenerated\n");
+    r = sweep(" --numerics none");
+    EXPECT_NE(r.out.find("2 run now (0 failed), 0 already"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("2 point(s) ran again because their inputs changed"), std::string::npos) << r.out;
+    EXPECT_EQ(reasons(), std::vector<std::string>(2, "the trace's content changed"));
+
+    bytes[0] = 'b';
+    dir.write("x.bin", bytes);
+    r = sweep(" --numerics none");
+    EXPECT_NE(r.out.find("2 run now"), std::string::npos) << r.out;
+    EXPECT_EQ(reasons(), std::vector<std::string>(2, "a data file of the trace changed"));
+
+    r = sweep(" --numerics full");
+    EXPECT_NE(r.out.find("2 run now"), std::string::npos) << r.out;
+    EXPECT_EQ(reasons(), std::vector<std::string>(2, "numerics none -> full"));
+    const auto final_rows = rows(dir.file("r.db"));
+    ASSERT_EQ(final_rows.size(), 2u);  // one row per place: the stale results are gone
+    for (const auto& [key, rec] : final_rows) {
+        EXPECT_EQ(rec.numerics, "full");
+        EXPECT_NE(rec.inputs.find("\"numerics\":\"full\""), std::string::npos) << rec.inputs;
+        EXPECT_NE(rec.coord_key, rec.point_key);
+    }
+
+    ResultsDb db(dir.file("r.db"), false);
+    const std::vector<SweepRun> runs = db.sweep_runs();
+    ASSERT_EQ(runs.size(), 5u);
+    EXPECT_EQ(runs.back().command_line, "neuronsim sweep spec.yaml -o r.db --numerics full");
+    EXPECT_EQ(runs.back().spec_text, test::read_file(dir.file("spec.yaml")));
+    EXPECT_EQ(runs.back().spec_sha256.size(), 64u);
+    EXPECT_EQ(runs.back().build_id.size(), 16u);
+    EXPECT_NE(runs.back().build_id, "unknown");
+    EXPECT_EQ(runs.back().host, host_name());
+}
+
+// An error naming the point's output directory says <point dir> instead: the same failure
+// reads the same in every study, whatever temporary directory the sweep used.
+TEST(SweepCli, ErrorTextsCarryNoTemporaryPaths) {
+    test::TempDir dir;
+    dir.write("d.trace", "act sync\n.dump sbuf:0:0x0 bytes=4 file=d/x\n.dump sbuf:0:0x0 bytes=4 file=d\n");
+    dir.write("spec.yaml", "traces: [d.trace]\n");
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o a.db");
+    EXPECT_EQ(r.status, 3) << r.out << r.err;
+    r = test::run_cli_in(dir.path(), "sweep spec.yaml -o b.db --keep-runs kept");
+    EXPECT_EQ(r.status, 3) << r.out << r.err;
+    const auto a = rows(dir.file("a.db")), b = rows(dir.file("b.db"));
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(a.begin()->second.error, "<point dir>/out/d: is a directory, expected an output file");
+    EXPECT_EQ(a.begin()->second.error, b.begin()->second.error);
+}
+
+// A database of schema version 1 (before input digests) is upgraded by the next sweep: its
+// points run again once, saying why, and readers read it as it was.
+TEST(SweepCli, AVersion1DatabaseIsUpgradedAndItsPointsRerunOnce) {
+    test::TempDir dir;
+    dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\n");
+    ASSERT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml -o v.db --numerics none").status, 0);
+    {  // back to version 1: no content columns, no sweeps table, the key of version 1
+        Db db(dir.file("v.db"), false);
+        db.exec(
+            "DROP TABLE sweeps; DROP INDEX points_by_coord; UPDATE points SET point_key = coord_key; "
+            "ALTER TABLE points DROP COLUMN coord_key; ALTER TABLE points DROP COLUMN inputs; ALTER TABLE points DROP COLUMN rerun_reason; "
+            "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    }
+    {
+        const auto old = rows(dir.file("v.db"));  // a reader reads version 1 as it is
+        ASSERT_EQ(old.size(), 1u);
+        EXPECT_EQ(old.begin()->second.coord_key, old.begin()->first);
+        EXPECT_EQ(old.begin()->second.inputs, "");
+    }
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml -o v.db --numerics none");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("1 run now (0 failed), 0 already"), std::string::npos) << r.out;
+    const auto now = rows(dir.file("v.db"));
+    ASSERT_EQ(now.size(), 1u);
+    EXPECT_EQ(now.begin()->second.rerun_reason, "recorded by a neuronsim that kept no input digests");
+    Db db(dir.file("v.db"), false);
+    auto st = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+    ASSERT_TRUE(st.step());
+    EXPECT_EQ(st.text(0), "2");
+}
+
 TEST(SweepCli, AFailingPointIsRecordedAndTheSweepGoesOn) {
     test::TempDir dir;
     dir.write("bad.trace", "act activate in=sbuf:0:0\nact no_such_instruction\n");
@@ -469,6 +576,11 @@ TEST(SweepCli, MergeRefusesConflictsByName) {
     EXPECT_FALSE(std::filesystem::exists(dir.file("m.db")));
     r = test::run_cli_in(dir.path(), "sweep merge m.db");
     EXPECT_EQ(r.status, 2);
+    // The same place in the study from other inputs (here: another numerics) is a conflict too.
+    ASSERT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml -o c.db --numerics none").status, 0);
+    r = test::run_cli_in(dir.path(), "sweep merge m.db a.db c.db");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("in a.db and c.db was computed from other inputs: numerics default -> none"), std::string::npos) << r.err;
 }
 
 const FlatValue* stat(const PointRecord& r, const std::string& key) {
@@ -499,8 +611,14 @@ TEST(SweepCli, OverlaysAndNumericsReachEveryRun) {
         EXPECT_EQ(stat(rec, "config.overlays.0.path")->s, "slow_act.yaml");  // resolved against the spec's directory, "."
         ASSERT_TRUE(stat(rec, "core.act.clock_ghz"));
         EXPECT_EQ(stat(rec, "core.act.clock_ghz")->d, 0.7);
-        // Timing-only runs take the same time as full ones: the same point keys, the same times.
-        const PointRecord& f = full.at(key);
+        // Timing-only runs take the same time as full ones: the same places in the study (the
+        // keys differ: numerics is one of a point's inputs), the same times.
+        const PointRecord* found = nullptr;
+        for (const auto& [k, fr] : full)
+            if (fr.coord_key == rec.coord_key) found = &fr;
+        ASSERT_TRUE(found) << rec.coord_key;
+        EXPECT_NE(found->point_key, key);
+        const PointRecord& f = *found;
         EXPECT_EQ(stat(f, "run.numerics")->s, "full");
         ASSERT_TRUE(stat(rec, "core.simulated_ps") && stat(f, "core.simulated_ps"));
         EXPECT_EQ(stat(rec, "core.simulated_ps")->i, stat(f, "core.simulated_ps")->i);
