@@ -171,6 +171,14 @@ void print_run_summary(const platform::Config& cfg, const std::string& trace_nam
         std::printf("  POOL: %llu CPTC decodes%s, %llu elements decoded, %llu copies, %llu conversion-LUT loads\n", u(get(pl, P::cptc_decodes)),
                     kernels.c_str(), u(get(pl, P::cptc_decoded_elements)), u(get(pl, P::copies)), u(get(pl, P::conv_lut_loads)));
     }
+    if (stats.contains("derived")) {
+        namespace D = stats::derived;
+        const json& dv = stats.at("derived");
+        std::printf("  critical engine %s; DMA moved data %.1f%% of the run at %.1f GB/s (%.1f%% of the %.1f GB/s peak), %.1f%% of it under compute\n",
+                    get(dv, D::critical_engine).get<std::string>().c_str(), 100.0 * get(dv, D::dma_utilisation).get<double>(),
+                    get(dv, D::dma_gbps).get<double>(), 100.0 * get(dv, D::dma_peak_fraction).get<double>(), get(dv, D::dma_peak_gbps).get<double>(),
+                    100.0 * get(dv, D::dma_hidden_fraction).get<double>());
+    }
     print_stalls(stats);
     if (cost_model) print_cost_model(rep);
     const double elements = act ? get(*act, A::elements).get<double>() : 0.0;

@@ -14,6 +14,8 @@ std::string_view unit_name(Unit u) {
         case Unit::seconds: return "s";
         case Unit::ns_per_second: return "ns/s";
         case Unit::per_second: return "1/s";
+        case Unit::fraction: return "0..1";
+        case Unit::gbps: return "GB/s";
     }
     return "-";
 }

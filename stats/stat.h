@@ -10,7 +10,7 @@
 
 namespace neuronsim::stats {
 
-enum class Unit { none, ps, bytes, cycles, ghz, elements, hex, seconds, ns_per_second, per_second };
+enum class Unit { none, ps, bytes, cycles, ghz, elements, hex, seconds, ns_per_second, per_second, fraction, gbps };
 
 // How the document writes the unit ("-" for a count or a name).
 std::string_view unit_name(Unit u);

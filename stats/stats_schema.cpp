@@ -56,6 +56,7 @@ std::vector<Group> build() {
     add(core_group, "core.psum", memory::kAll);
     add(core_group, "core.semaphores", semaphores::kAll);
     add(core_group, "core.dma", dma::kAll);
+    add(core_group, "core.derived", derived::kAll);
     out.push_back(std::move(core_group));
     Group engines{"### Engines: `act`, `pool` and each DMA queue", "`<engine>` below is `core.act`, `core.pool` or `core.queues.<stream>`.", true, {}};
     add(engines, "<engine>", engine::kAll);

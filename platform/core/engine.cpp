@@ -300,6 +300,7 @@ void Engine::retire() {
         const sc_core::sc_time from = std::max(r.start, last_end_);
         const sc_core::sc_time share = r.end > from ? r.end - from : sc_core::SC_ZERO_TIME;
         busy_ += share;
+        if (share > sc_core::SC_ZERO_TIME) busy_spans_.add(from.value(), r.end.value());
         if (!count_) first_start_ = r.start;
         last_end_ = std::max(last_end_, r.end);
         try {

@@ -19,6 +19,7 @@
 #include <systemc>
 
 #include "model/isa/bundle.h"
+#include "platform/core/busy_intervals.h"
 #include "platform/core/cost_model.h"
 #include "platform/core/engine_context.h"
 #include "platform/core/stats.h"
@@ -56,6 +57,8 @@ public:
     uint8_t current_opcode() const { return opcode_; }
     uint64_t instructions() const { return count_; }
     sc_core::sc_time busy_time() const { return busy_; }
+    // When it was busy (the union of its instructions' [start, end]): busy_time() is its total.
+    const BusyIntervals& busy_spans() const { return busy_spans_; }
     double clock_ghz() const { return ghz_; }
     // The times of the first instruction's start and the last one's end (the busy window).
     sc_core::sc_time first_start() const { return first_start_; }
@@ -150,6 +153,7 @@ private:
     std::string queue_resource_;  // "queue <label>"
     uint64_t count_ = 0, skipped_ = 0;
     sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME, stalled_ = sc_core::SC_ZERO_TIME;
+    BusyIntervals busy_spans_;
     sc_core::sc_time first_start_ = sc_core::SC_ZERO_TIME, last_end_ = sc_core::SC_ZERO_TIME;
     struct Tally {
         uint64_t count = 0;

@@ -12,6 +12,7 @@
 #include "model/isa/opcodes.h"
 #include "neuronsim/version.h"
 #include "platform/act/act_tables.h"
+#include "platform/core/derived_stats.h"
 #include "platform/core/engine.h"
 #include "platform/core/semaphores.h"
 #include "platform/core/stats.h"
@@ -652,6 +653,16 @@ std::string NeuronCoreDevice::stats_json() const {
         else out[it.key()] = it.value();
     }
     out["queues"] = std::move(queues);
+    DerivedInputs d;
+    d.core = &out;
+    for (const auto& e : impl_->engines) {
+        if (e->label() == "act") d.act = &e->busy_spans();
+        if (e->label() == "pool") d.pool = &e->busy_spans();
+    }
+    d.dma = impl_->dma_->busy_union();
+    d.simulated_ps = window.value();
+    d.dma_peak_bytes_per_ns = impl_->cfg.dma.aggregate_bytes_per_ns;
+    out["derived"] = derived_stats(d);
     return out.dump();
 }
 

@@ -59,6 +59,7 @@ public:
     }
     uint64_t packets = 0, descriptors = 0, bytes = 0;
     sc_core::sc_time busy = sc_core::SC_ZERO_TIME;
+    BusyIntervals spans;  // when it moved data
 
 private:
     // Each queue's accepted packets are its oldest (a prefix of its FIFO).
@@ -130,6 +131,7 @@ private:
                 continue;
             }
             busy += end - start;
+            spans.add(start.value(), end.value());
             ++packets;
             descriptors += p->descriptors;
             bytes += p->bytes;
@@ -370,6 +372,12 @@ void DmaEngines::collect_stats(nlohmann::ordered_json& node) const {
     stats::put(node, s::bytes, bytes_);
     stats::put(node, s::annotated_delay_ps, annotated_.value());
     node[s::engine_packets.head()] = std::move(per);
+}
+
+BusyIntervals DmaEngines::busy_union() const {
+    BusyIntervals u;
+    for (const auto& unit : units_) u = BusyIntervals::unite(u, unit->spans);
+    return u;
 }
 
 }  // namespace neuronsim::platform

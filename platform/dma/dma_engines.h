@@ -23,6 +23,7 @@
 
 #include "model/isa/address_map.h"
 #include "platform/config.h"
+#include "platform/core/busy_intervals.h"
 #include "platform/core/stats.h"
 #include "platform/tlm/tlm_port.h"
 
@@ -89,6 +90,8 @@ public:
     // The rows of the engine that moves most of a job's rows (all of them when it is pinned).
     uint32_t busiest_rows(const DmaJob& job) const;
     void collect_stats(nlohmann::ordered_json& node) const override;
+    // When some DMA engine was moving data: the union of every engine's packet times.
+    BusyIntervals busy_union() const;
 
 private:
     struct Job;
