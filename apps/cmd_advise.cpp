@@ -1,5 +1,6 @@
 // `neuronsim advise`: the table-residency advisor (model/workloads/advisor.h), with the time the
 // suggestion saves measured by simulating the trace and its rewrite (platform/host/simulate.h).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -115,23 +116,50 @@ int run_advise(const std::string& prog, const std::vector<std::string>& args) {
             else std::printf("    line %-6zu %s%s\n", s.line, s.function.empty() ? "(no function)" : s.function.c_str(), s.moved ? " *" : "");
         }
     }
+    // Nothing is suggested that does not help: with no fewer table loads there is no rewrite,
+    // and a rewrite that simulates slower (its moved loads no longer overlap the DMA, say) is
+    // reported and not written.
+    const bool write = vm.count("out") > 0;
+    if (!a.improves()) {
+        if (write) std::printf("nothing written to %s: the trace is already the best order found\n", vm["out"].as<std::string>().c_str());
+        return 0;
+    }
     const std::string rewritten = wl::rewritten_trace(trace, a);
     TempDir tmp;
-    std::string rewritten_path = tmp.path + "/rewritten.trace";
-    if (vm.count("out")) rewritten_path = vm["out"].as<std::string>();
-    model::io::write_file_atomic(rewritten_path, rewritten);
-    if (vm.count("out")) std::printf("wrote %s\n", rewritten_path.c_str());
-    if (vm["no-simulate"].as<bool>()) return 0;
-
+    // (Beside the -o file when there is one: the rewrite's .data paths are relative to it.)
+    const std::string candidate = write ? vm["out"].as<std::string>() + ".tmp-advise.trace" : tmp.path + "/rewritten.trace";
+    model::io::write_file_atomic(candidate, rewritten);
+    if (vm["no-simulate"].as<bool>()) {
+        if (write) {
+            fs::rename(candidate, vm["out"].as<std::string>());
+            std::printf("wrote %s (not simulated: --no-simulate)\n", vm["out"].as<std::string>().c_str());
+        }
+        return 0;
+    }
     const Config cfg = config_from(vm);
     uint64_t loads0 = 0, loads1 = 0;
     double load0 = 0, load1 = 0;
-    const double t0 = simulate_ns(cfg, trace, tmp.path + "/original", loads0, load0);
-    const double t1 = simulate_ns(cfg, rewritten_path, tmp.path + "/rewritten", loads1, load1);
-    std::printf(
-        "simulated on %s: original %.1f ns (%llu table loads, %.1f ns of them), suggested %.1f ns (%llu table loads, %.1f ns): saves %.1f ns (%.1f%%)\n",
-        cfg.generation.name.c_str(), t0, static_cast<unsigned long long>(loads0), load0, t1, static_cast<unsigned long long>(loads1), load1, t0 - t1,
-        t0 > 0 ? 100.0 * (t0 - t1) / t0 : 0.0);
+    double t0 = 0, t1 = 0;
+    try {
+        t0 = simulate_ns(cfg, trace, tmp.path + "/original", loads0, load0);
+        t1 = simulate_ns(cfg, candidate, tmp.path + "/rewritten", loads1, load1);
+    } catch (...) {
+        if (write) fs::remove(candidate);
+        throw;
+    }
+    std::printf("simulated on %s: original %.1f ns (%llu table loads, %.1f ns of them), suggested %.1f ns (%llu table loads, %.1f ns): %s %.1f ns (%.1f%%)\n",
+                cfg.generation.name.c_str(), t0, static_cast<unsigned long long>(loads0), load0, t1, static_cast<unsigned long long>(loads1), load1,
+                t1 < t0 ? "saves" : "slower by", std::abs(t0 - t1), t0 > 0 ? 100.0 * std::abs(t0 - t1) / t0 : 0.0);
+    if (t1 >= t0) {
+        std::printf("the suggestion is not faster on %s (its table loads overlapped other work where they were): keep the trace as it is%s\n",
+                    cfg.generation.name.c_str(), write ? "; nothing written" : "");
+        if (write) fs::remove(candidate);
+        return 0;
+    }
+    if (write) {
+        fs::rename(candidate, vm["out"].as<std::string>());
+        std::printf("wrote %s\n", vm["out"].as<std::string>().c_str());
+    }
     return 0;
 }
 
