@@ -20,6 +20,7 @@
 #include "sweep/plot.h"
 #include "sweep/point_inputs.h"
 #include "sweep/runner.h"
+#include "sweep/scheduler_env.h"
 #include "sweep/spec.h"
 #include "sweep/study_plots.h"
 #include "sweep/work_dir.h"
@@ -135,7 +136,8 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         "jobs,j", po::value<int>(), "points run at once on this machine (default: the number of cores; under mpirun: per worker rank, default 1)")(
         "dry-run", po::bool_switch(), "print the points (index, key, description) and exit; nothing runs, no database is written")(
         "shard", po::value<std::string>(),
-        "I/N: run only the I-th (0-based) of N disjoint slices of the points (point index mod N == I), e.g. a Slurm array task; join the databases with `sweep merge`")(
+        "I/N: run only the I-th (0-based) of N disjoint slices of the points (point index mod N == I); join the databases with `sweep merge`. auto: I and N "
+        "from a Slurm array task (SLURM_ARRAY_TASK_ID, _MIN, _COUNT, _STEP) or a Grid Engine one (SGE_TASK_ID, _FIRST, _LAST, _STEPSIZE)")(
         "numerics", po::value<std::string>(),
         "full or none: passed to every `neuronsim run` as --numerics (overrides the spec's numerics:); none: timing-only runs, the same times and stats, faster")(
         "retry-failed", po::bool_switch(),
@@ -144,7 +146,11 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         "seconds a point may run before it is killed and recorded as failed (0: no limit; overrides the spec's timeout_seconds:; default 600 s + 120 s per MiB of the point's trace)")(
         "keep-runs", po::value<std::string>(), "keep each point's run output in DIR/<point key>/ (default: a temporary directory, removed)")(
         "plot", po::bool_switch(), "after the sweep, draw the spec's plots: (or one default plot per trace and axis) with gnuplot")(
-        "no-progress", po::bool_switch(), "no progress bar (it is drawn only when stderr is a terminal)");
+        "no-progress", po::bool_switch(), "no progress bar (it is drawn only when stderr is a terminal)")(
+        "emit-sbatch", po::value<std::string>(),
+        "DIR: write a Slurm array job for the study instead of running it: DIR/sweep.sbatch (task I runs --shard I/N into DIR/shards/), "
+        "DIR/merge.sbatch (joins them into DIR/NAME.db) and DIR/submit.sh (submits both, the merge after every task succeeded); needs --shards")(
+        "shards", po::value<int>(), "with --emit-sbatch: the array job's tasks (shards); -j gives each task's CPUs");
     po::positional_options_description pos;
     pos.add("spec", 1);
     po::variables_map vm;
@@ -159,12 +165,33 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
                       opts, args, vm, &pos, "SPEC.yaml [-o DB] [-j N] [--dry-run] [--shard I/N] [--numerics MODE] [--plot]"))
         return 0;
     int shard_index = 0, shard_count = 1;
-    if (vm.count("shard")) {
+    if (vm.count("shard") && vm["shard"].as<std::string>() == "auto") {
+        std::string scheduler;
+        shard_from_environment(shard_index, shard_count, scheduler);  // (an Error naming the variables: exit 1)
+    } else if (vm.count("shard")) {
         try {
             parse_shard(vm["shard"].as<std::string>(), shard_index, shard_count);
         } catch (const Error& e) {
             throw UsageError(prog + ": " + e.what());
         }
+    }
+    if (vm.count("emit-sbatch")) {
+        if (vm.count("shard")) throw UsageError(prog + ": --emit-sbatch writes the scripts that run every shard: leave out --shard");
+        const int shards = vm.count("shards") ? vm["shards"].as<int>() : 0;
+        if (shards < 1 || shards > 100000) throw UsageError(prog + ": --emit-sbatch needs --shards N (1..100000): the array job's tasks");
+        SbatchRequest req;
+        req.spec = fs::absolute(vm["spec"].as<std::string>()).lexically_normal().string();
+        req.dir = fs::absolute(vm["emit-sbatch"].as<std::string>()).lexically_normal().string();
+        req.exe = self_executable();
+        req.shards = shards;
+        req.cpus_per_task = vm.count("jobs") ? vm["jobs"].as<int>() : 1;
+        if (vm.count("numerics")) req.extra_args += " --numerics " + shell_quote(vm["numerics"].as<std::string>());
+        if (vm.count("timeout")) req.extra_args += " --timeout " + shell_quote(std::to_string(vm["timeout"].as<double>()));
+        (void)load_spec(req.spec);  // (a bad spec fails here, not in a thousand tasks)
+        const std::string submit = write_sbatch_scripts(req);
+        std::printf("wrote %s/sweep.sbatch (%d array tasks), %s/merge.sbatch and %s: run it on the cluster's login node\n", req.dir.c_str(), shards,
+                    req.dir.c_str(), submit.c_str());
+        return 0;
     }
     if (vm.count("numerics") && vm["numerics"].as<std::string>() != "full" && vm["numerics"].as<std::string>() != "none")
         throw UsageError(prog + ": --numerics: expected full or none, got \"" + vm["numerics"].as<std::string>() + "\"");
@@ -193,7 +220,7 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
             std::printf("%zu %s %s\n", p.index, p.key().c_str(), p.describe().c_str());
             ++n;
         });
-        std::printf("%zu points%s\n", n, shard_count > 1 ? (" (shard " + vm["shard"].as<std::string>() + ")").c_str() : "");
+        std::printf("%zu points%s\n", n, shard_count > 1 ? (" (shard " + std::to_string(shard_index) + "/" + std::to_string(shard_count) + ")").c_str() : "");
         if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Error("--dry-run: writing the points to stdout failed");
         return 0;
     }

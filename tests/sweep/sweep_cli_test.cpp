@@ -560,6 +560,50 @@ TEST(SweepCli, PlotRunsNoCommandFromItsStringsAndStaysBesideTheDatabase) {
     EXPECT_FALSE(std::filesystem::exists(dir.file("b.db")));
 }
 
+// `--shard auto` takes the shard from the scheduler's array variables, and `--emit-sbatch`
+// writes the array job and its merge. Without a Slurm controller here, the scripts run as Slurm
+// would run them (bash, with the array variables of each task set), and the merged database
+// equals a local sweep's (issue 26 §3; docs/what-if.md).
+TEST(SweepCli, SlurmArrayScriptsRunEveryShardAndMerge) {
+    test::TempDir dir;
+    dir.write("spec.yaml", small_spec());
+    ASSERT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml -o local.db -j 2 --numerics none").status, 0);
+    auto r = test::run_cli_in(dir.path(), "sweep spec.yaml --emit-sbatch job --shards 3 --numerics none");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("job/sweep.sbatch (3 array tasks)"), std::string::npos) << r.out;
+    const std::string script = test::read_file(dir.file("job/sweep.sbatch"));
+    EXPECT_NE(script.find("#SBATCH --array=0-2"), std::string::npos) << script;
+    EXPECT_NE(test::read_file(dir.file("job/submit.sh")).find("--dependency=afterok:"), std::string::npos);
+    for (int task = 0; task < 3; ++task) {
+        const std::string cmd = "env -u SGE_TASK_ID SLURM_ARRAY_TASK_ID=" + std::to_string(task) +
+                                " SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=1 bash '" + dir.file("job/sweep.sbatch") +
+                                "' >/dev/null 2>&1";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    }
+    ASSERT_EQ(std::system(("bash '" + dir.file("job/merge.sbatch") + "' >/dev/null 2>&1").c_str()), 0);
+    expect_same_rows(dir.file("local.db"), dir.file("job/spec.db"));
+
+    // Tasks numbered from 1 (--array=1-4), Grid Engine's variables, and what is refused.
+    auto shard_of = [&](const std::string& vars) {
+        const std::string cmd = "cd '" + dir.path() + "' && env -u SLURM_ARRAY_TASK_ID -u SGE_TASK_ID " + vars + " " + NEURONSIM_EXE +
+                                " sweep spec.yaml --shard auto --dry-run >" + dir.file("auto.out") + " 2>" + dir.file("auto.err") + " </dev/null";
+        const int rc = std::system(cmd.c_str());
+        return test::CliResult{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, test::read_file(dir.file("auto.out")), test::read_file(dir.file("auto.err"))};
+    };
+    r = shard_of("SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=4");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("2 points (shard 2/4)"), std::string::npos) << r.out;
+    r = shard_of("SGE_TASK_ID=5 SGE_TASK_FIRST=1 SGE_TASK_LAST=7 SGE_TASK_STEPSIZE=2");
+    EXPECT_NE(r.out.find("(shard 2/4)"), std::string::npos) << r.out << r.err;
+    r = shard_of("");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--shard auto: no array task in the environment"), std::string::npos) << r.err;
+    r = shard_of("SLURM_ARRAY_TASK_ID=9 SLURM_ARRAY_TASK_COUNT=4");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("Slurm task 9 is not one of 4 tasks from 0 in steps of 1"), std::string::npos) << r.err;
+    EXPECT_EQ(test::run_cli_in(dir.path(), "sweep spec.yaml --emit-sbatch j2").status, 2);  // no --shards
+}
+
 TEST(SweepCli, MergeRefusesConflictsByName) {
     test::TempDir dir;
     dir.write("spec.yaml", "traces: [" + kSrc + "/traces/softmax.trace]\n");
