@@ -16,5 +16,6 @@ Command advise_command();
 Command sweep_command();
 Command plot_command();
 Command stats_command();
+Command compare_command();
 
 }  // namespace neuronsim::apps
