@@ -13,26 +13,6 @@ namespace {
 
 namespace wl = model::workloads;
 
-// "2048x11008" -> rows, cols.
-void parse_shape(const std::string& prog, const std::string& text, wl::KernelRequest& r) {
-    const size_t x = text.find('x');
-    auto num = [&](const std::string& t) {
-        size_t used = 0;
-        unsigned long long v = 0;
-        try {
-            v = std::stoull(t, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (t.empty() || used != t.size() || v == 0 || t[0] == '-')
-            throw UsageError(prog + ": --shape " + text + ": expected ROWSxCOLS with positive integers, e.g. 2048x11008");
-        return static_cast<uint64_t>(v);
-    };
-    if (x == std::string::npos) throw UsageError(prog + ": --shape " + text + ": expected ROWSxCOLS, e.g. 2048x11008");
-    r.rows = num(text.substr(0, x));
-    r.cols = num(text.substr(x + 1));
-}
-
 int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()("name", po::value<std::string>(), "kernel: softmax, rmsnorm, layernorm, mlp-act, cptc-dequant-act (also positional)")(
@@ -79,7 +59,11 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     if (!vm.count("out")) throw UsageError(prog + ": -o FILE.trace is required");
     if (vm.count("shape")) {
         if (!r.model.empty()) throw UsageError(prog + ": --shape does not apply to --model (the model's sizes and --seq decide)");
-        parse_shape(prog, vm["shape"].as<std::string>(), r);
+        try {
+            wl::parse_kernel_shape(vm["shape"].as<std::string>(), r);
+        } catch (const Error& e) {
+            throw UsageError(prog + ": " + e.what());
+        }
     }
     if (r.model.empty() && (vm.count("seq") || !vm["layer"].defaulted())) throw UsageError(prog + ": --layer and --seq apply to --model only");
     try {

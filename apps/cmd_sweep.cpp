@@ -21,6 +21,7 @@
 #include "sweep/point_inputs.h"
 #include "sweep/runner.h"
 #include "sweep/scheduler_env.h"
+#include "sweep/sensitivity.h"
 #include "sweep/spec.h"
 #include "sweep/study_plots.h"
 #include "sweep/work_dir.h"
@@ -61,8 +62,20 @@ void check_spec_against_presets(const Spec& s) {
     };
     for (const Param& p : s.params) check("params." + p.key, p.key, p.value);
     for (const Axis& a : s.axes)
-        for (const AxisColumn& c : a.columns)
-            for (size_t i = 0; i < c.values.size(); ++i) check(c.where + ".values[" + std::to_string(i) + "]", c.key, c.values[i]);
+        for (const AxisColumn& c : a.columns) {
+            if (!c.baseline.empty()) check(c.where + ".baseline", c.key, c.baseline);
+            for (const std::string& g : s.generations) {  // (a factors column's values differ by generation)
+                const std::vector<std::string>& v = c.values_for(g);
+                for (size_t i = 0; i < v.size(); ++i) {
+                    const std::string where = c.where + (c.factors.empty() ? ".values[" : ".factors[") + std::to_string(i) + "]";
+                    try {
+                        platform::compose_config(g, s.overlay_paths, {c.key + "=" + v[i]});
+                    } catch (const std::exception& e) {
+                        throw Error(s.source + ": " + where + ": " + c.key + "=" + v[i] + " on " + g + ": " + e.what());
+                    }
+                }
+            }
+        }
 }
 
 std::string default_db(const std::string& spec, int shard_index, int shard_count) {
@@ -125,6 +138,13 @@ int draw_study_plots(const Spec& spec, const std::string& db) {
         std::printf("sweep: plot %s\n", r.out.c_str());
         if (!note.empty()) std::fprintf(stderr, "neuronsim sweep: %s: %s\n", r.out.c_str(), note.c_str());
     }
+    if (spec.combine == "oat" && spec.plots.empty()) {  // and the study's tornado
+        const std::string out = (fs::path(db).parent_path() / fs::path(db).stem()).string() + "-sensitivity.svg";
+        SensitivityRequest r;
+        r.db = db;
+        draw_tornado(sensitivity(r), r.metrics.front(), out);
+        std::printf("sweep: plot %s\n", out.c_str());
+    }
     return 0;
 }
 
@@ -160,7 +180,8 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
                       "point). Points already in the database are not run again, so an interrupted sweep resumes\n"
                       "with the same command. A failing point records its error and the sweep goes on.\n"
                       "Under `mpirun -n K` rank 0 hands points to K-1 worker ranks and alone writes the database.\n\n"
-                      "Also: `neuronsim sweep export DB --csv FILE`, `neuronsim sweep merge OUT.db IN.db...`.\n"
+                      "Also: `neuronsim sweep export DB --csv FILE`, `neuronsim sweep merge OUT.db IN.db...`,\n"
+                      "`neuronsim sweep sensitivity DB [--tornado FILE.svg]` (a combine: oat study's report).\n"
                       "Exit status: 0 every point ok, 3 some point failed (recorded), 130 interrupted, 1 error, 2 usage.",
                       opts, args, vm, &pos, "SPEC.yaml [-o DB] [-j N] [--dry-run] [--shard I/N] [--numerics MODE] [--plot]"))
         return 0;
@@ -283,6 +304,40 @@ int run_export(const std::string& prog, const std::vector<std::string>& args) {
     return 0;
 }
 
+int run_sensitivity(const std::string& prog, const std::vector<std::string>& args) {
+    po::options_description opts;
+    opts.add_options()("db", po::value<std::string>()->required(), "the sweep database of a combine: oat study (also positional)")(
+        "metric,m", po::value<std::vector<std::string>>()->composing(), "a stat to report (repeatable; default core.simulated_ps)")(
+        "where", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE: only points where KEY has VALUE (repeatable), e.g. generation=mariana")(
+        "tsv", po::bool_switch(), "a tab-separated table (a row per knob value, full precision) instead of the aligned text")(
+        "tornado", po::value<std::string>(),
+        "also draw a tornado plot of the first metric into FILE.svg or FILE.png (gnuplot), a panel per trace and generation")(
+        "script", po::value<std::string>(), "with --tornado: also write its gnuplot script to FILE");
+    po::positional_options_description pos;
+    pos.add("db", 1);
+    po::variables_map vm;
+    if (parse_options(prog,
+                      "Reports a one-at-a-time study (combine: oat): for each trace and generation, the metric at the\n"
+                      "baseline point and, for each knob and value, the metric and its relative change from the\n"
+                      "baseline, the knobs with the largest change first. Repeats are averaged; failed points are\n"
+                      "counted and left out.",
+                      opts, args, vm, &pos, "DB [--metric STAT]... [--where KEY=VALUE]... [--tsv] [--tornado FILE.svg]"))
+        return 0;
+    SensitivityRequest r;
+    r.db = vm["db"].as<std::string>();
+    if (vm.count("metric")) r.metrics = vm["metric"].as<std::vector<std::string>>();
+    if (vm.count("where")) r.where = vm["where"].as<std::vector<std::string>>();
+    const std::vector<SensitivityGroup> groups = sensitivity(r);
+    const std::string text = vm["tsv"].as<bool>() ? sensitivity_tsv(groups) : sensitivity_text(groups);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) throw Error("writing the report to stdout failed");
+    if (vm.count("tornado")) {
+        const std::string out = vm["tornado"].as<std::string>();
+        draw_tornado(groups, r.metrics.front(), out, vm.count("script") ? vm["script"].as<std::string>() : "");
+        std::fprintf(stderr, "neuronsim sweep sensitivity: tornado plot %s\n", out.c_str());
+    }
+    return 0;
+}
+
 int run_merge(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
     opts.add_options()("files", po::value<std::vector<std::string>>()->multitoken(), "OUT.db then the input databases (positional)");
@@ -307,10 +362,11 @@ int run_merge(const std::string& prog, const std::vector<std::string>& args) {
 }  // namespace
 
 Command sweep_command() {
-    return {"sweep", "run a what-if study (SPEC.yaml) into an SQLite database; `sweep export`, `sweep merge`",
+    return {"sweep", "run a what-if study (SPEC.yaml) into an SQLite database; `sweep export`, `sweep merge`, `sweep sensitivity`",
             [](const std::string& prog, const std::vector<std::string>& args) {
                 if (!args.empty() && args[0] == "export") return run_export(prog + " export", {args.begin() + 1, args.end()});
                 if (!args.empty() && args[0] == "merge") return run_merge(prog + " merge", {args.begin() + 1, args.end()});
+                if (!args.empty() && args[0] == "sensitivity") return run_sensitivity(prog + " sensitivity", {args.begin() + 1, args.end()});
                 return run_sweep(prog, args);
             }};
 }

@@ -22,6 +22,11 @@ std::string Point::identity() const {
     nlohmann::json params_json = nlohmann::json::array();
     for (const Param& p : params) params_json.push_back({p.key, p.value});
     nlohmann::json id = {"neuronsim-point/1", trace, generation, overlays, params_json, run_args, repeat};
+    if (!labels.empty()) {  // (absent otherwise: the keys of earlier studies stay as they were)
+        nlohmann::json l = nlohmann::json::array();
+        for (const Param& p : labels) l.push_back({p.key, p.value});
+        id.push_back(l);
+    }
     return id.dump();
 }
 
@@ -34,6 +39,7 @@ std::string Point::describe() const {
     for (const std::string& o : overlays) s += " +" + o;
     for (const Param& p : params) s += " " + p.key + "=" + p.value;
     for (const std::string& a : run_args) s += " " + a;
+    for (const Param& p : labels) s += " [" + p.key + "=" + p.value + "]";
     s += " #" + std::to_string(repeat);
     return s;
 }

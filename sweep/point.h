@@ -22,12 +22,17 @@ struct Point {
     std::vector<std::string> overlays;  // as written in the spec, applied in order
     std::vector<std::string> overlay_paths;  // resolved
     std::vector<Param> params;  // the spec's fixed params, then the axes' values
+    // What the design says of the point, recorded with its parameters but not passed to the run:
+    // oat=baseline or oat=KNOB (combine: oat), factor:KEY=F (a factors axis).
+    std::vector<Param> labels;
+    std::string kernel;  // a generated kernel's request (KernelSpec::request); trace_path is then set when it is built
     std::vector<std::string> run_args;  // extra `neuronsim run` arguments of the spec
     int repeat = 0;  // run index, 0 .. repeat-1
     std::string inputs;  // canonical JSON of the digests of what decides the run (PointInputs::stamp)
 
     // The identity the key hashes, as canonical JSON:
     // ["neuronsim-point/1", trace, generation, [overlays], [[key, value]...], [run_args], repeat]
+    // and, when there are any, [[label, value]...]
     std::string identity() const;
     // 16 hex digits: FNV-1a 64 of identity(): the point's place in the study, whatever its inputs.
     std::string coord_key() const;

@@ -51,9 +51,32 @@ double default_point_timeout(const Point& p) {
     return 600.0 + 120.0 * (ec ? 0.0 : double(bytes) / double(1 << 20));
 }
 
-PointExecutor::PointExecutor(ExecutorOptions o) : o_(std::move(o)) { model::io::make_directories(o_.work_dir); }
+PointExecutor::PointExecutor(ExecutorOptions o) : o_(std::move(o)), kernels_(o_.work_dir + "/kernels") { model::io::make_directories(o_.work_dir); }
 
-void PointExecutor::start(const Point& p) {
+PointDone PointExecutor::failed_to_start(const Point& p, const std::string& why) const {
+    PointDone d;
+    d.index = p.index;
+    d.record = record_for(p);
+    d.record.status = "failed";
+    d.record.exit_code = 1;
+    d.record.error = replace_all(make_valid_utf8(why), o_.work_dir, "<work dir>");
+    d.record.neuronsim_version = NEURONSIM_VERSION;
+    d.record.numerics = o_.numerics;
+    d.record.host = host_name();
+    d.record.finished_at = utc_now();
+    return d;
+}
+
+void PointExecutor::start(const Point& given) {
+    Point p = given;
+    if (!p.kernel.empty()) {
+        try {
+            p.trace_path = kernels_.trace_for(p);
+        } catch (const std::exception& e) {
+            ended_.push_back(failed_to_start(p, e.what()));
+            return;
+        }
+    }
     const std::string dir = o_.work_dir + "/" + p.key();
     std::error_code ec;
     fs::remove_all(dir, ec);  // a point's earlier, unrecorded attempt
@@ -77,6 +100,8 @@ void PointExecutor::kill_overdue() {
 
 std::vector<PointDone> PointExecutor::poll(int timeout_ms) {
     std::vector<PointDone> out;
+    out.swap(ended_);
+    if (!out.empty()) timeout_ms = 0;
     kill_overdue();
     for (const ChildExit& e : pool_.wait(timeout_ms)) out.push_back(finish(e));
     kill_overdue();
@@ -146,6 +171,7 @@ PointDone PointExecutor::finish(const ChildExit& e) {
 std::vector<PointDone> PointExecutor::stop_all(double grace_seconds) {
     stopping_ = true;
     std::vector<PointDone> out;
+    out.swap(ended_);
     pool_.signal_all(SIGINT);
     const double deadline = now_seconds() + grace_seconds;
     while (pool_.running() > 0 && now_seconds() < deadline)

@@ -10,6 +10,7 @@
 
 #include "sweep/child_process.h"
 #include "sweep/host_info.h"
+#include "sweep/kernel_points.h"
 #include "sweep/point.h"
 #include "sweep/results_db.h"
 
@@ -39,16 +40,19 @@ struct PointDone {
 class PointExecutor {
 public:
     explicit PointExecutor(ExecutorOptions o);
+    // Starts the point's run (a kernel point's trace is built first; when it cannot be, the
+    // point fails with the reason without running).
     void start(const Point& p);
     // Points that ended, waiting up to timeout_ms for one.
     std::vector<PointDone> poll(int timeout_ms);
-    size_t running() const { return pool_.running(); }
+    size_t running() const { return pool_.running() + ended_.size(); }
     // Stops every running point: SIGINT, then SIGKILL after `grace_seconds`; returns when all
     // ended, with the points that still completed (or failed) in the meantime.
     std::vector<PointDone> stop_all(double grace_seconds);
 
 private:
     PointDone finish(const ChildExit& e);
+    PointDone failed_to_start(const Point& p, const std::string& why) const;
 
     ExecutorOptions o_;
     ChildPool pool_;
@@ -60,6 +64,8 @@ private:
     void kill_overdue();
     std::map<pid_t, Running> running_;
     bool stopping_ = false;
+    KernelTraces kernels_;
+    std::vector<PointDone> ended_;  // points that failed before a process started
 };
 
 }  // namespace neuronsim::sweep

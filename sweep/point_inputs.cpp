@@ -47,7 +47,9 @@ void PointInputs::stamp(Point& p) {
     in["build"] = build_id();
     in["numerics"] = numerics_;
     in["stats"] = stats_;
-    in["trace"] = nlohmann::json::parse(file_digest(p.trace_path, true));
+    // A generated kernel is decided by its request and the build that generates it (both here).
+    if (p.kernel.empty()) in["trace"] = nlohmann::json::parse(file_digest(p.trace_path, true));
+    else in["kernel"] = nlohmann::json::parse(p.kernel);
     in["overlays"] = nlohmann::json::array();
     for (const std::string& o : p.overlay_paths) in["overlays"].push_back(nlohmann::json::parse(file_digest(o, false)));
     p.inputs = in.dump();

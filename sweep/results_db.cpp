@@ -177,6 +177,7 @@ PointRecord record_for(const Point& p) {
     r.generation = p.generation;
     r.overlays = p.overlays;
     r.params = p.params;
+    r.params.insert(r.params.end(), p.labels.begin(), p.labels.end());  // (queried like parameters: --where oat=baseline)
     r.run_args = p.run_args;
     r.repeat = p.repeat;
     r.coord_key = p.coord_key();

@@ -2,15 +2,20 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include <yaml-cpp/yaml.h>
 
 #include "model/common/error.h"
 #include "model/io/json_path.h"
+#include "model/workloads/kernels.h"
 #include "neuronsim/config.h"
 #include "sweep/point_inputs.h"
 #include "sweep/utf8.h"
@@ -182,19 +187,138 @@ std::vector<std::string> range_values(const Node& r) {
     return out;
 }
 
-// {key: K, values: [...]} or {key: K, range: {...}}
+// {key: K, values: [...]}, {key: K, range: {...}} or {key: K, factors: [...]}; baseline: V (oat)
 AxisColumn column(const Node& n) {
     n.expect_map();
-    n.only({"key", "values", "range"});
+    n.only({"key", "values", "range", "factors", "baseline"});
     if (!n.has("key")) n.fail("missing key 'key' (the config key this axis varies)");
     AxisColumn c;
     c.key = config_key(n.child("key"));
     c.where = n.path();
-    if (n.has("values") == n.has("range")) n.fail("give exactly one of 'values' (a list) or 'range'");
+    if (n.has("values") + n.has("range") + n.has("factors") != 1)
+        n.fail("give exactly one of 'values' (a list), 'range' or 'factors' (multiples of the preset's own value)");
     if (n.has("values"))
         for (const Node& v : n.child("values").list()) c.values.push_back(v.value_text());
-    else c.values = range_values(n.child("range"));
+    else if (n.has("range")) c.values = range_values(n.child("range"));
+    else
+        for (const Node& f : n.child("factors").list()) {
+            const double x = f.number();
+            if (!(x > 0)) f.fail("expected a factor > 0, got " + f.flow());
+            c.factors.push_back(format_number(x));
+        }
+    if (n.has("baseline")) {
+        if (!c.factors.empty()) n.child("baseline").fail("a factors axis's baseline is the preset's own value (factor 1)");
+        c.baseline = n.child("baseline").value_text();
+    }
     return c;
+}
+
+// The value of dotted `key` in the resolved config, as config.yaml writes it.
+std::string config_value(const Config& c, const std::string& key) {
+    YAML::Node n = YAML::Load(config_to_yaml(c));
+    size_t start = 0;
+    while (true) {
+        const size_t dot = key.find('.', start);
+        const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (!n.IsMap() || !n[part]) return "";
+        n = n[part];
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    return n.IsScalar() ? n.Scalar() : "";
+}
+
+// A factors column's values on each generation: the preset's own value (after the overlays
+// and the fixed params) times each factor; an integer key must stay an integer.
+void resolve_factors(AxisColumn& c, const Spec& s) {
+    std::string type;
+    for (const ConfigFieldInfo& f : config_fields())
+        if (f.key == c.key) type = f.type;
+    if (type.empty()) throw Error(s.source + ": " + c.where + ".key: " + c.key + " is not a config key (configs/README.md lists them)");
+    if (type != "integer" && type != "number")
+        throw Error(s.source + ": " + c.where + ".factors: " + c.key + " is a " + type + ", not a number: factors need a numeric key");
+    std::vector<std::string> overrides;
+    for (const Param& p : s.params) overrides.push_back(p.key + "=" + p.value);
+    for (const std::string& g : s.generations) {
+        Config cfg;
+        try {
+            cfg = compose_config(g, s.overlay_paths, overrides);
+        } catch (const std::exception& e) {
+            throw Error(s.source + ": " + c.where + ".factors: on " + g + ": " + e.what());
+        }
+        const std::string own = config_value(cfg, c.key);
+        const double base = std::strtod(own.c_str(), nullptr);
+        std::vector<std::string>& out = c.by_generation[g];
+        for (size_t i = 0; i < c.factors.size(); ++i) {
+            const double v = base * std::strtod(c.factors[i].c_str(), nullptr);
+            if (type == "integer" && std::fabs(v - std::round(v)) > 1e-9 * std::max(1.0, std::fabs(v)))
+                throw Error(s.source + ": " + c.where + ".factors[" + std::to_string(i) + "]: " + c.key + " is " + own + " on " + g + ", x" + c.factors[i] +
+                            " = " + format_number(v) + " is not an integer (the key takes integers)");
+            out.push_back(format_number(type == "integer" ? std::round(v) : v));
+        }
+    }
+}
+
+// A `kernels:` entry: {name: K | model: M, shape: RxC, dtype, act, bits, eps, seed, dma_lanes,
+// buffers, max_data_mib, layer, seq}, checked here, built per point (kernel_points.h).
+KernelSpec kernel_entry(const Node& n) {
+    namespace wl = model::workloads;
+    n.expect_map();
+    n.only({"name", "model", "shape", "dtype", "act", "bits", "eps", "seed", "dma_lanes", "buffers", "max_data_mib", "layer", "seq"});
+    if (n.has("name") == n.has("model")) n.fail("give exactly one of 'name' (a kernel: softmax, rmsnorm, ...) or 'model' (bert-base, llama2-7b)");
+    nlohmann::json j = nlohmann::json::object();
+    auto one_of = [&](const char* key, const std::vector<std::string>& names) {
+        const std::string v = n.child(key).text();
+        std::string list;
+        for (const std::string& x : names) list += (list.empty() ? "" : ", ") + x;
+        if (std::find(names.begin(), names.end(), v) == names.end())
+            n.child(key).fail("unknown " + std::string(key) + " \"" + v + "\" (expected one of: " + list + ")");
+        j[key] = v;
+    };
+    if (n.has("name")) one_of("name", wl::kernel_names());
+    if (n.has("model")) {
+        one_of("model", wl::model_names());
+        if (!n.has("seq")) n.fail("a model needs seq (the sequence length)");
+    } else if (n.has("layer") || n.has("seq")) {
+        n.fail("layer and seq apply to a model only");
+    }
+    wl::KernelRequest probe;
+    if (n.has("shape")) {
+        if (n.has("model")) n.child("shape").fail("a model's sizes and seq decide its shapes");
+        try {
+            wl::parse_kernel_shape(n.child("shape").text(), probe);
+        } catch (const Error& e) {
+            n.child("shape").fail(e.what());
+        }
+        j["shape"] = n.child("shape").text();
+    }
+    if (n.has("dtype")) {
+        try {
+            wl::parse_kernel_dtype(n.child("dtype").text());
+        } catch (const Error& e) {
+            n.child("dtype").fail(e.what());
+        }
+        j["dtype"] = n.child("dtype").text();
+    }
+    if (n.has("act")) j["act"] = n.child("act").text();
+    if (n.has("eps")) {
+        (void)n.child("eps").number();
+        j["eps"] = n.child("eps").text();
+    }
+    if (n.has("bits")) j["bits"] = n.child("bits").integer(1, 7);
+    if (n.has("seed")) j["seed"] = n.child("seed").integer(0, std::numeric_limits<long>::max());
+    if (n.has("dma_lanes")) j["dma_lanes"] = n.child("dma_lanes").integer(0, 64);
+    if (n.has("buffers")) j["buffers"] = n.child("buffers").integer(0, 64);
+    if (n.has("max_data_mib")) j["max_data_mib"] = n.child("max_data_mib").integer(1, 1 << 20);
+    if (n.has("layer")) j["layer"] = n.child("layer").integer(0, 1000);
+    if (n.has("seq")) j["seq"] = n.child("seq").integer(1, 1 << 24);
+    KernelSpec k;
+    k.request = j.dump();  // (keys sorted: canonical)
+    k.label = "kernel:" + j.value("name", j.value("model", ""));
+    if (j.contains("shape")) k.label += " " + j["shape"].get<std::string>();
+    for (const auto& [key, v] : j.items())
+        if (key != "name" && key != "model" && key != "shape") k.label += " " + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    return k;
 }
 
 Axis axis(const Node& n) {
@@ -259,15 +383,22 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     s.base_dir = base_dir;
     Node root(root_node, "", source);
     root.expect_map();
-    root.only(
-        {"name", "traces", "generations", "overlays", "params", "axes", "combine", "repeat", "numerics", "timeout_seconds", "run_args", "plots", "stats"});
+    root.only({"name", "traces", "kernels", "generations", "overlays", "params", "axes", "combine", "repeat", "numerics", "timeout_seconds", "run_args",
+               "plots", "stats"});
     if (root.has("name")) s.name = root.child("name").text();
-    if (!root.has("traces")) root.fail("missing key 'traces' (a list of trace files)");
-    for (const Node& t : root.child("traces").list()) {
-        s.traces.push_back(t.text());
-        s.trace_paths.push_back(resolve(base_dir, s.traces.back()));
-        require_file(t, s.trace_paths.back(), "trace");
-    }
+    if (!root.has("traces") && !root.has("kernels")) root.fail("missing key 'traces' (a list of trace files) or 'kernels' (kernels built per point)");
+    if (root.has("traces"))
+        for (const Node& t : root.child("traces").list()) {
+            s.traces.push_back(t.text());
+            s.trace_paths.push_back(resolve(base_dir, s.traces.back()));
+            require_file(t, s.trace_paths.back(), "trace");
+        }
+    if (root.has("kernels"))
+        for (const Node& k : root.child("kernels").list()) {
+            s.kernels.push_back(kernel_entry(k));
+            for (size_t i = 0; i + 1 < s.kernels.size(); ++i)
+                if (s.kernels[i].label == s.kernels.back().label) k.fail("the same kernel as kernels[" + std::to_string(i) + "]");
+        }
     if (root.has("generations")) {
         const Node g = root.child("generations");
         if (g.is_scalar() && g.raw().Scalar() == "all") {
@@ -306,7 +437,8 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
             if (!keys.insert(c.key).second) throw Error(source + ": " + c.where + ": key " + c.key + " is already set by params or another axis");
     if (root.has("combine")) {
         s.combine = root.child("combine").text();
-        if (s.combine != "grid" && s.combine != "zip") root.child("combine").fail("expected grid or zip, got \"" + s.combine + "\"");
+        if (s.combine != "grid" && s.combine != "zip" && s.combine != "oat")
+            root.child("combine").fail("expected grid, zip or oat (one at a time around a baseline), got \"" + s.combine + "\"");
         if (s.combine == "zip")
             for (const Axis& a : s.axes)
                 if (a.size() != s.axes.front().size())
@@ -314,6 +446,13 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
                                                std::to_string(s.axes.front().size()) + " values, " + a.columns.front().key + " has " +
                                                std::to_string(a.size()));
     }
+    for (const Axis& a : s.axes)
+        for (const AxisColumn& c : a.columns)
+            if (!c.baseline.empty() && s.combine != "oat")
+                throw Error(source + ": " + c.where + ".baseline: a baseline is for combine: oat (a grid or zip runs every value)");
+    for (Axis& a : s.axes)
+        for (AxisColumn& c : a.columns)
+            if (!c.factors.empty()) resolve_factors(c, s);
     if (root.has("repeat")) s.repeat = int(root.child("repeat").integer(1, 10000));
     if (root.has("timeout_seconds")) {
         s.timeout_seconds = root.child("timeout_seconds").number();
@@ -352,7 +491,7 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
     if (root.has("plots"))
         for (const Node& p : root.child("plots").list()) {
             p.expect_map();
-            p.only({"x", "y", "series", "out", "bar", "where"});
+            p.only({"x", "y", "series", "out", "bar", "where", "logx", "logy", "facet", "pareto"});
             PlotSpec ps;
             if (!p.has("x") || !p.has("y") || !p.has("out")) p.fail("a plot needs x, y and out");
             ps.x = p.child("x").text();
@@ -368,6 +507,10 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
             }
             if (p.has("series")) ps.series = p.child("series").text();
             if (p.has("bar")) ps.bar = p.child("bar").flag();
+            if (p.has("logx")) ps.logx = p.child("logx").flag();
+            if (p.has("logy")) ps.logy = p.child("logy").flag();
+            if (p.has("pareto")) ps.pareto = p.child("pareto").flag();
+            if (p.has("facet")) ps.facet = p.child("facet").text();
             if (p.has("where")) {
                 const Node w = p.child("where");
                 w.expect_map();
@@ -377,9 +520,13 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
             s.plots.push_back(ps);
         }
     // Grid sizes multiply; refuse a spec whose expansion would not fit in memory.
-    double n = double(s.traces.size()) * double(s.generations.size()) * s.repeat;
+    double n = double(s.traces.size() + s.kernels.size()) * double(s.generations.size()) * s.repeat;
     if (s.combine == "zip" && !s.axes.empty()) n *= double(s.axes.front().size());
-    else
+    else if (s.combine == "oat") {
+        double k = 1;
+        for (const Axis& a : s.axes) k += double(a.size());
+        n *= k;
+    } else
         for (const Axis& a : s.axes) n *= double(a.size());
     if (n > 10e6) throw Error(source + ": the spec expands to " + format_number(n) + " points (at most 10,000,000)");
     return s;
@@ -402,20 +549,31 @@ bool advance(std::vector<size_t>& at, const std::vector<Axis>& axes) {
 }
 }  // namespace
 
+const std::vector<std::string>& AxisColumn::values_for(const std::string& generation) const {
+    if (factors.empty()) return values;
+    auto it = by_generation.find(generation);
+    if (it == by_generation.end()) throw Error(where + ": the factors were not resolved on " + generation);
+    return it->second;
+}
+
+std::string Axis::name() const {
+    std::string n;
+    for (const AxisColumn& c : columns) n += (n.empty() ? "" : "+") + c.key;
+    return n;
+}
+
 void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) {
     // One point is built at a time: memory does not grow with the number of points.
     PointInputs inputs(s.numerics, s.stats);  // (each trace and overlay is read once)
     const bool zip = s.combine == "zip" && !s.axes.empty();
+    const bool oat = s.combine == "oat";
     Point p;
     p.overlays = s.overlays;
     p.overlay_paths = s.overlay_paths;
     p.run_args = s.run_args;
     size_t index = 0;
     std::vector<size_t> at(s.axes.size(), 0);
-    auto emit = [&] {
-        p.params = s.params;
-        for (size_t a = 0; a < s.axes.size(); ++a)
-            for (const AxisColumn& col : s.axes[a].columns) p.params.push_back({col.key, col.values[zip ? at[0] : at[a]]});
+    auto repeats = [&] {
         for (int r = 0; r < s.repeat; ++r) {
             p.index = index++;
             p.repeat = r;
@@ -423,18 +581,54 @@ void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) 
             fn(p);
         }
     };
-    for (size_t t = 0; t < s.traces.size(); ++t) {
-        p.trace = s.traces[t];
-        p.trace_path = s.trace_paths[t];
+    auto column_at = [&](const AxisColumn& col, size_t i) {
+        p.params.push_back({col.key, col.values_for(p.generation)[i]});
+        if (!col.factors.empty()) p.labels.push_back({"factor:" + col.key, col.factors[i]});
+    };
+    auto emit = [&] {
+        p.params = s.params;
+        p.labels.clear();
+        for (size_t a = 0; a < s.axes.size(); ++a)
+            for (const AxisColumn& col : s.axes[a].columns) column_at(col, zip ? at[0] : at[a]);
+        repeats();
+    };
+    // oat: the baseline (every axis at its baseline: the preset's own value unless given), then
+    // each axis's values with the others at their baselines.
+    auto emit_oat = [&](size_t knob, size_t i) {
+        p.params = s.params;
+        p.labels = {{"oat", knob == SIZE_MAX ? "baseline" : s.axes[knob].name()}};
+        for (size_t a = 0; a < s.axes.size(); ++a)
+            for (const AxisColumn& col : s.axes[a].columns)
+                if (a == knob) column_at(col, i);
+                else if (!col.baseline.empty()) p.params.push_back({col.key, col.baseline});
+        repeats();
+    };
+    auto each_generation = [&] {
         for (const std::string& g : s.generations) {
             p.generation = g;
             std::fill(at.begin(), at.end(), 0);
-            if (zip)  // the i-th values of every axis together (at[0] is i)
+            if (oat) {
+                emit_oat(SIZE_MAX, 0);
+                for (size_t a = 0; a < s.axes.size(); ++a)
+                    for (size_t i = 0; i < s.axes[a].size(); ++i) emit_oat(a, i);
+            } else if (zip) {  // the i-th values of every axis together (at[0] is i)
                 for (at[0] = 0; at[0] < s.axes.front().size(); ++at[0]) emit();
-            else do
-                    emit();
+            } else {
+                do emit();
                 while (advance(at, s.axes));
+            }
         }
+    };
+    for (size_t t = 0; t < s.traces.size(); ++t) {
+        p.trace = s.traces[t];
+        p.trace_path = s.trace_paths[t];
+        each_generation();
+    }
+    p.trace_path.clear();  // (built for each point when it runs)
+    for (const KernelSpec& k : s.kernels) {
+        p.trace = k.label;
+        p.kernel = k.request;
+        each_generation();
     }
 }
 

@@ -5,6 +5,7 @@
 // empty list is an Error naming the spec file and the YAML path ("spec.yaml: axes[2].values:
 // expected a list").
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,23 +14,39 @@
 
 namespace neuronsim::sweep {
 
-// One column of values for one config key.
+// One column of values for one config key: values as written, or factors of the preset's own
+// value (`factors: [0.5, 2]`: the generation's value, after the overlays and params, times each).
 struct AxisColumn {
     std::string key;
-    std::vector<std::string> values;  // -p value texts
+    std::vector<std::string> values;  // -p value texts (empty with factors)
+    std::vector<std::string> factors;  // as written
+    std::map<std::string, std::vector<std::string>> by_generation;  // factors: the -p texts per generation
+    std::string baseline;  // combine: oat: the baseline's value ("": the preset's own)
     std::string where;  // YAML path of the axis, for messages ("axes[1]")
+    size_t size() const { return factors.empty() ? values.size() : factors.size(); }
+    // The -p texts on `generation` (values, or the factors applied to its preset).
+    const std::vector<std::string>& values_for(const std::string& generation) const;
 };
 
 // An axis: one column, or several zipped columns of equal length that vary together.
 struct Axis {
     std::vector<AxisColumn> columns;
-    size_t size() const { return columns.empty() ? 0 : columns.front().values.size(); }
+    size_t size() const { return columns.empty() ? 0 : columns.front().size(); }
+    std::string name() const;  // its key, or the zipped keys joined by '+'
+};
+
+// A kernel generated for each point's generation (`kernels:`, model/workloads), instead of a
+// trace file.
+struct KernelSpec {
+    std::string label;  // "kernel:softmax 4096x2048 dtype=bf16": the point's trace
+    std::string request;  // canonical JSON of the request (kernel_request_from_json)
 };
 
 struct PlotSpec {
     std::string x, y, series, out;
     std::vector<std::string> where;  // KEY=VALUE
-    bool bar = false;
+    bool bar = false, logx = false, logy = false, pareto = false;
+    std::string facet;
 };
 
 struct Spec {
@@ -37,11 +54,12 @@ struct Spec {
     std::string base_dir;  // relative trace and overlay paths are resolved against it
     std::string name;
     std::vector<std::string> traces, trace_paths;
+    std::vector<KernelSpec> kernels;
     std::vector<std::string> generations;
     std::vector<std::string> overlays, overlay_paths;
     std::vector<Param> params;  // fixed, for every point
     std::vector<Axis> axes;
-    std::string combine = "grid";  // grid | zip
+    std::string combine = "grid";  // grid | zip | oat (one at a time around a baseline)
     int repeat = 1;
     std::string numerics;  // passed as --numerics when not empty
     double timeout_seconds = -1;  // per point: -1 derived from the point (default_point_timeout), 0 none
@@ -57,8 +75,8 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
 bool sets_a_reserved_option(const std::string& arg);
 Spec load_spec(const std::string& path);
 
-// Every point, in order: traces (outermost), generations, the axes (the last varies fastest),
-// then the run index.
+// Every point, in order: traces then kernels (outermost), generations, the axes (the last
+// varies fastest; with oat: the baseline, then each axis's values in turn), then the run index.
 std::vector<Point> expand(const Spec& spec);
 // The same points one at a time, without holding them (`--dry-run` of a million points).
 void for_each_point(const Spec& spec, const std::function<void(const Point&)>& fn);

@@ -27,29 +27,38 @@ std::vector<PlotRequest> study_plots(const Spec& spec, const std::string& db) {
             // Relative to the database's directory: a study's plots go beside its results.
             r.out = (fs::path(db).parent_path() / p.out).string();  // (spec.cpp: relative, no ..)
             r.bar = p.bar;
+            r.logx = p.logx;
+            r.logy = p.logy;
+            r.pareto = p.pareto;
+            r.facet = p.facet;
             r.where = p.where;
             out.push_back(r);
         }
         return out;
     }
     const std::string stem = (fs::path(db).parent_path() / fs::path(db).stem()).string();
-    std::vector<const AxisColumn*> columns;
-    for (const Axis& a : spec.axes)
-        for (const AxisColumn& c : a.columns) columns.push_back(&c);
-    for (const std::string& trace : spec.traces)
+    std::vector<std::string> sources = spec.traces;
+    for (const KernelSpec& k : spec.kernels) sources.push_back(k.label);
+    // A factors column is drawn against its factor (its values differ by generation).
+    auto x_of = [](const AxisColumn& c) { return c.factors.empty() ? "param:" + c.key : "param:factor:" + c.key; };
+    for (const std::string& trace : sources)
         for (const Axis& a : spec.axes) {
             const AxisColumn& c = a.columns.front();
             PlotRequest r;
             r.db = db;
-            r.x = "param:" + c.key;
+            r.x = x_of(c);
             r.y = std::string("stat:") + kDefaultPlotStat;
             r.series = "generation";
             r.where.push_back("trace=" + trace);
-            for (const Axis& other : spec.axes)
-                if (&other != &a)
-                    for (const AxisColumn& oc : other.columns) r.where.push_back("param:" + oc.key + "=" + oc.values.front());
+            if (spec.combine == "oat") r.where.push_back("param:oat=" + a.name());  // (the others at the baseline)
+            else
+                for (const Axis& other : spec.axes)
+                    if (&other != &a)
+                        for (const AxisColumn& oc : other.columns)
+                            r.where.push_back(x_of(oc) + "=" + (oc.factors.empty() ? oc.values.front() : oc.factors.front()));
             r.title = trace + ": " + kDefaultPlotStat + " vs " + c.key;
-            r.out = stem + "-" + file_safe(fs::path(trace).stem().string()) + "-" + file_safe(c.key) + ".svg";
+            const std::string name = trace.rfind("kernel:", 0) == 0 ? trace.substr(7) : fs::path(trace).stem().string();
+            r.out = stem + "-" + file_safe(name) + "-" + file_safe(c.key) + ".svg";
             out.push_back(r);
         }
     return out;

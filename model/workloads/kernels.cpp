@@ -1,5 +1,6 @@
 #include "model/workloads/kernels.h"
 
+#include <cctype>
 #include <filesystem>
 #include <sstream>
 
@@ -106,6 +107,37 @@ uint32_t slots_that_fit(const KernelContext& k, const Phase& p, const std::strin
                     std::to_string(private_bytes) + " bytes of ACT scratch need " + std::to_string(min * slot_bytes + private_bytes) +
                     " bytes per partition; " + k.limits().name + "'s SBUF has " + std::to_string(sbuf) + " (memory.sbuf_bytes_per_partition)");
     return static_cast<uint32_t>(std::min<uint64_t>(fit, want));
+}
+
+std::vector<std::string> kernel_names() {
+    std::vector<std::string> n;
+    for (const KernelInfo& k : kernels()) n.push_back(k.name);
+    return n;
+}
+
+std::vector<std::string> model_names() {
+    std::vector<std::string> n;
+    for (const ModelInfo& m : models()) n.push_back(m.name);
+    return n;
+}
+
+void parse_kernel_shape(const std::string& text, KernelRequest& r) {
+    const size_t x = text.find('x');
+    auto num = [&](const std::string& t) {
+        size_t used = 0;
+        unsigned long long v = 0;
+        try {
+            v = std::stoull(t, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (t.empty() || used != t.size() || v == 0 || t[0] == '-' || t[0] == '+' || std::isspace(static_cast<unsigned char>(t[0])))
+            throw Error("--shape " + text + ": expected ROWSxCOLS with positive integers, e.g. 2048x11008");
+        return static_cast<uint64_t>(v);
+    };
+    if (x == std::string::npos) throw Error("--shape " + text + ": expected ROWSxCOLS, e.g. 2048x11008");
+    r.rows = num(text.substr(0, x));
+    r.cols = num(text.substr(x + 1));
 }
 
 fp::Dtype parse_kernel_dtype(const std::string& name) {

@@ -50,6 +50,10 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
 // The kernels and presets with their parameters and defaults (`neuronsim kernel --list`).
 std::string kernel_list();
 
+std::vector<std::string> kernel_names();  // softmax, rmsnorm, ...
+std::vector<std::string> model_names();  // bert-base, llama2-7b
+// "2048x11008" into r.rows, r.cols; an Error ("--shape T: expected ROWSxCOLS ...") otherwise.
+void parse_kernel_shape(const std::string& text, KernelRequest& r);
 fp::Dtype parse_kernel_dtype(const std::string& name);  // fp32, bf16, fp16
 std::string kernel_dtype_name(fp::Dtype d);
 
