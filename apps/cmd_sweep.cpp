@@ -138,7 +138,7 @@ int draw_study_plots(const Spec& spec, const std::string& db) {
         std::printf("sweep: plot %s\n", r.out.c_str());
         if (!note.empty()) std::fprintf(stderr, "neuronsim sweep: %s: %s\n", r.out.c_str(), note.c_str());
     }
-    if (spec.combine == "oat" && spec.plots.empty()) {  // and the study's tornado
+    if (spec.combine == "oat") {  // and the study's tornado (DBNAME-sensitivity.svg)
         const std::string out = (fs::path(db).parent_path() / fs::path(db).stem()).string() + "-sensitivity.svg";
         SensitivityRequest r;
         r.db = db;

@@ -70,8 +70,11 @@ std::string inputs_change(const std::string& old_inputs, const std::string& new_
         const std::string t = v.is_string() ? v.get<std::string>() : v.dump();
         return t.empty() ? std::string("default") : t;
     };
-    if (a.value("trace", nlohmann::json()).value("sha256", "") != b.value("trace", nlohmann::json()).value("sha256", "")) add("the trace's content changed");
-    else if (a.value("trace", nlohmann::json()) != b.value("trace", nlohmann::json())) add("a data file of the trace changed");
+    const nlohmann::json no = nlohmann::json::object();
+    auto part = [&](const nlohmann::json& j, const char* key) { return j.contains(key) && j.at(key).is_object() ? j.at(key) : no; };
+    if (part(a, "trace").value("sha256", "") != part(b, "trace").value("sha256", "")) add("the trace's content changed");
+    else if (part(a, "trace") != part(b, "trace")) add("a data file of the trace changed");
+    if (part(a, "kernel") != part(b, "kernel")) add("the kernel's request changed");
     if (a.value("overlays", nlohmann::json()) != b.value("overlays", nlohmann::json())) add("an overlay's content changed");
     if (a.value("numerics", nlohmann::json()) != b.value("numerics", nlohmann::json()))
         add("numerics " + text(a.value("numerics", nlohmann::json(""))) + " -> " + text(b.value("numerics", nlohmann::json(""))));

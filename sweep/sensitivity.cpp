@@ -154,16 +154,20 @@ std::string sensitivity_text(const std::vector<SensitivityGroup>& groups) {
             wk = std::max(wk, k.knob.size());
             for (const SensitivityEntry& e : k.entries) wv = std::max(wv, e.value.size());
         }
-        char line[1024];
-        std::snprintf(line, sizeof line, "  %-*s  %-*s  %14s  %9s\n", int(wk), "knob", int(wv), "value", g.metric.size() > 14 ? "metric" : g.metric.c_str(),
-                      "change");
-        s += line;
+        // (padded by characters, not bytes: a time's unit may be "µs")
+        auto pad = [](const std::string& t, size_t w, bool left) {
+            size_t chars = 0;
+            for (unsigned char c : t) chars += (c & 0xc0) != 0x80;
+            const std::string fill(w > chars ? w - chars : 0, ' ');
+            return left ? t + fill : fill + t;
+        };
+        const std::string short_metric = g.metric.substr(g.metric.rfind('.') + 1);
+        const size_t wm = std::max<size_t>(12, short_metric.size());
+        s += "  " + pad("knob", wk, true) + "  " + pad("value", wv, true) + "  " + pad(short_metric, wm, false) + "  " + pad("change", 9, false) + "\n";
         for (const SensitivityKnob& k : g.knobs)
-            for (const SensitivityEntry& e : k.entries) {
-                std::snprintf(line, sizeof line, "  %-*s  %-*s  %14s  %9s\n", int(wk), k.knob.c_str(), int(wv), e.value.c_str(),
-                              format_value(g.metric, e.metric).c_str(), percent(e.change).c_str());
-                s += line;
-            }
+            for (const SensitivityEntry& e : k.entries)
+                s += "  " + pad(k.knob, wk, true) + "  " + pad(e.value, wv, true) + "  " + pad(format_value(g.metric, e.metric), wm, false) + "  " +
+                     pad(percent(e.change), 9, false) + "\n";
     }
     return s;
 }
@@ -193,7 +197,7 @@ std::string tornado_script(const std::vector<SensitivityGroup>& all, const std::
     const size_t n = groups.size(), cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
     size_t most_knobs = 1;
     for (const SensitivityGroup* g : groups) most_knobs = std::max(most_knobs, g->knobs.size());
-    const int width = int(std::max<size_t>(1, cols) * 620), height = int(rows * (120 + 45 * most_knobs) + 60);
+    const int width = int(std::max<size_t>(1, cols) * 720), height = int(rows * (120 + 45 * most_knobs) + 60);
     std::string s = "# neuronsim sweep sensitivity: a tornado plot of " + metric + "\n";
     s += (png ? "set terminal pngcairo" : "set terminal svg") + std::string(" size ") + std::to_string(width) + "," + std::to_string(height) +
          (png ? " enhanced font 'Sans,10'\n" : " dynamic enhanced font 'Sans,10'\n");

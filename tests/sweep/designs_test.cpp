@@ -11,6 +11,7 @@
 #include "model/common/error.h"
 #include "neuronsim/config.h"
 #include "sweep/plot.h"
+#include "sweep/point_inputs.h"
 #include "sweep/results_db.h"
 #include "sweep/sensitivity.h"
 #include "sweep/spec.h"
@@ -119,6 +120,12 @@ TEST_F(DesignTest, KernelPointsAreKeyedByTheirRequestNotAFile) {
     EXPECT_EQ(nlohmann::json::parse(ps[0].inputs).at("kernel"), nlohmann::json::parse(R"({"name":"softmax","shape":"256x512","dtype":"bf16"})"));
     EXPECT_FALSE(nlohmann::json::parse(ps[0].inputs).contains("trace"));
     EXPECT_NE(ps[0].key(), ps[1].key());
+    // What changed, between kernel points (no trace digest in either) of other builds.
+    nlohmann::json other = nlohmann::json::parse(ps[0].inputs);
+    other["build"] = "0123456789abcdef";
+    EXPECT_EQ(inputs_change(other.dump(), ps[0].inputs), "another build of neuronsim (0123456789abcdef -> " + build_id() + ")");
+    other["kernel"]["seed"] = 2;
+    EXPECT_EQ(inputs_change(other.dump(), ps[0].inputs).rfind("the kernel's request changed; another build", 0), 0u);
 }
 
 // Records of an oat study as a sweep writes them: the design's labels among the params.
