@@ -12,6 +12,7 @@
 #include "model/common/error.h"
 #include "model/io/json_path.h"
 #include "model/io/sha256.h"
+#include "neuronsim/act_sets.h"
 #include "neuronsim/version.h"
 #include "platform/config.h"
 #include "sweep/host_info.h"
@@ -76,6 +77,22 @@ void check_spec_against_presets(const Spec& s) {
                 }
             }
         }
+}
+
+// What every point would load again, loaded once before the points fork from this process: the
+// built-in function sets' DRAM region of each generation (with the overlays and fixed params).
+// A point whose parameters change the tables still builds its own; nothing here changes results.
+void warm_for_points(const Spec& s) {
+    std::vector<std::string> overrides;
+    for (const Param& p : s.params) overrides.push_back(p.key + "=" + p.value);
+    for (const std::string& g : s.generations) {
+        try {
+            const Config cfg = platform::compose_config(g, s.overlay_paths, overrides);
+            (void)build_act_set_region(cfg, "", cfg.memory.dram_bytes);
+        } catch (const std::exception&) {
+            // (the points report it themselves)
+        }
+    }
 }
 
 std::string default_db(const std::string& spec, int shard_index, int shard_count) {
@@ -170,7 +187,10 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         "emit-sbatch", po::value<std::string>(),
         "DIR: write a Slurm array job for the study instead of running it: DIR/sweep.sbatch (task I runs --shard I/N into DIR/shards/), "
         "DIR/merge.sbatch (joins them into DIR/NAME.db) and DIR/submit.sh (submits both, the merge after every task succeeded); needs --shards")(
-        "shards", po::value<int>(), "with --emit-sbatch: the array job's tasks (shards); -j gives each task's CPUs");
+        "shards", po::value<int>(), "with --emit-sbatch: the array job's tasks (shards); -j gives each task's CPUs")(
+        "spawn", po::bool_switch(),
+        "start every point as a new `neuronsim run` process (as MPI workers do) instead of a fork of this warmed process (the default locally: no exec, "
+        "the built-in catalog loaded once); the results are the same");
     po::positional_options_description pos;
     pos.add("spec", 1);
     po::variables_map vm;
@@ -276,6 +296,10 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
 
     WorkDir work(keep_runs);
     o.exec.work_dir = work.path();
+    if (!vm["spawn"].as<bool>()) {  // a fork per point of this process, warmed first
+        warm_for_points(spec);
+        o.exec.in_process = [](const std::vector<std::string>& run_args) { return run_cli(run_args); };
+    }
     SweepOutcome out;
     {
         ResultsDb db(db_path, true);

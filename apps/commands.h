@@ -6,6 +6,10 @@ namespace neuronsim::apps {
 Command act_command();
 Command demo_command();
 Command pwp_command();
+// The whole CLI on `args` (argv[1..]): global options, a command, errors reported on stderr;
+// returns the exit status. sc_main runs it; so does a sweep's warmed point worker.
+int run_cli(std::vector<std::string> args);
+
 Command run_command();
 Command asm_command();
 Command disasm_command();

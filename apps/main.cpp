@@ -55,7 +55,12 @@ extern "C" int sc_main(int argc, char* argv[]) {
                                                      : spdlog::level::warn,
                     "{}", message);
     });
-    std::vector<std::string> args(argv + 1, argv + argc);
+    return apps::run_cli(std::vector<std::string>(argv + 1, argv + argc));
+}
+
+// The CLI after its set-up: global options, a command, errors on stderr with the exit status
+// (also what a sweep's warmed worker runs for each point, apps/cmd_sweep.cpp).
+int apps::run_cli(std::vector<std::string> args) {
     try {
         // Global options come before the command name.
         while (!args.empty() && args[0].rfind("--", 0) == 0 && args[0] != "--help") {

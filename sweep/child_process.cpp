@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 
@@ -72,6 +73,35 @@ pid_t ChildPool::start(const std::string& exe, const std::vector<std::string>& a
         ::close(fds[0]);
         throw Error("cannot start " + exe + ": " + std::strerror(rc));
     }
+    ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    children_.push_back({pid, now_seconds(), fds[0], {}});
+    return pid;
+}
+
+pid_t ChildPool::start_forked(const std::function<int()>& fn) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot start a point: no pipe for its stderr: ") + std::strerror(errno));
+    std::fflush(nullptr);  // (nothing buffered here is written twice)
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int err = errno;
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw Error(std::string("cannot start a point: fork failed: ") + std::strerror(err));
+    }
+    if (pid == 0) {
+        const int null_in = ::open("/dev/null", O_RDONLY), null_out = ::open("/dev/null", O_WRONLY);
+        if (null_in < 0 || null_out < 0 || ::dup2(null_in, STDIN_FILENO) < 0 || ::dup2(null_out, STDOUT_FILENO) < 0 || ::dup2(fds[1], STDERR_FILENO) < 0)
+            ::_exit(127);
+        for (int sig : {SIGINT, SIGTERM, SIGPIPE}) std::signal(sig, SIG_DFL);
+        sigset_t empty;
+        sigemptyset(&empty);
+        sigprocmask(SIG_SETMASK, &empty, nullptr);
+        const int rc = fn();
+        std::fflush(nullptr);
+        ::_exit(rc);  // (no destructors or atexit handlers of the parent's objects: its database stays its own)
+    }
+    ::close(fds[1]);
     ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
     children_.push_back({pid, now_seconds(), fds[0], {}});
     return pid;

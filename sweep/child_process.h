@@ -5,6 +5,7 @@
 // disk the child writes to is full. SIGINT and SIGTERM are at their defaults in the child.
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ public:
     ~ChildPool();  // kills (SIGKILL) and reaps children still running
     // Starts `exe` with `args` (argv[1..]); an Error if it cannot be started.
     pid_t start(const std::string& exe, const std::vector<std::string>& args);
+    // Starts a fork of this process that runs `fn` and exits with its result: no exec, no
+    // dynamic linking, and what this process loaded (the built-in catalog) is shared. Only for a
+    // single-threaded caller that is not an MPI rank; the same stdin/stdout/stderr and signal
+    // dispositions as start(). `fn` must not throw.
+    pid_t start_forked(const std::function<int()>& fn);
     // The children that ended, waiting up to `timeout_ms` for at least one (0: do not wait).
     std::vector<ChildExit> wait(int timeout_ms);
     size_t running() const { return children_.size(); }

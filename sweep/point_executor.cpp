@@ -81,7 +81,8 @@ void PointExecutor::start(const Point& given) {
     std::error_code ec;
     fs::remove_all(dir, ec);  // a point's earlier, unrecorded attempt
     model::io::make_directories(dir);
-    const pid_t pid = pool_.start(o_.exe, run_arguments(p, dir + "/out", o_.numerics));
+    const std::vector<std::string> args = run_arguments(p, dir + "/out", o_.numerics);
+    const pid_t pid = o_.in_process ? pool_.start_forked([&] { return o_.in_process(args); }) : pool_.start(o_.exe, args);
     Running r;
     r.point = p;
     r.timeout = o_.timeout_seconds < 0 ? default_point_timeout(p) : o_.timeout_seconds;

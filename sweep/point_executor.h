@@ -4,6 +4,7 @@
 // stats.json, or failed with the error text from the child's stderr. A child that ended by
 // SIGINT, SIGTERM or SIGHUP (or exit 130/143), or by SIGKILL while the sweep stops its points,
 // is reported as interrupted and never recorded, so a resumed sweep runs it again.
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct ExecutorOptions {
     std::vector<std::string> stats = default_stat_globs();  // the stats recorded (Spec::stats)
     double timeout_seconds = -1;  // a point still running after this is killed and recorded as failed;
         // -1: default_point_timeout(point), 0: none
+    // When set, a point runs in a fork of this (warmed, single-threaded) process that calls it
+    // with the `neuronsim run` arguments (run_arguments) instead of exec'ing `exe`.
+    std::function<int(const std::vector<std::string>&)> in_process;
 };
 
 // The timeout of a point when neither the spec nor --timeout gives one: 600 s plus 120 s per

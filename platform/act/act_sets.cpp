@@ -2,6 +2,9 @@
 // DRAM region LoadActFuncSet reads.
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "model/common/error.h"
 #include "model/io/json_path.h"
@@ -17,8 +20,9 @@ uint64_t align_down(uint64_t v) { return v & ~uint64_t{4095}; }
 uint64_t align_up(uint64_t v) { return (v + 4095) & ~uint64_t{4095}; }
 }  // namespace
 
-ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir, uint64_t top) {
-    const std::string dir = pwp_dir.empty() ? model::pwp::default_catalog_dir() + "/pwp_bin_trainium" : pwp_dir;
+namespace {
+
+ActSetRegion build_region(const Config& cfg, const std::string& dir, uint64_t top) {
     const std::string act_info = dir + "/act_info.json";
     const auto roster = model::pwp::parse_act_info(model::io::read_text_file(act_info), act_info);
     const ActTablesConfig& t = cfg.act.tables;
@@ -87,6 +91,26 @@ ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir,
         r.sets.push_back({roster[i].name, s.loadable, s.functions});
     }
     return r;
+}
+
+}  // namespace
+
+ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir, uint64_t top) {
+    if (!pwp_dir.empty()) return build_region(cfg, pwp_dir, top);  // (a user's directory may change between runs: read every time)
+    // The built-in catalog is installed with the build and never changes under it: its region is
+    // built once per table geometry and top in a process (a sweep's warmed worker, a VP's cores).
+    const std::string dir = model::pwp::default_catalog_dir() + "/pwp_bin_trainium";
+    const model::pwp::TableGeometry g = model::pwp::table_geometry(cfg.act.tables);
+    const auto key = std::make_tuple(dir, top, g.cam_entries, g.profile_slots, g.control_entries, g.control_stride, g.bucket_entries);
+    static std::mutex mutex;
+    static std::map<decltype(key), ActSetRegion> built;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = built.find(key); it != built.end()) return it->second;
+    }
+    ActSetRegion r = build_region(cfg, dir, top);
+    std::lock_guard<std::mutex> lock(mutex);
+    return built.emplace(key, std::move(r)).first->second;
 }
 
 namespace {

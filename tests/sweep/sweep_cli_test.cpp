@@ -84,6 +84,39 @@ std::string mpi_env() {
            "detect_leaks=0' ";
 }
 
+// Points forked from the warmed sweep (the default) and points exec'd as `neuronsim run`
+// (--spawn, the slow path kept as its oracle) give the same rows: stats, failures and their
+// error texts.
+TEST(SweepCli, ForkedAndSpawnedPointsGiveTheSameRows) {
+    test::TempDir dir;
+    dir.write("bad.trace", "act activate nonsense=1\n");
+    std::string spec = small_spec();
+    spec.replace(spec.find("traces: ["), 9, "traces: [bad.trace, ");
+    dir.write("spec.yaml", spec);
+    auto fork = test::run_cli_in(dir.path(), "sweep spec.yaml -o fork.db -j 2");
+    auto spawn = test::run_cli_in(dir.path(), "sweep spec.yaml -o spawn.db -j 2 --spawn");
+    EXPECT_EQ(fork.status, 3) << fork.err;
+    EXPECT_EQ(spawn.status, 3) << spawn.err;
+    const auto a = rows(dir.file("fork.db")), b = rows(dir.file("spawn.db"));
+    ASSERT_EQ(a.size(), 12u);
+    ASSERT_EQ(b.size(), a.size());
+    size_t failed = 0;
+    for (const auto& [key, r] : a) {
+        ASSERT_TRUE(b.count(key)) << key;
+        const PointRecord& o = b.at(key);
+        std::string why;
+        EXPECT_TRUE(same_results(r, o, &why)) << key << ": " << why;
+        EXPECT_EQ(r.status, o.status);
+        EXPECT_EQ(r.exit_code, o.exit_code);
+        EXPECT_EQ(r.error, o.error);
+        if (r.status != "ok") {
+            ++failed;
+            EXPECT_NE(r.error.find("bad.trace"), std::string::npos) << r.error;
+        }
+    }
+    EXPECT_EQ(failed, 4u);
+}
+
 TEST(SweepCli, LocalShardsAndMpiGiveTheSameRows) {
     test::TempDir dir;
     dir.write("spec.yaml", small_spec());
