@@ -286,5 +286,13 @@ TEST(DesignCli, AnOatStudyOfGeneratedKernelsAndItsReport) {
     }
 }
 
+// The worked study of docs/what-if.md stays a valid spec of the size the document says.
+TEST(DesignCli, TheWorkedSensitivityStudyIsAValidSpec) {
+    const auto r = test::run_cli(std::string("sweep ") + NEURONSIM_SOURCE_DIR + "/examples/sweep/sensitivity.yaml --dry-run");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\n78 points\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kernel:rmsnorm 2048x4096 dtype=bf16 maverick sync.semaphore_latency_ns=40"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace neuronsim::sweep
