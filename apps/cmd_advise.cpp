@@ -98,6 +98,7 @@ int run_advise(const std::string& prog, const std::vector<std::string>& args) {
     for (const auto& w : a.fixed_reasons) std::printf("  %s\n", w.c_str());
     for (const auto& p : a.problems) std::printf("  problem: %s\n", p.c_str());
     print_loads(a.loads);
+    for (const auto& h : a.hints) std::printf("hint: %s\n", h.c_str());
     if (!a.improves()) {
         std::printf("no order or set choice with fewer table loads found (%zu with the suggestion)\n", a.suggested_loads);
     } else {
@@ -121,6 +122,15 @@ int run_advise(const std::string& prog, const std::vector<std::string>& args) {
     // reported and not written.
     const bool write = vm.count("out") > 0;
     if (!a.improves()) {
+        if (!a.hints.empty() && !vm["no-simulate"].as<bool>()) {  // what the hinted switches cost
+            const Config cfg = config_from(vm);
+            TempDir tmp;
+            uint64_t loads = 0;
+            double load_ns = 0;
+            const double t = simulate_ns(cfg, trace, tmp.path + "/original", loads, load_ns);
+            std::printf("simulated on %s: %.1f ns, of which %llu table loads take %.1f ns of ACT time (%.1f%% of the run's)\n", cfg.generation.name.c_str(), t,
+                        static_cast<unsigned long long>(loads), load_ns, t > 0 ? 100.0 * load_ns / t : 0.0);
+        }
         if (write) std::printf("nothing written to %s: the trace is already the best order found\n", vm["out"].as<std::string>().c_str());
         return 0;
     }

@@ -98,6 +98,7 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     for (const auto& f : s.run_flags) flags += " " + f;
     std::printf("\nrun: neuronsim run %s--trace %s%s\n", vm.count("gen") ? ("--gen " + vm["gen"].as<std::string>() + " ").c_str() : "", out.c_str(),
                 flags.c_str());
+    for (const auto& n : s.notes) std::printf("note: %s\n", n.c_str());
     return 0;
 }
 

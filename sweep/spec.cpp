@@ -264,7 +264,7 @@ void resolve_factors(AxisColumn& c, const Spec& s) {
 KernelSpec kernel_entry(const Node& n) {
     namespace wl = model::workloads;
     n.expect_map();
-    n.only({"name", "model", "shape", "dtype", "act", "bits", "eps", "seed", "dma_lanes", "buffers", "max_data_mib", "layer", "seq"});
+    n.only({"name", "model", "shape", "dtype", "act", "bits", "eps", "seed", "dma_lanes", "buffers", "max_data_mib", "layer", "seq", "generations"});
     if (n.has("name") == n.has("model")) n.fail("give exactly one of 'name' (a kernel: softmax, rmsnorm, ...) or 'model' (bert-base, llama2-7b)");
     nlohmann::json j = nlohmann::json::object();
     auto one_of = [&](const char* key, const std::vector<std::string>& names) {
@@ -387,31 +387,70 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
                "plots", "stats"});
     if (root.has("name")) s.name = root.child("name").text();
     if (!root.has("traces") && !root.has("kernels")) root.fail("missing key 'traces' (a list of trace files) or 'kernels' (kernels built per point)");
+    // Generation names: lower case, each a preset of configs/ (case-insensitive on input).
+    auto generation_list = [&](const Node& g) {
+        std::vector<std::string> out;
+        if (g.is_scalar() && g.raw().Scalar() == "all") return generation_names();
+        for (const Node& n : g.list()) {
+            std::string name = n.text();
+            for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+            const std::vector<std::string>& known = generation_names();
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+                std::string list;
+                for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+                n.fail("unknown generation \"" + n.text() + "\" (expected one of: " + list + ")");
+            }
+            if (std::find(out.begin(), out.end(), name) != out.end()) n.fail("generation " + name + " is listed twice");
+            out.push_back(name);
+        }
+        return out;
+    };
+    const bool study_generations = root.has("generations");
+    if (study_generations) s.generations = generation_list(root.child("generations"));
+    // An entry's own generations (a trace made for one generation's SBUF, a kernel only some
+    // generations have) are a subset of the study's, or make it up when it gives none.
+    auto entry_generations = [&](const Node& e) {
+        if (!e.has("generations")) return std::vector<std::string>{};
+        const Node g = e.child("generations");
+        std::vector<std::string> own = generation_list(g);
+        for (const std::string& name : own)
+            if (study_generations && std::find(s.generations.begin(), s.generations.end(), name) == s.generations.end())
+                g.fail("generation " + name + " is not one of the study's generations (the top-level 'generations')");
+        return own;
+    };
     if (root.has("traces"))
         for (const Node& t : root.child("traces").list()) {
-            s.traces.push_back(t.text());
+            // A path, or {path: P, generations: [...]}.
+            const Node path = t.is_scalar() ? t : t.child("path");
+            if (!t.is_scalar()) {
+                t.expect_map();
+                t.only({"path", "generations"});
+                if (!t.has("path")) t.fail("missing key 'path' (the trace file)");
+            }
+            s.traces.push_back(path.text());
             s.trace_paths.push_back(resolve(base_dir, s.traces.back()));
-            require_file(t, s.trace_paths.back(), "trace");
+            require_file(path, s.trace_paths.back(), "trace");
+            s.trace_generations.push_back(t.is_scalar() ? std::vector<std::string>{} : entry_generations(t));
         }
     if (root.has("kernels"))
         for (const Node& k : root.child("kernels").list()) {
             s.kernels.push_back(kernel_entry(k));
+            s.kernels.back().generations = entry_generations(k);
             for (size_t i = 0; i + 1 < s.kernels.size(); ++i)
                 if (s.kernels[i].label == s.kernels.back().label) k.fail("the same kernel as kernels[" + std::to_string(i) + "]");
         }
-    if (root.has("generations")) {
-        const Node g = root.child("generations");
-        if (g.is_scalar() && g.raw().Scalar() == "all") {
-            s.generations = generation_names();
-        } else {
-            for (const Node& n : g.list()) {
-                std::string name = n.text();
-                for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
-                s.generations.push_back(name);
-            }
-        }
-    } else {
-        s.generations = {default_generation()};
+    if (!study_generations) {
+        // An entry without a list of its own runs on the default generation; the study's list
+        // is the union of the entries' lists, in the presets' order.
+        for (auto& g : s.trace_generations)
+            if (g.empty()) g = {default_generation()};
+        for (KernelSpec& k : s.kernels)
+            if (k.generations.empty()) k.generations = {default_generation()};
+        std::set<std::string> used;
+        for (const auto& g : s.trace_generations) used.insert(g.begin(), g.end());
+        for (const KernelSpec& k : s.kernels) used.insert(k.generations.begin(), k.generations.end());
+        for (const std::string& g : generation_names())
+            if (used.count(g)) s.generations.push_back(g);
     }
     if (root.has("overlays"))
         for (const Node& o : root.child("overlays").list()) {
@@ -520,7 +559,10 @@ Spec parse_spec(const std::string& yaml_text, const std::string& source, const s
             s.plots.push_back(ps);
         }
     // Grid sizes multiply; refuse a spec whose expansion would not fit in memory.
-    double n = double(s.traces.size() + s.kernels.size()) * double(s.generations.size()) * s.repeat;
+    double n = 0;
+    for (const auto& g : s.trace_generations) n += double(g.empty() ? s.generations.size() : g.size());
+    for (const KernelSpec& k : s.kernels) n += double(k.generations.empty() ? s.generations.size() : k.generations.size());
+    n *= s.repeat;
     if (s.combine == "zip" && !s.axes.empty()) n *= double(s.axes.front().size());
     else if (s.combine == "oat") {
         double k = 1;
@@ -603,8 +645,8 @@ void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) 
                 else if (!col.baseline.empty()) p.params.push_back({col.key, col.baseline});
         repeats();
     };
-    auto each_generation = [&] {
-        for (const std::string& g : s.generations) {
+    auto each_generation = [&](const std::vector<std::string>& own) {
+        for (const std::string& g : own.empty() ? s.generations : own) {
             p.generation = g;
             std::fill(at.begin(), at.end(), 0);
             if (oat) {
@@ -622,13 +664,13 @@ void for_each_point(const Spec& s, const std::function<void(const Point&)>& fn) 
     for (size_t t = 0; t < s.traces.size(); ++t) {
         p.trace = s.traces[t];
         p.trace_path = s.trace_paths[t];
-        each_generation();
+        each_generation(s.trace_generations[t]);
     }
     p.trace_path.clear();  // (built for each point when it runs)
     for (const KernelSpec& k : s.kernels) {
         p.trace = k.label;
         p.kernel = k.request;
-        each_generation();
+        each_generation(k.generations);
     }
 }
 

@@ -40,6 +40,7 @@ struct Axis {
 struct KernelSpec {
     std::string label;  // "kernel:softmax 4096x2048 dtype=bf16": the point's trace
     std::string request;  // canonical JSON of the request (kernel_request_from_json)
+    std::vector<std::string> generations;  // its own generations (empty: the study's)
 };
 
 struct PlotSpec {
@@ -54,6 +55,7 @@ struct Spec {
     std::string base_dir;  // relative trace and overlay paths are resolved against it
     std::string name;
     std::vector<std::string> traces, trace_paths;
+    std::vector<std::vector<std::string>> trace_generations;  // per trace: its own (empty: the study's)
     std::vector<KernelSpec> kernels;
     std::vector<std::string> generations;
     std::vector<std::string> overlays, overlay_paths;

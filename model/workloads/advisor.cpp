@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "model/common/error.h"
@@ -184,6 +185,44 @@ private:
 
 }  // namespace
 
+// The NKI ISA's VectorE instruction that computes a function without an ACT table, or null:
+// a kernel that switches sets only for these keeps one set resident by moving them there.
+const char* vector_engine_instruction(const std::string& fn) {
+    if (fn == "reciprocal") return "nisa.reciprocal";
+    if (fn == "identity" || fn == "copy") return "nisa.tensor_scalar or nisa.tensor_copy";
+    return nullptr;
+}
+
+// Loads forced only by VectorE-computable functions, by set and functions, and the loads that
+// switch back from that set: what keeping one set resident would save.
+std::vector<std::string> vector_engine_hints(const std::vector<LoadNote>& loads) {
+    std::map<std::string, std::pair<size_t, std::vector<std::string>>> by_set;  // set -> (loads, functions)
+    for (const LoadNote& n : loads) {
+        if (n.redundant || n.unused || n.forced_by.empty()) continue;
+        if (!std::all_of(n.forced_by.begin(), n.forced_by.end(), [](const std::string& f) { return vector_engine_instruction(f) != nullptr; })) continue;
+        auto& e = by_set[n.set_name];
+        ++e.first;
+        for (const std::string& f : n.forced_by)
+            if (std::find(e.second.begin(), e.second.end(), f) == e.second.end()) e.second.push_back(f);
+    }
+    std::vector<std::string> out;
+    for (const auto& [set, e] : by_set) {
+        if (e.first < 2) continue;  // (one switch is a kernel's phase change, not a habit)
+        size_t back = 0;  // the switches away from it again
+        for (const LoadNote& n : loads) back += !n.redundant && n.from == set;
+        std::string fns, ops;
+        for (const std::string& f : e.second) {
+            fns += (fns.empty() ? "" : ", ") + f;
+            ops += (ops.empty() ? "" : "; ") + f + ": " + vector_engine_instruction(f);
+        }
+        out.push_back(std::to_string(e.first) + " loads of " + set + " are only for " + fns + ", and " + std::to_string(back) + " more switch back (" +
+                      std::to_string(e.first + back) + " of the " + std::to_string(loads.size()) +
+                      " loads): a compiler keeps one set resident and computes these on VectorE (" + ops +
+                      "); neuronsim does not model VectorE yet, so no ACT order here removes them");
+    }
+    return out;
+}
+
 Advice advise(const std::string& trace_path) {
     Advice a;
     a.trace = trace_path;
@@ -198,6 +237,7 @@ Advice advise(const std::string& trace_path) {
     a.loads = original.notes;
     a.problems = original.problems;
     for (const LoadNote& n : a.loads) a.redundant += n.redundant, a.unused += n.unused && !n.redundant;
+    a.hints = vector_engine_hints(a.loads);
 
     // The suggestion: movable runs rescheduled, fixed instructions in place.
     int cur = -1;

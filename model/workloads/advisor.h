@@ -39,6 +39,9 @@ struct Advice {
     std::vector<AdvisedStep> suggested;  // the whole suggested ACT stream
     size_t suggested_loads = 0;
     std::vector<LoadNote> suggested_switches;
+    // What no order of this stream can fix but a compiler would: table switches forced only by
+    // functions another engine computes without a table (reciprocal on VectorE, ...).
+    std::vector<std::string> hints;
     size_t fixed = 0;  // ACT instructions that could not move, and why (first few)
     std::vector<std::string> fixed_reasons;
     bool improves() const { return suggested_loads < loads.size(); }

@@ -2,6 +2,7 @@
 // What a kernel's generator writes with: the tile pipeline, DRAM allocation, the seeded input
 // data (written beside the trace as .data files) and the outputs' .dump lines. Shared by the
 // kernels of kernels.cpp; not a public interface.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,6 +48,13 @@ public:
     // A .dump of an output's stored rows as `<stem>_<name>.bin` in the run's directory.
     void output(const DramTensor& t, const std::string& name);
 
+    // What the kernel leaves to another engine or cannot do as a compiler would (the trace's
+    // head and `neuronsim kernel` print it); once per text.
+    void note(const std::string& text) {
+        if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(text);
+    }
+    const std::vector<std::string>& notes() const { return notes_; }
+
     const std::vector<WrittenFile>& files() const { return files_; }
     const std::vector<std::string>& dumps() const { return dumps_; }
     bool ringed() const { return ringed_; }
@@ -63,6 +71,7 @@ private:
     bool ringed_ = false;
     std::vector<WrittenFile> files_;
     std::vector<std::string> dumps_;
+    std::vector<std::string> notes_;
 };
 
 // Element bytes of the data types a kernel takes (fp32, bf16, fp16).

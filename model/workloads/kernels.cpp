@@ -218,6 +218,7 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
     s.table_loads = ctx.pipe().table_loads();
     s.instructions = w.instructions();
     s.ringed = ctx.ringed();
+    s.notes = ctx.notes();
 
     std::ostringstream head;
     head << "# " << tp.filename().string() << ": written by `neuronsim kernel` (docs/workloads.md) for " << g.name << ", seed " << r.seed << ".\n";
@@ -232,6 +233,7 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         head << "# Inputs over " << (r.max_data_bytes >> 20) << " MiB are stored as a ring of whole tiles that the loads cycle through (the\n"
              << "# outputs land in a ring of the same size): every tile is still loaded, computed and stored.\n";
     for (const auto& f : s.run_flags) head << "# Run with " << f << ".\n";
+    for (const auto& n : s.notes) head << "# Note: " << n << "\n";
     std::string text = head.str() + body.str();
     model::io::write_file_atomic(trace_path, text);  // whole, or not at all
     s.trace_bytes = text.size();

@@ -41,6 +41,7 @@ struct KernelSummary {
     std::map<std::string, uint64_t> instructions;  // per engine
     bool ringed = false;  // inputs repeat (model sizes)
     std::vector<std::string> run_flags;  // what `neuronsim run` needs (e.g. -p gpsimd.cptc_flag=true)
+    std::vector<std::string> notes;  // what a compiler would do otherwise (KernelContext::note)
 };
 
 // Writes `trace_path` and its .data files. Bad requests (an unknown kernel, a shape over a

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/workloads/act_functions.h"
 #include "model/workloads/kernel_steps.h"
 
 namespace neuronsim::model::workloads {
@@ -79,6 +80,15 @@ void emit_softmax(KernelContext& k, const Phase& p) {
         for (const Tile& t : g) pipe.store(t, {{&y, 0}});
     }
     k.output(y, p.tag + "y");
+    const uint64_t groups = (tiles + group - 1) / group;
+    if (groups > 1) {
+        const auto set_of = [](const std::vector<std::string>& f) { return trainium_sets()[static_cast<size_t>(first_set_covering(f))].name; };
+        k.note(describe(p, "softmax") + ": each of its " + std::to_string(groups) + " groups of up to " + std::to_string(group) + " tiles switches from " +
+               set_of({"exp"}) + " to " + set_of({"reciprocal", "identity"}) + " for 1/sum and back, 2 table loads a group; a compiler keeps " +
+               set_of({"exp"}) +
+               " resident and computes 1/sum and the scale on VectorE (nisa.reciprocal, nisa.tensor_scalar), which neuronsim "
+               "does not model yet");
+    }
 }
 
 }  // namespace neuronsim::model::workloads

@@ -46,6 +46,23 @@ TEST(AdviseCli, AGeneratedSoftmaxIsAlreadyBest) {
     CliResult a = run_cli("advise " + t.file("s.trace") + " --no-simulate");
     ASSERT_EQ(a.status, 0) << a.err;
     EXPECT_NE(a.out.find("no order or set choice with fewer table loads"), std::string::npos) << a.out;
+    EXPECT_EQ(a.out.find("hint:"), std::string::npos) << "one group: no habit to point out\n" << a.out;
+}
+
+// What no ACT order fixes is said: a softmax's per-group switches are for 1/sum, which a compiler
+// computes on VectorE. A set switched to for functions only ACT has (set_thrash) gets no hint.
+TEST(AdviseCli, SwitchesOnlyForVectorEngineWorkAreNamed) {
+    TempDir t;
+    ASSERT_EQ(run_cli("kernel softmax --shape 8192x512 -o " + t.file("s.trace")).status, 0);
+    CliResult a = run_cli("advise " + t.file("s.trace") + " --no-simulate");
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.out.find("hint: 4 loads of reciprocal_and_small are only for reciprocal, and 3 more switch back (7 of the 8 "
+                         "loads): a compiler keeps one set resident and computes these on VectorE (reciprocal: nisa.reciprocal)"),
+              std::string::npos)
+        << a.out;
+    CliResult b = run_cli("advise " + kSrc + "/traces/set_thrash.trace --no-simulate");
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(b.out.find("hint:"), std::string::npos) << b.out;
 }
 
 // The advisor never makes a kernel slower (issue 26 §4): on every `neuronsim kernel` output, a

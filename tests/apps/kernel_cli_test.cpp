@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -210,6 +211,45 @@ TEST(KernelCli, SoftmaxTimeGrowsWithTheGroupsItRuns) {
     const double ratio = simulated_ns(b) / simulated_ns(a);
     EXPECT_GT(ratio, 1.7) << simulated_ns(a) << " ns vs " << simulated_ns(b) << " ns";
     EXPECT_LT(ratio, 2.15) << simulated_ns(a) << " ns vs " << simulated_ns(b) << " ns";
+}
+
+// A kernel generated for a generation is the fastest of the kernels generated for any
+// generation when run there (docs/workloads.md): the tiling follows the generation, it is not
+// a SUNDA grouping that happens to run better on MARIANA. 8192x2048 fp32 groups 11 tiles on
+// SUNDA and CAYMAN and 15 on MARIANA (their SBUF sizes), so the traces differ.
+TEST(KernelCli, EachGenerationsOwnSoftmaxIsItsFastest) {
+    TempDir t;
+    const std::vector<std::string> gens = {"sunda", "cayman", "mariana"};
+    for (const std::string& g : gens) ASSERT_EQ(run_cli("kernel softmax --shape 8192x2048 --gen " + g + " -o " + t.file(g + ".trace")).status, 0) << g;
+    EXPECT_NE(read_file(t.file("sunda.trace")), read_file(t.file("mariana.trace")));
+    for (const std::string& on : gens) {
+        std::map<std::string, double> ns;
+        for (const std::string& made : gens) {
+            const std::string out = t.file(made + "-on-" + on);
+            CliResult r =
+                run_cli("run --gen " + on + " --trace " + t.file(made + ".trace") + " --numerics none --no-csv --no-timeline --no-progress --out " + out);
+            if (r.status != 0) continue;  // (a trace made for a larger SBUF does not fit)
+            ns[made] = nlohmann::json::parse(read_file(out + "/stats.json"))["core"]["simulated_ps"].get<double>() / 1000;
+        }
+        ASSERT_TRUE(ns.count(on)) << on;
+        for (const auto& [made, v] : ns)
+            EXPECT_LE(ns[on], v) << "on " << on << ": its own trace " << ns[on] << " ns, the one made for " << made << " " << v << " ns";
+    }
+}
+
+// The generator says what a compiler would do instead of switching sets per group.
+TEST(KernelCli, SoftmaxSaysACompilerKeepsOneSetResident) {
+    TempDir t;
+    CliResult k = run_cli("kernel softmax --shape 4096x512 -o " + t.file("s.trace"));
+    ASSERT_EQ(k.status, 0) << k.err;
+    const std::string note =
+        "switches from exp_and_others to reciprocal_and_small for 1/sum and back, 2 table loads a group; a compiler keeps exp_and_others resident";
+    EXPECT_NE(k.out.find("note: softmax 4096x512 fp32: each of its 2 groups of up to 16 tiles " + note), std::string::npos) << k.out;
+    EXPECT_NE(read_file(t.file("s.trace")).find("# Note: softmax 4096x512 fp32: each of its 2 groups"), std::string::npos);
+    // One group has nothing to say.
+    k = run_cli("kernel softmax --shape 512x512 -o " + t.file("one.trace"));
+    ASSERT_EQ(k.status, 0) << k.err;
+    EXPECT_EQ(k.out.find("note:"), std::string::npos) << k.out;
 }
 
 struct Interval {

@@ -19,10 +19,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     fuzz::expect_ok_or_error([&] {
         const sweep::Spec s = sweep::parse_spec(text, "spec.yaml", dir);
-        size_t want = s.traces.size() * s.generations.size() * size_t(s.repeat);
-        if (s.combine == "zip" && !s.axes.empty()) want *= s.axes.front().size();
-        else
+        size_t want = 0;  // each entry on its own generations, or the study's
+        for (const auto& g : s.trace_generations) want += g.empty() ? s.generations.size() : g.size();
+        for (const sweep::KernelSpec& k : s.kernels) want += k.generations.empty() ? s.generations.size() : k.generations.size();
+        want *= size_t(s.repeat);
+        if (s.combine == "zip" && !s.axes.empty()) {
+            want *= s.axes.front().size();
+        } else if (s.combine == "oat") {  // the baseline, then each axis's values alone
+            size_t k = 1;
+            for (const sweep::Axis& a : s.axes) k += a.size();
+            want *= k;
+        } else {
             for (const sweep::Axis& a : s.axes) want *= a.size();
+        }
         if (want > 20000) return;  // valid but slow to expand: not what this harness is for
         const auto points = sweep::expand(s);
         if (points.size() != want) fuzz::fuzz_fail("expand gave " + std::to_string(points.size()) + " points, the axes multiply to " + std::to_string(want));

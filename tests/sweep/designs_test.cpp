@@ -128,6 +128,37 @@ TEST_F(DesignTest, KernelPointsAreKeyedByTheirRequestNotAFile) {
     EXPECT_EQ(inputs_change(other.dump(), ps[0].inputs).rfind("the kernel's request changed; another build", 0), 0u);
 }
 
+// A trace made for one generation's SBUF runs on the generations it is paired with; the study's
+// list is the union when it gives none, and an entry may not reach outside a list it gives.
+TEST_F(DesignTest, TracesAndKernelsPairWithTheirOwnGenerations) {
+    dir.write("b.trace", "act sync\n");
+    auto gens = [](const std::vector<Point>& ps) {
+        std::vector<std::string> out;
+        for (const Point& p : ps) out.push_back(p.trace + "@" + p.generation);
+        return out;
+    };
+    Spec s = parse("traces:\n  - {path: a.trace, generations: [MARIANA, maverick]}\n  - {path: b.trace, generations: [sunda]}\n");
+    EXPECT_EQ(s.generations, (std::vector<std::string>{"sunda", "mariana", "maverick"}));  // the presets' order
+    EXPECT_EQ(gens(expand(s)), (std::vector<std::string>{"a.trace@mariana", "a.trace@maverick", "b.trace@sunda"}));
+    s = parse("traces: [a.trace, {path: b.trace, generations: [cayman]}]\ngenerations: [sunda, cayman]\naxes:\n  - {key: act.clock_ghz, values: [1, 2]}\n");
+    EXPECT_EQ(gens(expand(s)),
+              (std::vector<std::string>{"a.trace@sunda", "a.trace@sunda", "a.trace@cayman", "a.trace@cayman", "b.trace@cayman", "b.trace@cayman"}));
+    // With no study list, an entry without its own list runs on the default generation.
+    s = parse("traces: [a.trace]\nkernels:\n  - {name: softmax, shape: 256x512, generations: [maverick]}\n");
+    EXPECT_EQ(gens(expand(s)), (std::vector<std::string>{"a.trace@" + default_generation(), "kernel:softmax 256x512@maverick"}));
+    auto error_has = [&](const std::string& yaml, const std::string& want) {
+        const std::string e = error_of(yaml);
+        EXPECT_NE(e.find(want), std::string::npos) << e;
+    };
+    error_has("traces:\n  - {path: a.trace, generations: [sunda]}\ngenerations: [mariana]\n",
+              ": generation sunda is not one of the study's generations (the top-level 'generations')");
+    error_has("traces:\n  - {path: a.trace, generations: [trn9]}\n",
+              "spec.yaml: traces[0].generations[0] (line 2): unknown generation \"trn9\" (expected one of: sunda, ");
+    error_has("traces:\n  - {generations: [sunda]}\n", "spec.yaml: traces[0] (line 2): missing key 'path' (the trace file)");
+    error_has("traces:\n  - {path: a.trace, gens: [sunda]}\n", "unknown key (expected one of: path, generations)");
+    error_has("traces: [a.trace]\ngenerations: [sunda, SUNDA]\n", "spec.yaml: generations[1] (line 2): generation sunda is listed twice");
+}
+
 // Records of an oat study as a sweep writes them: the design's labels among the params.
 PointRecord oat_record(const std::string& trace, const std::string& knob, const std::string& value, const std::string& factor, double simulated_ps) {
     Point p;
