@@ -14,6 +14,7 @@
 #include "model/io/sha256.h"
 #include "neuronsim/act_sets.h"
 #include "neuronsim/version.h"
+#include "platform/act/act_set_region.h"
 #include "platform/config.h"
 #include "sweep/host_info.h"
 #include "sweep/interrupt.h"
@@ -88,7 +89,7 @@ void warm_for_points(const Spec& s) {
     for (const std::string& g : s.generations) {
         try {
             const Config cfg = platform::compose_config(g, s.overlay_paths, overrides);
-            (void)build_act_set_region(cfg, "", cfg.memory.dram_bytes);
+            (void)platform::shared_act_set_region(cfg, "", cfg.memory.dram_bytes);
         } catch (const std::exception&) {
             // (the points report it themselves)
         }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -34,6 +35,12 @@ struct DeviceOptions {
     // an instruction of many seconds of host work does not delay the host's stop. The host
     // then ends the simulation; the device is not usable afterwards.
     const std::atomic<int>* cancel = nullptr;
+    // The instruction queues a host will ring, by stream name (act, pool, dma3, dma3.1, dma.0;
+    // as queue_index() takes them); empty: every queue. The others keep their registers and
+    // stats but get no engine threads, and a doorbell on one is refused (REFUSED_WRITE_*): a
+    // core of 16 DMA engines has 274 queues, and creating their 548 threads costs a short run
+    // more than simulating it (neuronsim run names its streams here).
+    std::vector<std::string> queues;
 };
 
 }  // namespace neuronsim

@@ -53,6 +53,8 @@ public:
     uint32_t num_queues() const;
     // Queue index of a stream name (act, pool, dma<E>, dma<E>.<Q>); throws naming the limits.
     uint32_t queue_index(const std::string& stream) const;
+    // The same for a core of configuration `c`, before one is built (DeviceOptions::queues).
+    static uint32_t queue_index(const Config& c, const std::string& stream);
     std::string queue_name(uint32_t queue) const;
     std::vector<QueueState> queue_states() const;
 

@@ -136,11 +136,14 @@ void read_file_range(const std::string& path, uint64_t expected_size, uint64_t o
     }
 }
 
-ByteStream::ByteStream(const std::string& path, uint64_t max_bytes, const std::string& what, size_t buffer_bytes)
-    : path_(path), buf_(buffer_bytes ? buffer_bytes : 1) {
+ByteStream::ByteStream(const std::string& path, uint64_t max_bytes, const std::string& what, size_t buffer_bytes) : path_(path) {
     const OpenedFile f = open_regular_file(path, max_bytes, what);
     fd_ = f.fd;
     size_ = f.size;
+    // No larger than the file (plus the byte that finds its end): a short trace, hashed or read
+    // once per sweep point, does not fault in a MiB.
+    buf_size_ = static_cast<size_t>(std::max<uint64_t>(1, std::min<uint64_t>(buffer_bytes, size_ + 1)));
+    buf_.reset(new char[buf_size_]);
 }
 
 ByteStream::~ByteStream() {
@@ -149,7 +152,7 @@ ByteStream::~ByteStream() {
 
 int ByteStream::refill() {
     ssize_t n;
-    do n = ::read(fd_, buf_.data(), buf_.size());
+    do n = ::read(fd_, buf_.get(), buf_size_);
     while (n < 0 && errno == EINTR);
     if (n < 0) throw Error(path_ + ": read error at byte offset " + std::to_string(consumed_) + ": " + std::strerror(errno));
     if (n == 0) {
@@ -172,7 +175,7 @@ ByteStream::Line ByteStream::read_line(std::string& out, size_t max, char delim)
             if (refill() < 0) return Line::End;
             --pos_;  // refill() consumed the first byte; scan it below
         }
-        const char* from = buf_.data() + pos_;
+        const char* from = buf_.get() + pos_;
         const size_t avail = len_ - pos_, room = max - out.size();
         const size_t scan = std::min(avail, room + 1);  // one past `max`: a delimiter there still ends the line
         const char* at = static_cast<const char*>(std::memchr(from, delim, scan));
@@ -198,7 +201,7 @@ size_t ByteStream::read(uint8_t* out, size_t n) {
             continue;
         }
         const size_t k = std::min(n - done, len_ - pos_);
-        std::memcpy(out + done, buf_.data() + pos_, k);
+        std::memcpy(out + done, buf_.get() + pos_, k);
         pos_ += k;
         done += k;
     }

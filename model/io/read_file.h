@@ -6,6 +6,7 @@
 // allocation failure into an error naming the file. Messages name the file and say why.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,8 @@ private:
     std::string path_;
     int fd_ = -1;
     uint64_t size_ = 0, consumed_ = 0;
-    std::vector<char> buf_;
+    std::unique_ptr<char[]> buf_;  // (not zeroed: a small file touches only what it fills)
+    size_t buf_size_ = 0;
     size_t pos_ = 0, len_ = 0;
 };
 

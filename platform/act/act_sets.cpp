@@ -12,6 +12,7 @@
 #include "model/pwp/roster.h"
 #include "model/pwp/table_image.h"
 #include "neuronsim/act_sets.h"
+#include "platform/act/act_set_region.h"
 
 namespace neuronsim {
 
@@ -95,23 +96,33 @@ ActSetRegion build_region(const Config& cfg, const std::string& dir, uint64_t to
 
 }  // namespace
 
-ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir, uint64_t top) {
-    if (!pwp_dir.empty()) return build_region(cfg, pwp_dir, top);  // (a user's directory may change between runs: read every time)
-    // The built-in catalog is installed with the build and never changes under it: its region is
-    // built once per table geometry and top in a process (a sweep's warmed worker, a VP's cores).
+}  // namespace neuronsim
+
+namespace neuronsim::platform {
+
+std::shared_ptr<const ActSetRegion> shared_act_set_region(const Config& cfg, const std::string& pwp_dir, uint64_t top) {
+    if (!pwp_dir.empty()) return std::make_shared<const ActSetRegion>(build_region(cfg, pwp_dir, top));
     const std::string dir = model::pwp::default_catalog_dir() + "/pwp_bin_trainium";
     const model::pwp::TableGeometry g = model::pwp::table_geometry(cfg.act.tables);
     const auto key = std::make_tuple(dir, top, g.cam_entries, g.profile_slots, g.control_entries, g.control_stride, g.bucket_entries);
     static std::mutex mutex;
-    static std::map<decltype(key), ActSetRegion> built;
+    static std::map<decltype(key), std::shared_ptr<const ActSetRegion>> built;
     {
         std::lock_guard<std::mutex> lock(mutex);
         if (auto it = built.find(key); it != built.end()) return it->second;
     }
-    ActSetRegion r = build_region(cfg, dir, top);
+    auto r = std::make_shared<const ActSetRegion>(build_region(cfg, dir, top));
     std::lock_guard<std::mutex> lock(mutex);
     return built.emplace(key, std::move(r)).first->second;
 }
+
+}  // namespace neuronsim::platform
+
+namespace neuronsim {
+
+// The built-in catalog is installed with the build and never changes under it: its region is
+// built once per table geometry and top in a process (a sweep's warmed worker, a VP's cores).
+ActSetRegion build_act_set_region(const Config& cfg, const std::string& pwp_dir, uint64_t top) { return *platform::shared_act_set_region(cfg, pwp_dir, top); }
 
 namespace {
 std::string listed(const std::vector<std::string>& names) {

@@ -46,6 +46,7 @@ std::string module_name(std::string label) {
 
 Engine::Engine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, double clock_ghz)
     : sc_core::sc_module(name), ctx_(ctx), label_(label), source_(source), ghz_(clock_ghz), queue_resource_("queue " + label) {
+    if (!ctx.runs_queue(label)) return;  // (no doorbell reaches it)
     SC_THREAD(run);
     SC_THREAD(retire);
 }

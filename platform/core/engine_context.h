@@ -64,6 +64,12 @@ public:
     // Latches the failure; the engine then asks its source for the next instruction as usual
     // (a halted device gives none until it is reset).
     virtual void fail(const EngineFailure& f) = 0;
+    // Whether the engine of queue `label` runs (DeviceOptions::queues): one that does not is
+    // built without its threads.
+    virtual bool runs_queue(const std::string& label) const {
+        (void)label;
+        return true;
+    }
 };
 
 // Where an engine's bundles come from: the device's instruction queue in DRAM, or a test's list.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <unordered_set>
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
@@ -108,6 +109,8 @@ struct NeuronCoreDevice::Impl : EngineContext {
     WorkBudget& budget() override { return work; }
     bool halted() const override { return halted_; }
     void fail(const EngineFailure& f) override { latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary()); }
+    bool runs_queue(const std::string& label) const override { return opt.queues.empty() || running.count(label); }
+    std::unordered_set<std::string> running;  // the labels of DeviceOptions::queues
 
     uint32_t engine_queue(const std::string& label) const {
         for (const auto& q : queues)
@@ -240,6 +243,26 @@ void Queue::done(bool halt) {
     if (halted || (head == tail && pending.empty() && completed == fetched)) dev.mark_drained(index);
 }
 
+// The queue a stream name rings: 0 act, 1 pool, then each engine's DMA queues, then the spread ones.
+uint32_t NeuronCoreDevice::queue_index(const Config& c, const std::string& stream) {
+    const model::isa::StreamName n = model::isa::parse_stream_name(stream);
+    if (n.cls == model::isa::kOnAct) return 0;
+    if (n.cls == model::isa::kOnPool) return 1;
+    if (n.cls == model::isa::kOnDma) {
+        if (n.spread) {
+            if (n.dma_queue >= c.dma.queues_per_engine)
+                throw Error("stream " + stream + " names DMA queue " + std::to_string(n.dma_queue) + ", but " + c.generation.name + "'s engines have " +
+                            std::to_string(c.dma.queues_per_engine) + " queues");
+            return 2 + c.dma.engines * c.dma.queues_per_engine + n.dma_queue;
+        }
+        if (n.dma_engine >= c.dma.engines || n.dma_queue >= c.dma.queues_per_engine)
+            throw Error("stream " + stream + " names DMA engine " + std::to_string(n.dma_engine) + " queue " + std::to_string(n.dma_queue) + ", but " +
+                        c.generation.name + " has " + std::to_string(c.dma.engines) + " engines x " + std::to_string(c.dma.queues_per_engine) + " queues");
+        return 2 + n.dma_engine * c.dma.queues_per_engine + n.dma_queue;
+    }
+    throw Error("'" + stream + "' is not a stream name (act, pool, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
+}
+
 NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceOptions& o)
     : self(s), cfg(c), opt(o), map(c.memory), mem_port("DRAM"), work(c.run) {
     if (!o.record_dir.empty() || o.progress || o.cost_model)
@@ -263,10 +286,20 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
         labels.push_back({"dma." + std::to_string(q), 2 + cfg.dma.engines * cfg.dma.queues_per_engine + q});
     queues.resize(labels.size());
     for (const auto& [label, q] : labels) queues[q] = std::make_unique<Queue>(*this, q, label);
+    for (const std::string& name : o.queues) {
+        try {
+            running.insert(queues[NeuronCoreDevice::queue_index(cfg, name)]->label);
+        } catch (const Error& e) {
+            throw Error("DeviceOptions::queues: " + std::string(e.what()));
+        }
+    }
     drained.assign((queues.size() + 31) / 32, 0);
     std::sort(labels.begin(), labels.end());  // stats in name order: act, dma0, dma0.1, ..., pool
     for (const auto& [label, q] : labels) {
         const model::isa::StreamName n = model::isa::parse_stream_name(label);
+        // A DMA queue no doorbell reaches has no engine at all (an idle one reports nothing);
+        // ACT and POOL always exist: the table memory and their stats are the core's.
+        if (n.cls == model::isa::kOnDma && !runs_queue(label)) continue;
         EngineSpec spec{label, n.spread ? -1 : static_cast<int>(n.dma_engine), n.dma_queue};
         engines.push_back(make_engine(n.cls, spec, *this, *queues[q]));
         queues[q]->engine = engines.back().get();
@@ -378,6 +411,10 @@ bool NeuronCoreDevice::Impl::write_reg(uint64_t a, uint32_t v, const sc_core::sc
                 q.size = v, q.head = q.tail = 0;
                 return true;
             case reg::kQueueTail:
+                if (!runs_queue(q.label)) {
+                    why = "queue " + q.label + " does not run on this device: DeviceOptions::queues leaves it out";
+                    return false;
+                }
                 if (q.size == 0) {
                     why = "queue " + q.label + ": TAIL written before the ring: program BASE and SIZE first";
                     return false;
@@ -586,25 +623,7 @@ bool NeuronCoreDevice::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_
 const Config& NeuronCoreDevice::config() const { return impl_->cfg; }
 uint32_t NeuronCoreDevice::num_queues() const { return static_cast<uint32_t>(impl_->queues.size()); }
 
-uint32_t NeuronCoreDevice::queue_index(const std::string& stream) const {
-    const model::isa::StreamName n = model::isa::parse_stream_name(stream);
-    const Config& c = impl_->cfg;
-    if (n.cls == model::isa::kOnAct) return 0;
-    if (n.cls == model::isa::kOnPool) return 1;
-    if (n.cls == model::isa::kOnDma) {
-        if (n.spread) {
-            if (n.dma_queue >= c.dma.queues_per_engine)
-                throw Error("stream " + stream + " names DMA queue " + std::to_string(n.dma_queue) + ", but " + c.generation.name + "'s engines have " +
-                            std::to_string(c.dma.queues_per_engine) + " queues");
-            return 2 + c.dma.engines * c.dma.queues_per_engine + n.dma_queue;
-        }
-        if (n.dma_engine >= c.dma.engines || n.dma_queue >= c.dma.queues_per_engine)
-            throw Error("stream " + stream + " names DMA engine " + std::to_string(n.dma_engine) + " queue " + std::to_string(n.dma_queue) + ", but " +
-                        c.generation.name + " has " + std::to_string(c.dma.engines) + " engines x " + std::to_string(c.dma.queues_per_engine) + " queues");
-        return 2 + n.dma_engine * c.dma.queues_per_engine + n.dma_queue;
-    }
-    throw Error("'" + stream + "' is not a stream name (act, pool, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
-}
+uint32_t NeuronCoreDevice::queue_index(const std::string& stream) const { return queue_index(impl_->cfg, stream); }
 
 std::string NeuronCoreDevice::queue_name(uint32_t q) const { return q < impl_->queues.size() ? impl_->queues[q]->label : "?"; }
 
@@ -683,6 +702,7 @@ std::vector<NeuronCoreDevice::Divergence> NeuronCoreDevice::top_divergences() co
 void NeuronCoreDevice::set_source_lines(const std::string& stream, const std::string& lines_path) {
     if (!impl_->recorder_) return;
     const Queue& q = *impl_->queues[queue_index(stream)];
+    if (!q.engine) throw Error("stream " + stream + ": queue " + q.label + " does not run on this device (DeviceOptions::queues leaves it out)");
     impl_->recorder_->set_source_lines(&q.engine->label(), lines_path);
 }
 

@@ -1,5 +1,7 @@
 #include "platform/host/trace_host.h"
 
+#include "platform/act/act_set_region.h"
+
 #include "platform/host/unwind_threads.h"
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "model/trace/assembler.h"
 #include "neuronsim/act_sets.h"
 #include "neuronsim/registers.h"
+#include "platform/act/act_set_region.h"
 #include "platform/core/engine_context.h"
 #include "stats/stat_records.h"
 
@@ -52,6 +55,15 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     DeviceOptions d = options_.device;
     d.record_dir = d.record_csv || d.record_timeline ? options_.out_dir : "";
     d.progress_total = total;
+    d.queues.clear();  // only the trace's streams ring a queue: no threads for the others
+    for (const auto& s : streams_) {
+        try {
+            (void)NeuronCore::queue_index(cfg_, s->name);
+        } catch (const Error& e) {
+            throw Error(s->path + ": " + e.what());
+        }
+        d.queues.push_back(s->name);
+    }
     dram_ = std::make_unique<Memory>("dram", cfg_.memory.dram_bytes);
     dram_->set_resident_limit(cfg_.run.max_dram_resident_bytes, "run.max_dram_resident_bytes");
     core_ = std::make_unique<NeuronCore>("core", cfg_, d);
@@ -73,11 +85,11 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     // The top of DRAM: the function sets (when ACT runs), below them one ring per stream.
     uint64_t top = cfg_.memory.dram_bytes;
     if (used.count(0)) {
-        const ActSetRegion sets = build_act_set_region(cfg_, options_.pwp_dir, top);
-        dram_->write(sets.base, sets.bytes.data(), sets.bytes.size());
-        sets_base_ = sets.base;
-        sets_count_ = sets.count;
-        top = sets.base;
+        const std::shared_ptr<const ActSetRegion> sets = shared_act_set_region(cfg_, options_.pwp_dir, top);
+        dram_->write(sets->base, sets->bytes.data(), sets->bytes.size());
+        sets_base_ = sets->base;
+        sets_count_ = sets->count;
+        top = sets->base;
     }
     const uint64_t ring_bytes = uint64_t{options_.queue_entries} * 64;
     if (ring_bytes * streams_.size() + 4096 > top)

@@ -32,7 +32,7 @@ void Memory::set_resident_limit(uint64_t bytes, std::string what) {
     limit_name_ = std::move(what);
 }
 
-uint8_t* Memory::page(uint64_t index, bool create) const {
+uint8_t* Memory::page(uint64_t index, bool create, bool overwritten) const {
     auto it = pages_.find(index);
     if (it != pages_.end()) return it->second.get();
     if (!create) return nullptr;
@@ -43,13 +43,13 @@ uint8_t* Memory::page(uint64_t index, bool create) const {
                     limit_name_ + "): the run writes more distinct DRAM than that");
     std::unique_ptr<uint8_t[]> p;
     try {
-        p = std::make_unique<uint8_t[]>(uint64_t{1} << kPageBits);
+        p.reset(new uint8_t[uint64_t{1} << kPageBits]);  // (zeroed below only where it must be)
         pages_.reserve(pages_.size() + 1);
     } catch (const std::bad_alloc&) {
         throw Error(std::string(name()) + ": the host is out of memory for a page at " + at + " (" + std::to_string(resident) + " bytes of pages held; " +
                     limit_name_ + " bounds them)");
     }
-    std::memset(p.get(), 0, uint64_t{1} << kPageBits);
+    if (!overwritten) std::memset(p.get(), 0, uint64_t{1} << kPageBits);
     uint8_t* raw = p.get();
     pages_.emplace(index, std::move(p));
     return raw;
@@ -64,7 +64,7 @@ void Memory::write(uint64_t addr, const uint8_t* data, uint64_t len) {
     while (len) {
         uint64_t off = addr & ((uint64_t{1} << kPageBits) - 1);
         uint64_t n = std::min(len, (uint64_t{1} << kPageBits) - off);
-        std::memcpy(page(addr >> kPageBits, true) + off, data, n);
+        std::memcpy(page(addr >> kPageBits, true, n == (uint64_t{1} << kPageBits)) + off, data, n);
         addr += n, data += n, len -= n;
     }
 }

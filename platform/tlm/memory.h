@@ -46,7 +46,9 @@ private:
     unsigned int transport_dbg(int id, tlm::tlm_generic_payload& trans);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
     bool access(tlm::tlm_generic_payload& trans);
-    uint8_t* page(uint64_t index, bool create) const;
+    // The page at `index`; created (zeroed, unless the caller overwrites all of it) when
+    // `create`, else null when never written.
+    uint8_t* page(uint64_t index, bool create, bool overwritten = false) const;
     void check(uint64_t addr, uint64_t len) const;
 
     static constexpr uint64_t kPageBits = 16;

@@ -129,6 +129,6 @@ Config cfg_of(const std::string& gen, std::vector<std::string> overrides = {});
 // One core (`gen` with `overrides`, DRAM 4 MiB), its DRAM and a host running `body`; returns
 // the core's stats.
 nlohmann::json run_device(const std::string& gen, std::function<void(Host&, TestDram&, NeuronCore&)> body, std::function<void(TestDram&)> setup = {},
-                          std::vector<std::string> overrides = {});
+                          std::vector<std::string> overrides = {}, const DeviceOptions& options = {});
 
 }  // namespace neuronsim::test

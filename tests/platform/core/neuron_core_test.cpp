@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "model/common/error.h"
 #include "model/trace/trace_reader.h"
 #include "neuronsim/neuron_core.h"
 #include "neuronsim/registers.h"
@@ -134,6 +135,43 @@ TEST(NeuronCore, DoorbellCompletionInterruptAndWindows) {
     EXPECT_EQ(done, sc_core::sc_time(250 + 1300 + 2 * 8 + 128.0 / 33, sc_core::SC_NS));
     EXPECT_EQ(stats["instructions"], 1);
     EXPECT_EQ(stats["simulated_ps"], done.value());
+}
+
+// A host that names its queues (DeviceOptions::queues, as neuronsim run does) gets the same
+// results; the queues it left out refuse a doorbell instead of running it, and an unknown
+// name is an error naming it.
+TEST(NeuronCore, QueuesLeftOutOfTheOptionsRefuseTheirDoorbell) {
+    auto body = [](bool named) {
+        return [named](Host& h, TestDram& dram, NeuronCore& core) {
+            h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+            h.run_queue(dram, core.queue_index("dma0"), 0x10000, {kCopy});
+            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+            if (!named) return;
+            const uint64_t q1 = reg::kQueues + core.queue_index("dma1") * reg::kQueueStride;
+            h.wr(q1 + reg::kQueueSize, 8);
+            uint32_t v = 1;
+            EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, q1 + reg::kQueueTail, &v, 4), tlm::TLM_COMMAND_ERROR_RESPONSE);
+            std::string m(h.rd(reg::kRefusedWriteMessageLength), '\0');
+            EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kRefusedWriteMessage, m.data(), static_cast<unsigned>(m.size())), tlm::TLM_OK_RESPONSE);
+            EXPECT_EQ(m, "queue dma1 does not run on this device: DeviceOptions::queues leaves it out");
+            EXPECT_EQ(h.rd(reg::kStatus) & reg::kStatusBusy, 0u);
+        };
+    };
+    DeviceOptions only;
+    only.queues = {"act", "dma0"};
+    const nlohmann::json named = run_device("mariana", body(true), {}, {}, only);
+    const nlohmann::json all = run_device("mariana", body(false));
+    EXPECT_EQ(named.dump(), all.dump());
+    EXPECT_EQ(named["instructions"], 1);
+    reset_systemc_context();
+    only.queues = {"dma99"};
+    try {
+        NeuronCore core("core", cfg_of("mariana"), only);
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("DeviceOptions::queues: stream dma99 names DMA engine 99 queue 0, but MARIANA has 16 engines x 16 queues", 0), 0u)
+            << e.what();
+    }
 }
 
 TEST(NeuronCore, AnErrorLatchesRaisesIrqAndTheSimulationGoesOn) {
