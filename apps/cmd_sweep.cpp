@@ -16,6 +16,7 @@
 #include "neuronsim/version.h"
 #include "platform/act/act_set_region.h"
 #include "platform/config.h"
+#include "platform/host/simulate.h"
 #include "sweep/host_info.h"
 #include "sweep/interrupt.h"
 #include "sweep/mpi_runner.h"
@@ -80,7 +81,7 @@ void check_spec_against_presets(const Spec& s) {
         }
 }
 
-// What every point would load again, loaded once before the points fork from this process: the
+// What every point would load again, loaded once before the workers fork from this process: the
 // built-in function sets' DRAM region of each generation (with the overlays and fixed params).
 // A point whose parameters change the tables still builds its own; nothing here changes results.
 void warm_for_points(const Spec& s) {
@@ -190,15 +191,17 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
         "DIR/merge.sbatch (joins them into DIR/NAME.db) and DIR/submit.sh (submits both, the merge after every task succeeded); needs --shards")(
         "shards", po::value<int>(), "with --emit-sbatch: the array job's tasks (shards); -j gives each task's CPUs")(
         "spawn", po::bool_switch(),
-        "start every point as a new `neuronsim run` process (as MPI workers do) instead of a fork of this warmed process (the default locally: no exec, "
-        "the built-in catalog loaded once); the results are the same");
+        "start every point as a new `neuronsim run` process (as MPI workers do) instead of in a warm worker (the default locally: forks of this "
+        "warmed process that run up to 100 points each, one after another, in a fresh simulation; no exec, the built-in sets loaded once); the "
+        "results are the same");
     po::positional_options_description pos;
     pos.add("spec", 1);
     po::variables_map vm;
     if (parse_options(prog,
                       "Runs a what-if study: every point of SPEC (traces x generations x axes over config keys) as\n"
-                      "its own `neuronsim run` process, N at a time, into one SQLite database (one transaction per\n"
-                      "point). Points already in the database are not run again, so an interrupted sweep resumes\n"
+                      "a `neuronsim run` in its own simulation, N at a time (in N warm worker processes that run\n"
+                      "points one after another; --spawn: a process per point), into one SQLite database (one\n"
+                      "transaction per point). Points already in the database are not run again, so an interrupted sweep resumes\n"
                       "with the same command. A failing point records its error and the sweep goes on.\n"
                       "Under `mpirun -n K` rank 0 hands points to K-1 worker ranks and alone writes the database.\n\n"
                       "Also: `neuronsim sweep export DB --csv FILE`, `neuronsim sweep merge OUT.db IN.db...`,\n"
@@ -297,9 +300,12 @@ int run_sweep(const std::string& prog, const std::vector<std::string>& args) {
 
     WorkDir work(keep_runs);
     o.exec.work_dir = work.path();
-    if (!vm["spawn"].as<bool>()) {  // a fork per point of this process, warmed first
+    if (!vm["spawn"].as<bool>()) {  // warm workers: forks of this process, warmed first
         warm_for_points(spec);
-        o.exec.in_process = [](const std::vector<std::string>& run_args) { return run_cli(run_args); };
+        o.exec.in_process = [](const std::vector<std::string>& run_args) {
+            platform::fresh_simulation_context();  // (the worker's previous point ran in the last one)
+            return run_cli(run_args);
+        };
     }
     SweepOutcome out;
     {

@@ -1,8 +1,11 @@
 #!/bin/sh
 # The per-point cost of `neuronsim sweep` (issue 26 §3): N timing-only points of a trivial trace
-# run by the warmed fork worker (the default) and by exec'd processes (--spawn), each -j JOBS,
+# run by warm workers (the default) and by exec'd processes (--spawn), each -j JOBS,
 # and the same point run alone as `neuronsim run`, N_ALONE times. Prints wall seconds,
-# points/s, and per point: the CPU cost (wall x jobs / N) and what the sweep adds to a run.
+# points/s, and per point: the cost in core time (wall x jobs / N), the run's own CPU time (the
+# database's cpu_seconds: what `neuronsim run` does once started: config, device, simulation,
+# outputs) and the difference, the sweep's overhead per point (starting it, collecting and
+# recording its results); and the points' cost against a whole `neuronsim run` process.
 #   scripts/bench_sweep_points.sh [EXE] [N] [JOBS] [N_ALONE]
 set -eu
 EXE=$(readlink -f "${1:-build/neuronsim}")
@@ -30,7 +33,7 @@ done
 t1=$(now)
 run_ms=$(calc "($t1 - $t0) * 1000 / $ALONE")
 printf 'neuronsim run alone: %d runs, %.1f ms each (wall)\n' "$ALONE" "$run_ms"
-for mode in fork spawn; do
+for mode in workers spawn; do
   flag=""
   [ "$mode" = spawn ] && flag="--spawn"
   rm -f "$mode.db"
@@ -40,6 +43,9 @@ for mode in fork spawn; do
   grep -q "$N points: $N run now (0 failed)" "$mode.out" || { cat "$mode.out"; echo "bench: the $mode sweep did not run every point" >&2; exit 1; }
   wall=$(calc "$t1 - $t0")
   per=$(calc "$wall * $JOBS * 1000 / $N")
-  printf '%-5s %d points -j %d: %.1f s, %.1f points/s, %.1f ms of a core per point, %+.1f ms against a run alone\n' \
-    "$mode" "$N" "$JOBS" "$wall" "$(calc "$N / $wall")" "$per" "$(calc "$per - $run_ms")"
+  "$EXE" sweep export "$mode.db" --csv "$mode.csv" >/dev/null
+  col=$(head -1 "$mode.csv" | tr ',' '\n' | grep -n '^cpu_seconds$' | cut -d: -f1)
+  own=$(awk -F, -v c="$col" 'NR > 1 { s += $c; n++ } END { print s * 1000 / n }' "$mode.csv")
+  printf '%-7s %d points -j %d: %.1f s, %.1f points/s, %.1f ms of a core per point: the run %.1f ms + the sweep %.1f ms; %+.1f ms against a run alone\n' \
+    "$mode" "$N" "$JOBS" "$wall" "$(calc "$N / $wall")" "$per" "$own" "$(calc "$per - $own")" "$(calc "$per - $run_ms")"
 done

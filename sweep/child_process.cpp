@@ -78,51 +78,24 @@ pid_t ChildPool::start(const std::string& exe, const std::vector<std::string>& a
     return pid;
 }
 
-pid_t ChildPool::start_forked(const std::function<int()>& fn) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot start a point: no pipe for its stderr: ") + std::strerror(errno));
-    std::fflush(nullptr);  // (nothing buffered here is written twice)
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        const int err = errno;
-        ::close(fds[0]);
-        ::close(fds[1]);
-        throw Error(std::string("cannot start a point: fork failed: ") + std::strerror(err));
-    }
-    if (pid == 0) {
-        const int null_in = ::open("/dev/null", O_RDONLY), null_out = ::open("/dev/null", O_WRONLY);
-        if (null_in < 0 || null_out < 0 || ::dup2(null_in, STDIN_FILENO) < 0 || ::dup2(null_out, STDOUT_FILENO) < 0 || ::dup2(fds[1], STDERR_FILENO) < 0)
-            ::_exit(127);
-        for (int sig : {SIGINT, SIGTERM, SIGPIPE}) std::signal(sig, SIG_DFL);
-        sigset_t empty;
-        sigemptyset(&empty);
-        sigprocmask(SIG_SETMASK, &empty, nullptr);
-        const int rc = fn();
-        std::fflush(nullptr);
-        ::_exit(rc);  // (no destructors or atexit handlers of the parent's objects: its database stays its own)
-    }
-    ::close(fds[1]);
-    ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    children_.push_back({pid, now_seconds(), fds[0], {}});
-    return pid;
-}
-
-// Reads what the child's stderr holds now (all of it once the child has exited).
-void ChildPool::drain(Child& c) {
+void drain_stderr(int& fd, std::string& into) {
     char buf[4096];
-    while (c.err_fd >= 0) {
-        const ssize_t n = ::read(c.err_fd, buf, sizeof buf);
+    while (fd >= 0) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n > 0) {
-            c.err.append(buf, size_t(n));
-            if (c.err.size() > 2 * kStderrKeep) c.err.erase(0, c.err.size() - kStderrKeep);
+            into.append(buf, size_t(n));
+            if (into.size() > 2 * kStderrKeep) into.erase(0, into.size() - kStderrKeep);
             continue;
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        ::close(c.err_fd);  // the end (or an error): nothing more comes
-        c.err_fd = -1;
+        ::close(fd);  // the end (or an error): nothing more comes
+        fd = -1;
     }
 }
+
+// Reads what the child's stderr holds now (all of it once the child has exited).
+void ChildPool::drain(Child& c) { drain_stderr(c.err_fd, c.err); }
 
 std::vector<ChildExit> ChildPool::wait(int timeout_ms) {
     std::vector<ChildExit> out;

@@ -22,16 +22,15 @@ struct ChildExit {
 
 inline constexpr size_t kStderrKeep = 64 * 1024;
 
+// Appends what the non-blocking `fd` holds now to `into` (keeping about its last kStderrKeep
+// bytes); at its end (or an error) closes it and sets it to -1.
+void drain_stderr(int& fd, std::string& into);
+
 class ChildPool {
 public:
     ~ChildPool();  // kills (SIGKILL) and reaps children still running
     // Starts `exe` with `args` (argv[1..]); an Error if it cannot be started.
     pid_t start(const std::string& exe, const std::vector<std::string>& args);
-    // Starts a fork of this process that runs `fn` and exits with its result: no exec, no
-    // dynamic linking, and what this process loaded (the built-in catalog) is shared. Only for a
-    // single-threaded caller that is not an MPI rank; the same stdin/stdout/stderr and signal
-    // dispositions as start(). `fn` must not throw.
-    pid_t start_forked(const std::function<int()>& fn);
     // The children that ended, waiting up to `timeout_ms` for at least one (0: do not wait).
     std::vector<ChildExit> wait(int timeout_ms);
     size_t running() const { return children_.size(); }

@@ -6,6 +6,7 @@
 // is reported as interrupted and never recorded, so a resumed sweep runs it again.
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "sweep/kernel_points.h"
 #include "sweep/point.h"
 #include "sweep/results_db.h"
+#include "sweep/worker_pool.h"
 
 namespace neuronsim::sweep {
 
@@ -25,8 +27,9 @@ struct ExecutorOptions {
     std::vector<std::string> stats = default_stat_globs();  // the stats recorded (Spec::stats)
     double timeout_seconds = -1;  // a point still running after this is killed and recorded as failed;
         // -1: default_point_timeout(point), 0: none
-    // When set, a point runs in a fork of this (warmed, single-threaded) process that calls it
-    // with the `neuronsim run` arguments (run_arguments) instead of exec'ing `exe`.
+    // When set, points run in warm workers (sweep/worker_pool.h), forks of this (warmed,
+    // single-threaded) process that call it with each point's `neuronsim run` arguments
+    // (run_arguments) one point after another, instead of exec'ing `exe` per point.
     std::function<int(const std::vector<std::string>&)> in_process;
 };
 
@@ -44,12 +47,13 @@ struct PointDone {
 class PointExecutor {
 public:
     explicit PointExecutor(ExecutorOptions o);
+    ~PointExecutor();
     // Starts the point's run (a kernel point's trace is built first; when it cannot be, the
     // point fails with the reason without running).
     void start(const Point& p);
     // Points that ended, waiting up to timeout_ms for one.
     std::vector<PointDone> poll(int timeout_ms);
-    size_t running() const { return pool_.running() + ended_.size(); }
+    size_t running() const { return (workers_ ? workers_->running() : pool_.running()) + ended_.size(); }
     // Stops every running point: SIGINT, then SIGKILL after `grace_seconds`; returns when all
     // ended, with the points that still completed (or failed) in the meantime.
     std::vector<PointDone> stop_all(double grace_seconds);
@@ -60,13 +64,14 @@ private:
 
     ExecutorOptions o_;
     ChildPool pool_;
+    std::unique_ptr<WorkerPool> workers_;  // when in_process
     struct Running {
         Point point;
         double deadline = 0, timeout = 0;  // now_seconds(); 0: none
         bool timed_out = false;  // killed at its deadline
     };
     void kill_overdue();
-    std::map<pid_t, Running> running_;
+    std::map<int, Running> running_;  // by pid, or by job id for a worker's point
     bool stopping_ = false;
     KernelTraces kernels_;
     std::vector<PointDone> ended_;  // points that failed before a process started

@@ -86,7 +86,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     uint64_t top = cfg_.memory.dram_bytes;
     if (used.count(0)) {
         const std::shared_ptr<const ActSetRegion> sets = shared_act_set_region(cfg_, options_.pwp_dir, top);
-        dram_->write(sets->base, sets->bytes.data(), sets->bytes.size());
+        dram_->map_shared(sets->base, sets->bytes.data(), sets->bytes.size(), sets);
         sets_base_ = sets->base;
         sets_count_ = sets->count;
         top = sets->base;

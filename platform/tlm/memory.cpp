@@ -34,25 +34,66 @@ void Memory::set_resident_limit(uint64_t bytes, std::string what) {
 
 uint8_t* Memory::page(uint64_t index, bool create, bool overwritten) const {
     auto it = pages_.find(index);
-    if (it != pages_.end()) return it->second.get();
+    if (it != pages_.end()) {
+        Page& p = it->second;
+        if (!p.shared) return p.own.get();
+        if (!create) return const_cast<uint8_t*>(p.shared);  // (read only: callers that read)
+        std::unique_ptr<uint8_t[]> own = allocate_page(index << kPageBits, pages_.size() << kPageBits);
+        if (!overwritten) std::memcpy(own.get(), p.shared, uint64_t{1} << kPageBits);
+        p.shared = nullptr;
+        p.own = std::move(own);
+        return p.own.get();
+    }
     if (!create) return nullptr;
+    std::unique_ptr<uint8_t[]> own = allocate_page(index << kPageBits, add_page_room(index));
+    if (!overwritten) std::memset(own.get(), 0, uint64_t{1} << kPageBits);
+    uint8_t* raw = own.get();
+    pages_[index].own = std::move(own);
+    return raw;
+}
+
+// Room for one more page in the map, within the resident limit; returns the bytes held now.
+uint64_t Memory::add_page_room(uint64_t index) const {
     const uint64_t resident = uint64_t{pages_.size()} << kPageBits;
-    const std::string at = model::fp::hex(index << kPageBits);
     if (resident + (uint64_t{1} << kPageBits) > resident_limit_)
-        throw Error(std::string(name()) + ": a write at " + at + " would take its resident pages past " + std::to_string(resident_limit_) + " bytes (" +
-                    limit_name_ + "): the run writes more distinct DRAM than that");
-    std::unique_ptr<uint8_t[]> p;
+        throw Error(std::string(name()) + ": a write at " + model::fp::hex(index << kPageBits) + " would take its resident pages past " +
+                    std::to_string(resident_limit_) + " bytes (" + limit_name_ + "): the run writes more distinct DRAM than that");
     try {
-        p.reset(new uint8_t[uint64_t{1} << kPageBits]);  // (zeroed below only where it must be)
         pages_.reserve(pages_.size() + 1);
     } catch (const std::bad_alloc&) {
-        throw Error(std::string(name()) + ": the host is out of memory for a page at " + at + " (" + std::to_string(resident) + " bytes of pages held; " +
-                    limit_name_ + " bounds them)");
+        throw Error(std::string(name()) + ": the host is out of memory for a page at " + model::fp::hex(index << kPageBits) + " (" + std::to_string(resident) +
+                    " bytes of pages held; " + limit_name_ + " bounds them)");
     }
-    if (!overwritten) std::memset(p.get(), 0, uint64_t{1} << kPageBits);
-    uint8_t* raw = p.get();
-    pages_.emplace(index, std::move(p));
-    return raw;
+    return resident;
+}
+
+std::unique_ptr<uint8_t[]> Memory::allocate_page(uint64_t at, uint64_t resident) const {
+    try {
+        return std::unique_ptr<uint8_t[]>(new uint8_t[uint64_t{1} << kPageBits]);  // (zeroed by the caller only where it must be)
+    } catch (const std::bad_alloc&) {
+        throw Error(std::string(name()) + ": the host is out of memory for a page at " + model::fp::hex(at) + " (" + std::to_string(resident) +
+                    " bytes of pages held; " + limit_name_ + " bounds them)");
+    }
+}
+
+void Memory::map_shared(uint64_t addr, const uint8_t* data, uint64_t len, std::shared_ptr<const void> owner) {
+    check(addr, len);
+    constexpr uint64_t kPage = uint64_t{1} << kPageBits;
+    while (len) {
+        const uint64_t off = addr & (kPage - 1);
+        const uint64_t n = std::min(len, kPage - off);
+        auto it = pages_.find(addr >> kPageBits);
+        if (!partitions_ && n == kPage && (it == pages_.end() || it->second.shared)) {
+            if (it == pages_.end()) add_page_room(addr >> kPageBits);
+            Page& p = pages_[addr >> kPageBits];
+            p.own.reset();
+            p.shared = data;
+        } else {
+            write(addr, data, n);  // a page the region shares with other bytes (or dense memory): copied
+        }
+        addr += n, data += n, len -= n;
+    }
+    shared_owners_.push_back(std::move(owner));
 }
 
 void Memory::write(uint64_t addr, const uint8_t* data, uint64_t len) {

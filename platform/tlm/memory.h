@@ -38,6 +38,11 @@ public:
     // access outside the memory is an Error naming the memory and the range.
     void write(uint64_t addr, const uint8_t* data, uint64_t len);
     void read(uint64_t addr, uint8_t* data, uint64_t len) const;
+    // Sparse memories: the bytes at [addr, +len) read as `data` (kept alive by `owner`) without
+    // being copied; a page is copied when it is first written or granted for DMI. What a write
+    // of the same bytes would do (pages touched, the resident limit), minus the copy: a sweep
+    // point's built-in function sets cost nothing until a LoadActFuncSet reads them.
+    void map_shared(uint64_t addr, const uint8_t* data, uint64_t len, std::shared_ptr<const void> owner);
 
     void collect_stats(nlohmann::ordered_json& node) const override;
 
@@ -46,9 +51,11 @@ private:
     unsigned int transport_dbg(int id, tlm::tlm_generic_payload& trans);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
     bool access(tlm::tlm_generic_payload& trans);
-    // The page at `index`; created (zeroed, unless the caller overwrites all of it) when
-    // `create`, else null when never written.
+    // The page at `index`; created (zeroed, unless the caller overwrites all of it) or made
+    // private (a shared page copied) when `create`, else null when never written.
     uint8_t* page(uint64_t index, bool create, bool overwritten = false) const;
+    uint64_t add_page_room(uint64_t index) const;
+    std::unique_ptr<uint8_t[]> allocate_page(uint64_t at, uint64_t resident) const;
     void check(uint64_t addr, uint64_t len) const;
 
     static constexpr uint64_t kPageBits = 16;
@@ -62,7 +69,12 @@ private:
         void operator()(uint8_t* p) const { std::free(p); }
     };
     std::unique_ptr<uint8_t, Free> dense_;
-    mutable std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+    struct Page {
+        const uint8_t* shared = nullptr;  // a map_shared page until it is written
+        std::unique_ptr<uint8_t[]> own;
+    };
+    mutable std::unordered_map<uint64_t, Page> pages_;
+    std::vector<std::shared_ptr<const void>> shared_owners_;
 };
 
 }  // namespace neuronsim::platform

@@ -2,6 +2,10 @@
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
 #include "model/common/error.h"
 #include "platform/tlm/memory.h"
 #include "tests/support/systemc_fixture.h"
@@ -69,6 +73,64 @@ TEST_F(MemoryTest, DensePartitionsAndDirectAccess) {
     EXPECT_EQ(dmi.get_end_address(), 128u * 1024 - 1);
     EXPECT_EQ(dmi.get_dmi_ptr()[5 * 1024 + 3], 7);
     EXPECT_THROW(sbuf.write(128 * 1024 - 1, &v, 2), Error);
+}
+
+// map_shared: the bytes read as given without a copy, and the region's owner sees no write:
+// a write (or a DMI grant, which may write) copies the page first; edge pages shared with other
+// bytes are copied at once; pages touched count as if the region were written.
+TEST_F(MemoryTest, SharedPagesAreCopiedOnWrite) {
+    Initiator ini("ini");
+    platform::Memory dram("dram", uint64_t{1} << 32);
+    ini.socket.bind(dram.socket);
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    constexpr uint64_t kPage = 65536, base = 3 * kPage - 16;  // a partial page, two whole ones, a partial one
+    auto region = std::make_shared<std::vector<uint8_t>>(2 * kPage + 32);
+    for (size_t i = 0; i < region->size(); ++i) (*region)[i] = static_cast<uint8_t>(i * 7 + 1);
+    const std::vector<uint8_t> original = *region;
+    uint8_t before = 0x5a;
+    dram.write(base - 1, &before, 1);  // the first page holds other bytes too
+    dram.map_shared(base, region->data(), region->size(), region);
+    std::vector<uint8_t> r(region->size() + 2);
+    dram.read(base - 1, r.data(), r.size());
+    EXPECT_EQ(r.front(), 0x5a);
+    EXPECT_EQ(std::vector<uint8_t>(r.begin() + 1, r.end() - 1), original);
+    EXPECT_EQ(r.back(), 0);
+    nlohmann::ordered_json st;
+    dram.collect_stats(st);
+    EXPECT_EQ(st["pages_touched"], 4);
+
+    uint8_t w[2] = {0xee, 0xff};  // into the first whole (shared) page
+    EXPECT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 3 * kPage + 100, w, 2), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(*region, original) << "a write reached the shared bytes";
+    dram.read(base, r.data(), region->size());
+    std::vector<uint8_t> expect = original;
+    expect[16 + 100] = 0xee, expect[16 + 101] = 0xff;
+    EXPECT_EQ(std::vector<uint8_t>(r.begin(), r.begin() + region->size()), expect);
+
+    tlm::tlm_generic_payload t;  // DMI into the second whole page: a private copy is granted
+    t.set_address(4 * kPage + 8);
+    tlm::tlm_dmi dmi;
+    ASSERT_TRUE(ini.socket->get_direct_mem_ptr(t, dmi));
+    EXPECT_EQ(dmi.get_start_address(), 4 * kPage);
+    EXPECT_NE(dmi.get_dmi_ptr(), region->data() + (4 * kPage - base));
+    EXPECT_EQ(dmi.get_dmi_ptr()[8], original[4 * kPage + 8 - base]);
+    dmi.get_dmi_ptr()[8] ^= 0xff;
+    EXPECT_EQ(*region, original);
+    dram.collect_stats(st);
+    EXPECT_EQ(st["pages_touched"], 4);
+}
+
+// A shared page counts against the resident limit as a written one does.
+TEST_F(MemoryTest, SharedPagesCountAgainstTheResidentLimit) {
+    platform::Memory dram("dram", uint64_t{1} << 32);
+    dram.set_resident_limit(2 * 65536, "the test's limit");
+    auto region = std::make_shared<std::vector<uint8_t>>(3 * 65536, 1);
+    try {
+        dram.map_shared(0, region->data(), region->size(), region);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("the test's limit"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
