@@ -1,0 +1,61 @@
+// The host threads of one job (model/common/worker_pool.h) and the progress line
+// (model/common/progress_line.h): every index runs exactly once on any thread count, the
+// caller included; the line's bar, counts, elapsed time and ETA.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "model/common/progress_line.h"
+#include "model/common/worker_pool.h"
+
+namespace neuronsim {
+namespace {
+
+TEST(ModelWorkerPool, EveryIndexRunsOnceOnAnyThreadCount) {
+    for (unsigned threads : {1u, 2u, 5u}) {
+        model::WorkerPool pool(threads);
+        EXPECT_EQ(pool.threads(), threads);
+        for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}}) {
+            std::vector<std::atomic<int>> calls(n);
+            pool.run(n, [&](size_t i) { calls[i].fetch_add(1); });
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(calls[i].load(), 1) << threads << " threads, n " << n << ", index " << i;
+        }
+    }
+    EXPECT_GE(model::WorkerPool(0).threads(), 1u) << "0: the host's hardware threads";
+}
+
+TEST(ModelWorkerPool, OneThreadRunsInlineAndManyShareTheWork) {
+    model::WorkerPool one(1);
+    const std::thread::id self = std::this_thread::get_id();
+    std::set<std::thread::id> seen;
+    one.run(10, [&](size_t) { seen.insert(std::this_thread::get_id()); });
+    EXPECT_EQ(seen, std::set<std::thread::id>{self});
+    // With 3 threads and jobs that wait for each other, the job finishes only if 3 run at once.
+    model::WorkerPool three(3);
+    std::atomic<int> arrived{0};
+    three.run(3, [&](size_t) {
+        arrived.fetch_add(1);
+        while (arrived.load() < 3) std::this_thread::yield();
+    });
+    EXPECT_EQ(arrived.load(), 3);
+}
+
+TEST(ProgressLine, BarCountsElapsedAndEta) {
+    EXPECT_EQ(ProgressLine::line(5, 10, "points", "1 failed", 3.0), "[###############...............] 5/10 points, 1 failed, 0:03 elapsed, ETA 0:03");
+    EXPECT_EQ(ProgressLine::line(0, 10, "points", "", 0.0), "[..............................] 0/10 points, 0:00 elapsed");
+    EXPECT_EQ(ProgressLine::line(10, 10, "inputs", "", 4000.0), "[##############################] 10/10 inputs, 1:06:40 elapsed");
+    EXPECT_EQ(format_duration(7.4), "0:07");
+    EXPECT_EQ(format_duration(723), "12:03");
+    EXPECT_EQ(format_duration(3723), "1:02:03");
+    EXPECT_EQ(format_duration(-1), "0:00");
+    ProgressLine off(10, "points", false);
+    EXPECT_FALSE(off.enabled());
+    off.update(3);  // (disabled: draws nothing, and must not fail)
+    off.finish();
+}
+
+}  // namespace
+}  // namespace neuronsim
