@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -137,14 +138,34 @@ const std::vector<ConfigFieldInfo>& config_fields() {
     return info;
 }
 
+// One table per component (its fields' first key), in the field table's order: what a
+// component of the device is configured by, read in one place (as QBox's per-component tables).
 std::string config_fields_markdown() {
     auto cell = [](std::string s) {
         for (size_t at = 0; (at = s.find('|', at)) != std::string::npos; at += 2) s.replace(at, 1, "\\|");
         return s;
     };
-    std::string md = "| field | type | unit | accepted values | meaning | presets and source |\n|---|---|---|---|---|---|\n";
-    for (const ConfigFieldInfo& f : config_fields())
+    static const std::map<std::string, std::string> kComponents = {
+        {"generation", "the generation: its name and NeuronCore version (what gates features)"},
+        {"memory", "the core's memories: partitions, SBUF, PSUM and DRAM"},
+        {"act", "the Activation engine (ScalarE): clock, rates, pipeline stages, table memory and table loads"},
+        {"gpsimd", "the GpSimd engine (POOL): clock, firmware dispatch, the CPTC decode kernels"},
+        {"dma", "the DMA engines and queues"},
+        {"sync", "semaphores and the Sync engine that sequences the DMA queue streams"},
+        {"run", "the run's limits and budgets, and the host threads"},
+        {"device", "the TLM device's instruction fetch"},
+    };
+    std::string md, section;
+    for (const ConfigFieldInfo& f : config_fields()) {
+        const std::string top = f.key.substr(0, f.key.find('.'));
+        if (top != section) {
+            section = top;
+            auto it = kComponents.find(top);
+            md += std::string(md.empty() ? "" : "\n") + "### " + top + (it != kComponents.end() ? ": " + it->second : "") + "\n\n";
+            md += "| field | type | unit | accepted values | meaning | presets and source |\n|---|---|---|---|---|---|\n";
+        }
         md += "| " + f.key + " | " + cell(f.type) + " | " + cell(f.unit) + " | " + cell(f.range) + " | " + cell(f.meaning) + " | " + cell(f.source) + " |\n";
+    }
     return md;
 }
 

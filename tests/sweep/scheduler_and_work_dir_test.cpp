@@ -24,8 +24,8 @@ protected:
     void SetUp() override { clear(); }
     void TearDown() override { clear(); }
     static void clear() {
-        for (const char* v : {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP", "SGE_TASK_ID",
-                              "SGE_TASK_FIRST", "SGE_TASK_LAST", "SGE_TASK_STEPSIZE"})
+        for (const char* v : {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP", "SGE_TASK_ID", "SGE_TASK_FIRST",
+                              "SGE_TASK_LAST", "SGE_TASK_STEPSIZE"})
             unsetenv(v);
     }
     static void set(const std::map<std::string, std::string>& vars) {

@@ -87,8 +87,9 @@ TEST(AccessPattern, EmptyStridedAndOutOfBoundsPatterns) {
     EXPECT_FALSE(make_access_pattern(0, s2, four, 1, 4, "x").strided());
     const AccessPattern p = make_access_pattern(1000, s4, four, 1, 4, "x");  // bytes [1000, 1052)
     EXPECT_EQ(error_of([&] { check_in_partition(p, 1052, "src", "at act[1]"); }), "");
-    EXPECT_NE(error_of([&] { check_in_partition(p, 1051, "src", "at act[1]", "sbuf partition"); })
-                  .find("src at act[1]: the pattern touches bytes [1000, 1052) of a 1051-byte sbuf partition"),
+    EXPECT_NE(error_of([&] {
+                  check_in_partition(p, 1051, "src", "at act[1]", "sbuf partition");
+              }).find("src at act[1]: the pattern touches bytes [1000, 1052) of a 1051-byte sbuf partition"),
               std::string::npos);
 }
 
