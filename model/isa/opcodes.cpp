@@ -249,6 +249,42 @@ StreamName parse_stream_name(const std::string& e) {
     return n;
 }
 
+const Field* find_field(const OpcodeInfo& op, const std::string& name) {
+    for (const Field& f : op.fields)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+std::optional<uint64_t> field_value(const OpcodeInfo& op, const Bundle& b, const std::string& name) {
+    const Field* f = find_field(op, name);
+    if (!f) return std::nullopt;
+    switch (f->kind) {
+        case FieldKind::U8: return b.u8(f->offset);
+        case FieldKind::U16: return b.u16(f->offset);
+        case FieldKind::U32:
+        case FieldKind::Addr4: return b.u32(f->offset);
+        case FieldKind::U64: return b.u64(f->offset);
+        default: return std::nullopt;
+    }
+}
+
+std::optional<TensorOperand> tensor_operand(const OpcodeInfo& op, const Bundle& b, const std::string& name) {
+    const Field* at = find_field(op, name);
+    const Field* step = find_field(op, name + ".step");
+    const Field* num = find_field(op, name + ".num");
+    if (!at || !step || !num || at->kind != FieldKind::Addr4 || step->count != num->count || step->count > 3) return std::nullopt;
+    TensorOperand t;
+    t.addr4 = b.u32(at->offset);
+    t.dims = step->count;
+    for (int i = 0; i < t.dims; ++i) {
+        t.step[i] = static_cast<int16_t>(b.u16(step->offset + 2 * size_t(i)));
+        t.num[i] = b.u16(num->offset + 2 * size_t(i));
+    }
+    return t;
+}
+
+bool is_activation(const OpcodeInfo& op) { return (op.engines & kOnAct) && find_field(op, "src") && find_field(op, "dst") && find_field(op, "func"); }
+
 uint32_t engine_class(const std::string& e) { return parse_stream_name(e).cls; }
 
 Bundle assemble(const std::string& engine, const std::string& mnemonic, const std::vector<std::string>& fields) {

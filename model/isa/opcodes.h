@@ -8,6 +8,7 @@
 // semaphore index). A DMA endpoint is SPACE:P:OFF, dram:ADDR or SPACE@ADDR (the space byte
 // and 64-bit address as they are); an ADDR4 operand also takes its raw number.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,25 @@ struct OpcodeInfo {
 const std::vector<OpcodeInfo>& opcode_table();
 const OpcodeInfo* find_opcode(uint8_t opcode);
 const OpcodeInfo* find_mnemonic(const std::string& mnemonic);
+
+// Reading a bundle's operands by the table, so that code which only needs what an operand is
+// (the advisor's dependencies, the cost model's instruction class) serves every instruction the
+// table lists without a case of its own.
+const Field* find_field(const OpcodeInfo& op, const std::string& name);
+// A U8/U16/U32/U64/Addr4 field's value; nullopt when the opcode has no such field.
+std::optional<uint64_t> field_value(const OpcodeInfo& op, const Bundle& b, const std::string& name);
+// A tensor operand (the fields NAME, NAME.step, NAME.num): its ADDR4, steps and counts in
+// elements, `dims` of them (the rest 0 and 1); nullopt when the opcode has none.
+struct TensorOperand {
+    uint32_t addr4 = 0;
+    int16_t step[3] = {0, 0, 0};
+    uint16_t num[3] = {1, 1, 1};
+    int dims = 0;
+};
+std::optional<TensorOperand> tensor_operand(const OpcodeInfo& op, const Bundle& b, const std::string& name);
+// An activation of the ACT engine: an ACT instruction with a src and a dst tensor and a
+// function (Activate, ActivateQuantize, Activate2, and any later one of the kind).
+bool is_activation(const OpcodeInfo& op);
 
 // Engine stream names: "act", "pool", "dma<E>", "dma<E>.<Q>", "dma" or "dma.<Q>". Returns the
 // mask class or 0.

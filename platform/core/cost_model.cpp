@@ -5,10 +5,17 @@
 
 #include "model/fp/dtype.h"
 #include "model/isa/layouts.h"
+#include "model/isa/opcodes.h"
 
 namespace neuronsim::platform {
 
 namespace {
+// The case an opcode's estimate falls in: every activation (model/isa/opcodes.h
+// is_activation) is costed as one, by the same formulas.
+uint8_t family(uint8_t opcode) {
+    const model::isa::OpcodeInfo* info = model::isa::find_opcode(opcode);
+    return info && model::isa::is_activation(*info) ? uint8_t{model::isa::kActivate} : opcode;
+}
 
 std::string num(double v) {
     char b[32];
@@ -57,7 +64,7 @@ std::string divergence_reason(const Config& c, const InstructionShape& s, double
     std::string why;
     auto add = [&](const std::string& part) { why += (why.empty() ? "" : "; ") + part; };
     double explained = 0;  // of sim - model
-    switch (s.opcode) {
+    switch (family(s.opcode)) {
         case kDmaCopy: {
             const uint32_t formula_rows = (s.rows + 15) >> 4;
             const double per = s.rows ? static_cast<double>(s.bytes) / s.rows : 0, bw = c.dma.bytes_per_ns_per_engine;
@@ -88,9 +95,7 @@ std::string divergence_reason(const Config& c, const InstructionShape& s, double
             add("the compiler gives LoadActFuncSet no latency; neuronsim moves the table image as a DMA transfer");
             explained = sim - model;
             break;
-        case kActivate:
-        case kActivateQuantize:
-        case kActivate2:
+        case kActivate:  // (every activation: family())
             add(c.generation.nc_version >= 4 ? "neuronsim's stages (static + access + stream + drain, act.*) against CoreV4Hwm's readInit + exec"
                                              : "the pipeline drain act.pipeline_latency_cycles, which the public formula leaves out");
             explained = c.generation.nc_version >= 4 ? sim - model : c.act.pipeline_latency_cycles / c.act.clock_ghz;
@@ -113,10 +118,8 @@ std::string divergence_reason(const Config& c, const InstructionShape& s, double
 
 CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
     using namespace model::isa;
-    switch (s.opcode) {
-        case kActivate:
-        case kActivateQuantize:
-        case kActivate2: return c.generation.nc_version >= 4 ? corev4_activation(s) : nki_activation(c, s);
+    switch (family(s.opcode)) {
+        case kActivate: return c.generation.nc_version >= 4 ? corev4_activation(s) : nki_activation(c, s);
         case kReadAccumulator: return {64 / c.act.clock_ghz, "nki.isa: activation_reduce readout MIN_II = 64 cycles"};
         case kTableLoad: return {0, "compiler: LoadActFuncSet has no latency (treated as free)"};
         case kDmaCopy: {
