@@ -40,8 +40,8 @@ struct PointRecord {
     std::string status;  // ok | failed
     int64_t exit_code = 0;
     std::string error;
-    double wall_seconds = 0;  // of the `neuronsim run` process, start to exit
-    double cpu_seconds = 0;  // its user + system time
+    double wall_seconds = 0;  // of the point's run: its process start to exit (--spawn, MPI), or the run in a warm worker
+    double cpu_seconds = 0;  // its user + system CPU time
     std::string neuronsim_version, numerics, host, finished_at;
     std::string coord_key;  // Point::coord_key: the place in the study, whatever the inputs
     std::string inputs;  // Point::inputs
