@@ -9,6 +9,8 @@
 #include "model/common/error.h"
 #include "model/pwp/catalog_writer.h"
 #include "neuronsim/act_sets.h"
+#include "platform/act/act_set_region.h"
+#include "platform/config.h"
 #include "tests/support/device_host.h"
 
 namespace neuronsim::test {
@@ -100,6 +102,29 @@ TEST(BuiltInCatalog, AnEnvironmentOverrideMustBeACatalogOfThisBuild) {
     EXPECT_EQ(model::pwp::default_catalog_dir(), dir);
     ::unsetenv("NEURONSIM_CATALOG");
     fs::remove_all(empty);
+}
+
+}  // namespace
+}  // namespace neuronsim::test
+
+namespace neuronsim::test {
+namespace {
+
+// The built-in sets' region is built once per table geometry and top, then shared
+// (platform/act/act_set_region.h); a copy is what build_act_set_region returns.
+TEST(ActSets, TheBuiltInRegionIsBuiltOnceAndShared) {
+    const Config cfg = platform::compose_config("mariana", {}, {});
+    const uint64_t top = cfg.memory.dram_bytes;
+    const auto a = platform::shared_act_set_region(cfg, "", top), b = platform::shared_act_set_region(cfg, "", top);
+    EXPECT_EQ(a.get(), b.get());
+    const ActSetRegion copy = build_act_set_region(cfg, "", top);
+    EXPECT_EQ(copy.bytes, a->bytes);
+    EXPECT_EQ(copy.base, a->base);
+    EXPECT_LE(a->base + a->bytes.size(), top);
+    const auto lower = platform::shared_act_set_region(cfg, "", top - (1 << 20));
+    EXPECT_NE(lower.get(), a.get());
+    EXPECT_EQ(lower->base, a->base - (1 << 20)) << "the same region, 1 MiB lower";
+    EXPECT_EQ(lower->bytes.size(), a->bytes.size()) << "(its bytes differ: the manifest holds the sets' DRAM addresses)";
 }
 
 }  // namespace
