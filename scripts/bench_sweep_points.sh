@@ -1,5 +1,5 @@
 #!/bin/sh
-# The per-point cost of `neuronsim sweep` (issue 26 §3): N timing-only points of a trivial trace
+# The per-point cost of `neuronsim sweep` (docs/what-if.md, "The cost of a point"): N timing-only points of a trivial trace
 # run by warm workers (the default) and by exec'd processes (--spawn), each -j JOBS,
 # and the same point run alone as `neuronsim run`, N_ALONE times. Prints wall seconds,
 # points/s, and per point: the cost in core time (wall x jobs / N), the run's own CPU time (the

@@ -1,5 +1,5 @@
 #pragma once
-// Warm workers for a local sweep (issue 26 §3): forks of the warmed sweep process that run
+// Warm workers for a local sweep (docs/what-if.md, `--spawn`): forks of the warmed sweep process that run
 // points one after another, each in a fresh simulation context, instead of one fork per point,
 // so that a point pays neither a fork (page tables copied, copy-on-write faults afterwards) nor
 // a process's end. What a point sees is what a `neuronsim run` process sees:

@@ -65,7 +65,7 @@ TEST(AdviseCli, SwitchesOnlyForVectorEngineWorkAreNamed) {
     EXPECT_EQ(b.out.find("hint:"), std::string::npos) << b.out;
 }
 
-// The advisor never makes a kernel slower (issue 26 §4): on every `neuronsim kernel` output, a
+// The advisor never makes a kernel slower (docs/workloads.md): on every `neuronsim kernel` output, a
 // rewrite it writes simulates no slower than the input, and one that would is not written.
 TEST(AdviseCli, NeverWritesASlowerRewriteOfAnyKernel) {
     struct Case {

@@ -1,4 +1,4 @@
-// Study designs beyond grid and zip (issue 26 §2): factors of the preset's own value, one at a
+// Study designs beyond grid and zip (docs/what-if.md, "Axes" and "One at a time"): factors of the preset's own value, one at a
 // time around a baseline (combine: oat), kernels built per point, the sensitivity report and
 // its tornado plot, and the plots' units, facets, styles and Pareto front.
 #include <gtest/gtest.h>

@@ -198,7 +198,7 @@ TEST(Export, OneRowPerPointWithParamAndStatColumns) {
 }
 
 // A failed point is marked in a plot, never just absent: a red cross at its x and a legend entry
-// counting the failed points (issue 26 §1).
+// counting the failed points (docs/what-if.md).
 TEST(Plot, FailedPointsAreMarkedAtTheirX) {
     test::TempDir dir;
     {

@@ -164,7 +164,7 @@ TEST(SweepCli, ResumeRunsOnlyThePointsNotInTheDatabase) {
     for (const auto& [key, rec] : first) EXPECT_EQ(second.at(key).finished_at, rec.finished_at) << "a recorded point ran again";
 }
 
-// Points are keyed by what decides them (issue 26 §1): a trace or data file regenerated at the
+// Points are keyed by what decides them (docs/what-if.md): a trace or data file regenerated at the
 // same path, or another --numerics, runs the point again; the database keeps one row per place
 // in the study and says why it was rerun. Every sweep leaves its command line, spec, build and
 // host in the sweeps table.
@@ -607,7 +607,7 @@ TEST(SweepCli, PlotRunsNoCommandFromItsStringsAndStaysBesideTheDatabase) {
 // `--shard auto` takes the shard from the scheduler's array variables, and `--emit-sbatch`
 // writes the array job and its merge. Without a Slurm controller here, the scripts run as Slurm
 // would run them (bash, with the array variables of each task set), and the merged database
-// equals a local sweep's (issue 26 §3; docs/what-if.md).
+// equals a local sweep's (docs/what-if.md, "Across machines: shards and merge").
 TEST(SweepCli, SlurmArrayScriptsRunEveryShardAndMerge) {
     test::TempDir dir;
     dir.write("spec.yaml", small_spec());

@@ -56,7 +56,7 @@ TEST(NeuronCore, IdentificationAndRegisterErrors) {
     EXPECT_TRUE(ran);
 }
 
-// A bad queue value is refused when written (issue 24 item 5): a TLM error, the REFUSED_WRITE_*
+// A bad queue value is refused when written (docs/vp-integration.md): a TLM error, the REFUSED_WRITE_*
 // registers say which and why, nothing changes and the core does not halt.
 TEST(NeuronCore, BadQueueValuesAreRefusedWhenWritten) {
     bool ran = false;
