@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cstdio>
 // `neuronsim act ...`: evaluate activation functions outside the simulated platform.
 #include <functional>
 #include <iostream>
@@ -10,11 +12,13 @@
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/io/bits_file.h"
+#include "model/pwp/catalog.h"
 #include "model/pwp/evaluate.h"
 #include "model/pwp/func_map.h"
 #include "model/pwp/profile_loader.h"
 #include "model/pwp/simulator.h"
 #include "model/pwp/table_eval.h"
+#include "model/workloads/act_functions.h"
 
 namespace neuronsim::apps {
 
@@ -142,11 +146,29 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
 
 int run_list(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()("funcmap", po::value<std::string>(), "FuncMap JSON replacing the built-in one");
+    opts.add_options()("funcmap", po::value<std::string>(), "FuncMap JSON replacing the built-in one")(
+        "functions", po::bool_switch(), "instead: the functions a trace names (func=NAME), their func_id and the sets that hold them");
     po::variables_map vm;
-    if (parse_options(prog, "Lists the 31 activation names of the reference dispatch, in its order,\nwith the profile file the FuncMap loads for each.", opts,
-                      args, vm))
+    if (parse_options(prog,
+                      "Lists the 31 activation names of the reference dispatch, in its order,\nwith the profile file the FuncMap loads for each. "
+                      "With --functions: the catalog's functions\nas traces name them (func=NAME or its func_id) on the resident target, trainium,\n"
+                      "and the sets (set=NAME or its index) that hold each.",
+                      opts, args, vm))
         return 0;
+    if (vm["functions"].as<bool>()) {
+        const auto& sets = model::workloads::trainium_sets();
+        std::printf("%-28s %7s  %s\n", "function", "func_id", "sets holding it (index name)");
+        std::vector<std::string> seen;
+        for (const pwp::CatalogFn& f : pwp::catalog()) {
+            if (f.sunda_id <= 0 || std::find(seen.begin(), seen.end(), f.name) != seen.end()) continue;
+            seen.push_back(f.name);
+            std::string in;
+            for (size_t i = 0; i < sets.size(); ++i)
+                if (model::workloads::set_holds(int(i), f.name)) in += (in.empty() ? "" : ", ") + std::to_string(i) + " " + sets[i].name;
+            std::printf("%-28s %7d  %s\n", f.name.c_str(), f.sunda_id, in.empty() ? "(none of the built-in sets)" : in.c_str());
+        }
+        return 0;
+    }
     pwp::FuncMap map = vm.count("funcmap") ? pwp::load_func_map(vm["funcmap"].as<std::string>()) : pwp::builtin_func_map();
     for (std::string_view name : pwp::act_fn_names()) {
         std::string file = "-";

@@ -9,7 +9,9 @@ namespace {
 std::string generation_presets_text() {
     std::string t;
     for (const std::string& g : generation_names()) t += (t.empty() ? "" : ", ") + g + (g == default_generation() ? " (default)" : "");
-    return t;
+    std::string aliases;
+    for (const auto& [alias, name] : generation_aliases()) aliases += (aliases.empty() ? "" : ", ") + alias + " = " + name;
+    return t + "; or an instance family: " + aliases;
 }
 }  // namespace
 

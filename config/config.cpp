@@ -49,12 +49,28 @@ const std::vector<std::string>& generation_names() {
 
 std::string default_generation() { return "mariana"; }
 
-std::string builtin_config_text(const std::string& generation) {
+// The instance families a NeuronCore generation ships in, accepted by --gen for its codename
+// (hardware-facts §I.1, public-figures: NC-v2 Trn1/Inf2, NC-v3 Trn2, NC-v4 Trn3).
+const std::vector<std::pair<std::string, std::string>>& generation_aliases() {
+    static const std::vector<std::pair<std::string, std::string>> a = {{"trn1", "sunda"}, {"inf2", "sunda"}, {"trn2", "cayman"}, {"trn3", "mariana"}};
+    return a;
+}
+
+std::string canonical_generation(const std::string& generation) {
     std::string g = generation;
     std::transform(g.begin(), g.end(), g.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const auto& [alias, name] : generation_aliases())
+        if (g == alias) return name;
+    return g;
+}
+
+std::string builtin_config_text(const std::string& generation) {
+    const std::string g = canonical_generation(generation);
     for (const auto& [name, text] : config::builtin_configs())
         if (name == g) return text;
-    throw Error("--gen " + generation + ": unknown generation; expected one of " + generation_list(false, ", "));
+    std::string aliases;
+    for (const auto& [alias, name] : generation_aliases()) aliases += ", " + alias;
+    throw Error("--gen " + generation + ": unknown generation; expected one of " + generation_list(false, ", ") + " or an instance family" + aliases);
 }
 
 namespace {
@@ -196,6 +212,7 @@ Config compose_config_text(const std::string& generation, const std::vector<std:
         }
     }
     if (gen.empty()) gen = default_generation();
+    gen = canonical_generation(gen);
     l.add_document(builtin_config_text(gen), preset_name(gen));
     const std::string name = l.at("generation.name").Scalar();
     for (const auto& [overlay, text] : overlays) l.add_document(text, overlay);

@@ -135,6 +135,10 @@ std::string config_fields_markdown();
 // The five generations shipped in configs/ (compiled in): "sunda", "cayman", "mariana",
 // "mariana_plus", "maverick" (case-insensitive).
 const std::vector<std::string>& generation_names();
+// --gen also takes the instance families: trn1 and inf2 (sunda), trn2 (cayman), trn3 (mariana).
+const std::vector<std::pair<std::string, std::string>>& generation_aliases();
+// The preset name of a generation or an alias, lower case ("TRN2" -> "cayman").
+std::string canonical_generation(const std::string& generation);
 std::string builtin_config_text(const std::string& generation);  // error names the value
 std::string default_generation();  // "mariana"
 

@@ -14,6 +14,7 @@
 #include "model/common/words.h"
 #include "model/fp/bits.h"
 #include "model/isa/address.h"
+#include "model/isa/field_names.h"
 #include "model/isa/layouts.h"
 
 namespace neuronsim::model::isa {
@@ -154,6 +155,17 @@ uint64_t unsigned_value(const std::string& field, const std::string& v, uint64_t
     uint64_t u;
     if (!parse_u64(v, u) || u > max) throw Error(field + "=" + v + ": expected an integer in [0, " + std::to_string(max) + "]");
     return u;
+}
+
+// A byte field: a number, or a name of its values (field_names.h).
+uint8_t u8_value(const std::string& field, const std::string& v) {
+    uint64_t u;
+    if (parse_u64(v, u) && u <= 0xFF) return static_cast<uint8_t>(u);
+    if (field_has_names(field)) {
+        if (const auto code = field_code(field, v)) return *code;
+        throw Error(field + "=" + v + ": expected an integer in [0, 255] or one of " + field_names_list(field));
+    }
+    return static_cast<uint8_t>(unsigned_value(field, v, 0xFF));
 }
 
 // "sbuf:P:OFF", "psum:P:OFF", "dram:ADDR"
@@ -345,7 +357,7 @@ Bundle assemble(const std::string& engine, const std::string& mnemonic, const st
             throw Error("'" + mnemonic + "' has no field '" + key + "' (fields: " + (names.empty() ? "none" : names) + ", wait, update)");
         }
         switch (f->kind) {
-            case FieldKind::U8: b.set_u8(f->offset, static_cast<uint8_t>(unsigned_value(key, val, 0xFF))); break;
+            case FieldKind::U8: b.set_u8(f->offset, u8_value(key, val)); break;
             case FieldKind::U16: b.set_u16(f->offset, static_cast<uint16_t>(unsigned_value(key, val, 0xFFFF))); break;
             case FieldKind::U32: b.set_u32(f->offset, static_cast<uint32_t>(unsigned_value(key, val, UINT32_MAX))); break;
             case FieldKind::U64: b.set_u64(f->offset, unsigned_value(key, val, UINT64_MAX)); break;
@@ -456,7 +468,12 @@ std::string hex_bytes(const uint8_t* p, size_t n) {
 // endpoint that SPACE:P:OFF cannot say as SPACE@ADDR.
 std::string field_text(const Field& f, const Bundle& b) {
     switch (f.kind) {
-        case FieldKind::U8: return b.u8(f.offset) ? std::to_string(b.u8(f.offset)) : "";
+        case FieldKind::U8: {
+            const uint8_t v = b.u8(f.offset);
+            if (!v) return "";
+            const std::string name = field_name(f.name, v);
+            return name.empty() ? std::to_string(v) : name;
+        }
         case FieldKind::U16: return b.u16(f.offset) ? std::to_string(b.u16(f.offset)) : "";
         case FieldKind::U32: return b.u32(f.offset) ? std::to_string(b.u32(f.offset)) : "";
         case FieldKind::U64: return b.u64(f.offset) ? std::to_string(b.u64(f.offset)) : "";

@@ -6,7 +6,9 @@
 
 #include "model/common/error.h"
 #include "model/isa/address.h"
+#include "model/isa/field_names.h"
 #include "model/isa/opcodes.h"
+#include "platform/config.h"
 
 namespace neuronsim::model::isa {
 namespace {
@@ -160,3 +162,47 @@ TEST(Isa, Addr4) {
 
 }  // namespace
 }  // namespace neuronsim::model::isa
+
+namespace neuronsim::test {
+namespace {
+
+// Enumerated fields take names (model/isa/field_names.h) as well as codes, and disasm prints
+// the names; the bytes are the same either way.
+TEST(FieldNames, NamesAssembleToTheirCodesAndDisasmPrintsThem) {
+    using namespace model::isa;
+    const Bundle named = assemble("act", "activate",
+                                  {"func=gelu", "in_bias_dtype=bf16:fp32", "out_dtype=fp32", "accumulator_cmd=zero_accumulate", "bias_src_n=immediate",
+                                   "scale_src=pointer", "num_active_channels=4"});
+    const Bundle coded = assemble("act", "activate",
+                                  {"func=" + std::to_string(field_code("func", "gelu").value()), "in_bias_dtype=0xa6", "out_dtype=10", "accumulator_cmd=3",
+                                   "bias_src_n=1", "scale_src=1", "num_active_channels=4"});
+    EXPECT_EQ(named.b, coded.b);
+    const std::string text = disassemble("act", named);
+    for (const char* f :
+         {"func=gelu", "in_bias_dtype=bfloat16:fp32", "out_dtype=fp32", "accumulator_cmd=zero_accumulate", "bias_src_n=immediate", "scale_src=pointer"})
+        EXPECT_NE(text.find(f), std::string::npos) << f << " in " << text;
+    EXPECT_EQ(assemble("act", "load_act_func_set", {"set=gelu_and_others"}).b, assemble("act", "load_act_func_set", {"set=10"}).b);
+    const Bundle a2 = assemble("act", "activate2", {"op0=MULT", "op1=add", "reduce_cmd=reset_reduce", "reduce_op=abs_max"});
+    EXPECT_EQ(field_name("op0", a2.u8(29)), "mult");
+    EXPECT_EQ(a2.u8(29), 0x06);
+    EXPECT_EQ(a2.u8(31), 0x0A);
+    try {
+        assemble("act", "activate", {"out_dtype=fp33"});
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("out_dtype=fp33: expected an integer in [0, 255] or one of"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("bf16"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(field_name("out_dtype", 0x30), "") << "a code without a name prints as its number";
+}
+
+TEST(FieldNames, GenerationAliasesAreTheInstanceFamilies) {
+    EXPECT_EQ(canonical_generation("trn1"), "sunda");
+    EXPECT_EQ(canonical_generation("Inf2"), "sunda");
+    EXPECT_EQ(canonical_generation("TRN2"), "cayman");
+    EXPECT_EQ(canonical_generation("trn3"), "mariana");
+    EXPECT_EQ(platform::compose_config("trn2", {}, {}).generation.name, "CAYMAN");
+}
+
+}  // namespace
+}  // namespace neuronsim::test
