@@ -9,18 +9,12 @@
 #include <string>
 
 #include "model/common/error.h"
+#include "tests/support/error_of.h"
 
 namespace neuronsim::config {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::error_of;
 
 ConfigLayers three_layers() {
     ConfigLayers l;

@@ -12,18 +12,12 @@
 #include "model/isa/access_pattern.h"
 #include "model/isa/address_map.h"
 #include "model/isa/region.h"
+#include "tests/support/error_of.h"
 
 namespace neuronsim::model::isa {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::error_of;
 
 TEST(AddressMap, LinearAddressesArePartitionTimesItsBytesPlusOffset) {
     const AddressMap m(128, 192 * 1024, 16 * 1024, uint64_t{1} << 32);
