@@ -8,16 +8,15 @@
 #include <spdlog/spdlog.h>
 
 #include "apps/commands.h"
-#include "apps/pwp_sets.h"
 #include "model/common/error.h"
+#include "model/common/worker_pool.h"
 #include "model/fp/bits.h"
 #include "model/io/bits_file.h"
 #include "model/pwp/catalog.h"
-#include "model/pwp/evaluate.h"
+#include "model/pwp/catalog_writer.h"
 #include "model/pwp/func_map.h"
+#include "model/pwp/function_eval.h"
 #include "model/pwp/profile_loader.h"
-#include "model/pwp/simulator.h"
-#include "model/pwp/table_eval.h"
 #include "model/workloads/act_functions.h"
 
 namespace neuronsim::apps {
@@ -44,8 +43,8 @@ const char* kEvalHelp =
     "decimals (0.5) or bit patterns (0x3f000000). An element that cannot be evaluated fails\n"
     "the command, naming its line and bits; OUT is then not written.";
 
-// Elements evaluated per batch: memory stays flat however large IN is.
-constexpr size_t kBatchElements = 1 << 16;
+// Elements evaluated per batch (split over the threads): memory stays flat however large IN is.
+constexpr size_t kBatchElements = 1 << 18;
 
 int run_eval(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
@@ -59,7 +58,8 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
         "in", po::value<std::string>()->required(), "input element file")("out", po::value<std::string>()->required(), "output element file")(
         "scale", po::value<std::string>(), "pre-scale multiplier S (float32)")("bias", po::value<std::string>(), "pre-scale addend B (float32)")(
         "alpha", po::value<std::string>(), "alpha operand A (float32; used by Prelu)")("format", po::value<std::string>()->default_value("hex"),
-                                                                                       "element file format: hex or f32");
+                                                                                       "element file format: hex or f32")(
+        "threads", po::value<unsigned>()->default_value(0), "host threads (0: the hardware threads); the results do not depend on it");
     po::variables_map vm;
     if (parse_options(prog, kEvalHelp, opts, args, vm)) return 0;
 
@@ -79,64 +79,38 @@ int run_eval(const std::string& prog, const std::vector<std::string>& args) {
     const std::string in_path = vm["in"].as<std::string>();
     const std::string out_path = vm["out"].as<std::string>();
 
+    std::optional<pwp::FunctionEvaluator> fe;
+    if (by_profile) {
+        pwp::Profile profile = pwp::load_profile(vm["profile"].as<std::string>());
+        for (const std::string& w : profile.warnings) spdlog::warn("{}: {}", profile.source, w);
+        fe.emplace(pwp::FunctionEvaluator::of_profile(std::move(profile)));
+    } else if (by_set) {
+        fe.emplace(pwp::FunctionEvaluator::of_set(pwp::read_set(pwp::resolve_set(vm["set"].as<std::string>(), vm["target"].as<std::string>())),
+                                                  vm["func"].as<std::string>()));
+    } else {
+        const std::string dir = vm["pwp-dir"].as<std::string>();
+        pwp::FuncMap map = vm.count("funcmap") ? pwp::load_func_map(vm["funcmap"].as<std::string>()) : pwp::builtin_func_map();
+        try {
+            fe.emplace(pwp::FunctionEvaluator::of_pwp_dir(dir, map, vm["func"].as<std::string>(), vm["exact"].as<bool>(), alpha));
+        } catch (const Error& e) {
+            throw Error("--pwp-dir " + dir + ": " + e.what());
+        }
+    }
+    std::optional<pwp::Prescale> pre;
+    if (vm.count("scale") || vm.count("bias") || by_dir) pre = pwp::Prescale{scale, bias};
+    model::WorkerPool pool(vm["threads"].as<unsigned>());
+
     // Streams: a batch of elements at a time, into a temporary renamed over OUT when all are done.
     io::ElementReader reader(in_path, format);
     std::vector<float> in, out;
-    auto element_error = [&](size_t i, const std::string& what) {
-        return Error(reader.place(i) + ": element 0x" + fp::hex8(fp::bits_of(in[i])) + ": " + what);
-    };
-    // Evaluates every element of the batch with `fn`, pre-scaled (multiply then add, in float) if asked.
-    auto each = [&](bool prescale, auto&& fn) {
-        for (size_t i = 0; i < in.size(); ++i) {
-            float v = in[i];
-            if (prescale) {
-                v = scale * v;
-                v = v + bias;
-            }
-            try {
-                out[i] = fn(v);
-            } catch (const Error& e) {
-                throw element_error(i, e.what());
-            }
-        }
-    };
-    const bool prescale = vm.count("scale") || vm.count("bias");
-    std::function<void()> batch;
-    std::optional<pwp::Profile> profile;
-    std::optional<pwp::PackedSet> set;
-    std::optional<pwp::TableEvaluator> te;
-    std::optional<pwp::Simulator> sim;
-    const pwp::FuncMeta* meta = nullptr;
-    if (by_profile) {
-        profile = pwp::load_profile(vm["profile"].as<std::string>());
-        for (const std::string& w : profile->warnings) spdlog::warn("{}: {}", profile->source, w);
-        batch = [&] { each(prescale, [&](float v) { return pwp::evaluate_generic(*profile, v); }); };
-    } else if (by_set) {
-        set = pwp::read_set(resolve_set(vm["set"].as<std::string>(), vm["target"].as<std::string>()));
-        te.emplace(*set);
-        meta = &te->lookup(vm["func"].as<std::string>());
-        batch = [&] { each(prescale, [&](float v) { return te->evaluate(*meta, v); }); };
-    } else {
-        const std::string dir = vm["pwp-dir"].as<std::string>();
-        const std::string func = vm["func"].as<std::string>();
-        pwp::lookup_act_fn(func);  // unknown names fail before any file is read
-        pwp::FuncMap map = vm.count("funcmap") ? pwp::load_func_map(vm["funcmap"].as<std::string>()) : pwp::builtin_func_map();
-        sim.emplace(dir, map);
-        if (!dir.empty() && !sim->can_use_pwp_table())
-            throw Error("--pwp-dir " + dir + ": does not open (the reference would silently fall back to the closed forms; use --exact for those)");
-        const bool use_pwp = !vm["exact"].as<bool>();
-        batch = [&, func, use_pwp] {
-            try {
-                pwp::activate(*sim, func, out.data(), in.data(), in.size(), scale, bias, alpha, use_pwp);
-            } catch (const pwp::ElementError& e) {
-                throw element_error(e.index, e.what());
-            }
-        };
-    }
     io::ElementWriter writer(out_path, format);
     while (reader.next(in, kBatchElements)) {
         out.resize(in.size());
-        batch();
+        try {
+            fe->evaluate(in.data(), out.data(), in.size(), pre, pool);
+        } catch (const pwp::ElementError& e) {
+            throw Error(reader.place(e.index) + ": element 0x" + fp::hex8(fp::bits_of(in[e.index])) + ": " + e.what());
+        }
         writer.write(out.data(), out.size());
     }
     writer.commit();

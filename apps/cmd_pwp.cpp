@@ -13,7 +13,6 @@
 #include <spdlog/spdlog.h>
 
 #include "apps/commands.h"
-#include "apps/pwp_sets.h"
 #include "model/common/error.h"
 #include "model/common/progress_line.h"
 #include "model/fp/bits.h"
@@ -324,7 +323,7 @@ int run_verify(const std::string& prog, const std::vector<std::string>& args) {
                       "and the table-memory evaluator on the packed set, and compares the bits.",
                       opts, args, vm))
         return 0;
-    const std::string manifest = resolve_set(vm["set"].as<std::string>(), vm["target"].as<std::string>());
+    const std::string manifest = pwp::resolve_set(vm["set"].as<std::string>(), vm["target"].as<std::string>());
     PackedSet set = read_set(manifest);
     TableEvaluator te(set);
     const FuncMeta& f = te.lookup(vm["func"].as<std::string>());

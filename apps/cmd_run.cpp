@@ -22,6 +22,7 @@
 #include "model/trace/assembler.h"
 #include "platform/builtin_demo_trace.h"
 #include "platform/config.h"
+#include "platform/host/run_directory.h"
 #include "platform/host/run_record.h"
 #include "platform/host/simulate.h"
 
@@ -35,60 +36,6 @@ using namespace platform;
 std::string lower_name(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;
-}
-
-void write_file(const std::string& path, const std::string& text) { model::io::write_file_atomic(path, text); }
-
-// An output directory holds one complete run or one clearly marked incomplete: RUN_INCOMPLETE
-// stays until every output is in place (a failed run writes its error there, an interrupted
-// one says so, a killed one leaves "running"). The manifest lists what neuronsim wrote, so
-// that --force clears exactly that.
-const char* const kManifest = ".neuronsim-outputs";
-const char* const kOutputs[] = {"stats.json", "instructions.csv", "timeline.json", "host.json", "config.yaml", "RUN_INCOMPLETE", "demo.trace", "streams"};
-
-// A directory is an earlier run's only when it holds the manifest; --force then removes what
-// the manifest lists and nothing else. A directory without one is the user's: neuronsim writes
-// there only if none of its output names is taken, and never removes anything from it.
-void prepare_output_dir(const std::string& prog, const std::string& out, bool force) {
-    std::error_code ec;
-    if (fs::exists(out, ec) && !fs::is_directory(out, ec)) throw Error(out + ": --out names a file, not a directory");
-    if (fs::is_directory(out, ec) && !fs::is_empty(out, ec)) {
-        const fs::path manifest = fs::path(out) / kManifest;
-        if (!fs::exists(manifest, ec)) {
-            std::string taken;
-            for (const char* f : kOutputs)
-                if (fs::exists(fs::symlink_status(fs::path(out) / f, ec))) taken += (taken.empty() ? "" : ", ") + std::string(f);
-            if (!taken.empty())
-                throw UsageError(prog + ": " + out + " holds " + taken + ", which neuronsim did not write (there is no " + kManifest +
-                                 "): move them or choose another --out; --force replaces only an earlier run's outputs");
-            model::io::make_directories(out);
-            return;
-        }
-        if (!force)
-            throw UsageError(prog + ": " + out + " holds an earlier run's outputs; give --force to replace them (it removes what neuronsim wrote there, as " +
-                             kManifest + " lists) or choose another --out");
-        std::vector<std::string> old;
-        std::istringstream in(model::io::read_text_file(manifest.string()));
-        for (std::string line; std::getline(in, line);) {
-            const fs::path rel(line);
-            bool inside = !line.empty() && rel.is_relative();
-            for (const auto& part : rel) inside = inside && part != "..";
-            if (inside) old.push_back(line);  // (anything else in a manifest is not ours to follow)
-        }
-        for (const std::string& f : old) {
-            fs::remove_all(fs::path(out) / f, ec);
-            if (ec) throw Error(out + "/" + f + ": cannot remove the earlier run's output: " + ec.message());
-        }
-        fs::remove(manifest, ec);
-    }
-    model::io::make_directories(out);
-}
-
-void write_manifest(const std::string& out, const std::vector<std::string>& extra) {
-    std::string text;
-    for (const char* f : kOutputs) text += std::string(f) + "\n";
-    for (const std::string& f : extra) text += f + "\n";
-    write_file(out + "/" + kManifest, text);
 }
 
 // SIGINT/SIGTERM ask the simulation to stop; a second one ends the process at once.
@@ -189,13 +136,15 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     inputs.overrides = config_overrides(vm);
     for (const std::string& o : config_overlays(vm)) inputs.overlays.emplace_back(o, model::io::sha256_file(o, "config overlay"));
     const std::string out = vm["out"].as<std::string>();
-    prepare_output_dir(prog, out, vm["force"].as<bool>());
-    write_manifest(out, {});
-    write_file(out + "/RUN_INCOMPLETE", "running\n");
+    try {
+        prepare_run_directory(out, vm["force"].as<bool>());
+    } catch (const RunDirectoryRefused& e) {
+        throw UsageError(prog + ": " + e.what());
+    }
     try {
         return run_outputs(prog, vm, cfg, out, std::move(inputs));
     } catch (const std::exception& e) {
-        write_file(out + "/RUN_INCOMPLETE", std::string("failed: ") + e.what() + "\n");
+        model::io::write_file_atomic(out + "/" + kRunIncomplete, std::string("failed: ") + e.what() + "\n");
         throw;
     }
 }
@@ -224,7 +173,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
                 inputs.overrides.insert(inputs.overrides.begin(), "gpsimd.cptc_flag=true");
             }
             trace = out + "/demo.trace";
-            write_file(trace, builtin_demo_trace(cptc));
+            model::io::write_file_atomic(trace, builtin_demo_trace(cptc));
             trace_name = cptc ? "built-in demo.trace (CPTC library opted in)" : "built-in demo_no_cptc.trace";
             source_name = cptc ? "demo.trace" : "demo_no_cptc.trace";
             inputs.trace_path = "(built in) " + source_name;
@@ -233,10 +182,6 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
         streams_dir = out + "/streams";
         model::trace::assemble_trace(trace, streams_dir, source_name.empty() ? trace_name : source_name);
     }
-    const std::string config_yaml = config_to_yaml(cfg);
-    write_file(out + "/config.yaml", config_yaml);
-    inputs.config_sha256 = model::io::sha256_hex(config_yaml);
-
     RunOptions ro;
     ro.out_dir = out;
     ro.dumps_overwrite = false;
@@ -253,22 +198,15 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     d.process_name = "neuronsim " + cfg.generation.name + ": " + trace_name;
     StopSignals signals;
     d.cancel = &g_stop;
-    const RunReport rep = simulate_streams(cfg, streams_dir, ro);
-    write_manifest(out, rep.dumps);
-    write_file(out + "/stats.json", run_stats(cfg, inputs, d, rep).dump(2) + "\n");
-    const nlohmann::ordered_json host_json = host_figures(rep);
-    write_file(out + "/host.json", host_json.dump(2) + "\n");
-
+    const RunReport rep = run_into_directory(cfg, inputs, streams_dir, ro);
     if (rep.interrupted) {
-        const std::string why = std::string("interrupted by ") + (rep.interrupted == SIGTERM ? "SIGTERM" : "SIGINT") + " after " +
-                                std::to_string(rep.instructions) +
-                                " instructions; stats.json, instructions.csv and timeline.json cover what completed; "
-                                "no dumps were written\n";
-        write_file(out + "/RUN_INCOMPLETE", why);
-        std::fprintf(stderr, "neuronsim: %s", why.c_str());
+        std::fprintf(
+            stderr,
+            "neuronsim: interrupted by %s after %llu instructions; stats.json, instructions.csv and timeline.json cover what completed; no dumps were written\n",
+            rep.interrupted == SIGTERM ? "SIGTERM" : "SIGINT", static_cast<unsigned long long>(rep.instructions));
         return 130;
     }
-    fs::remove(fs::path(out) / "RUN_INCOMPLETE");  // every output is in place
+    const nlohmann::ordered_json host_json = host_figures(rep);
     print_run_summary(cfg, trace_name, out, rep, host_json, d.cost_model);
     if (d.timing_only) std::printf("  (--numerics none: timing only; no element values were computed and no dumps written)\n");
     return 0;

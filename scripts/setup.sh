@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build pkg-config libsystemc-dev libboost-program-options-dev
           libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libsqlite3-dev libopenmpi-dev openmpi-bin gnuplot-nox)
+          libsqlite3-dev libopenmpi-dev openmpi-bin gnuplot-nox
+          pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

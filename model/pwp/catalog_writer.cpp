@@ -1,5 +1,6 @@
 #include "model/pwp/catalog_writer.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
@@ -98,6 +99,24 @@ std::string default_catalog_dir() {
     throw Error(std::string("the built-in PWP catalog (") + kCatalogInstallDir + " with " + kCatalogStampPrefix + NEURONSIM_CATALOG_HASH +
                 ") is not installed beside " + info.dli_fname + ": looked in " + looked +
                 "; reinstall neuronsim, or set NEURONSIM_CATALOG to a directory 'neuronsim pwp catalog --out DIR' wrote");
+}
+
+std::string resolve_set(const std::string& set, const std::string& target) {
+    if (set.find('/') != std::string::npos || (set.size() > 5 && set.compare(set.size() - 5, 5, ".json") == 0)) return set;
+    const Target t = parse_target(target);
+    const std::string dir = default_catalog_dir() + "/pwp_bin_" + target_name(t);
+    const std::string path = dir + "/" + set + ".json";
+    std::error_code ec;
+    if (fs::exists(path, ec)) return path;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string f = e.path().filename().string();
+        if (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0 && f != "act_info.json" && f != "version.json") names.push_back(f.substr(0, f.size() - 5));
+    }
+    std::sort(names.begin(), names.end());
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw Error("set '" + set + "': no such set in the built-in " + target_name(t) + " catalog (its sets: " + list + ")");
 }
 
 }  // namespace neuronsim::model::pwp

@@ -34,4 +34,9 @@ bool is_built_in_catalog(const std::string& dir);
 // own. Reads only: nothing is generated or written at run time. Throws naming where it looked.
 std::string default_catalog_dir();
 
+// A packed set's manifest: "path/to/SET.json" (or any path with a '/') as is; a bare name
+// ("exp_and_others") is the built-in catalog's pwp_bin_<target>/<name>.json. An unknown name
+// is an error listing the target's sets.
+std::string resolve_set(const std::string& set, const std::string& target);
+
 }  // namespace neuronsim::model::pwp

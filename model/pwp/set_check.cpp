@@ -163,6 +163,36 @@ void Checker::check_set(const std::string& dir, const RosterSet& rs, size_t& str
             }
             expect_base = next;
         }
+        // The octave pointers: the evaluator reads side S's octave E at ctrl word
+        // pwl_control_base_S + (E - exp_offset); the manifest's func_exp_to_ctl_start_idx says
+        // which word holds it. A base that disagrees makes every lookup of its side read another
+        // octave's word (seen: a base raised by one made exp(32) negative).
+        if (const auto octs = m.func_exp_to_ctl_start_idx.find(f.bare_name()); octs != m.func_exp_to_ctl_start_idx.end() && octs->is_object()) {
+            bool reported[2] = {false, false};
+            for (const auto& [key, val] : octs->items()) {
+                const bool neg = key.rfind("neg_", 0) == 0;
+                if ((!neg && key.rfind("pos_", 0) != 0) || !val.is_number_integer()) continue;
+                int64_t e = 0;
+                try {
+                    e = std::stoll(key.substr(4));
+                } catch (const std::exception&) {
+                    continue;
+                }
+                const int64_t base = neg ? f.pwl_control_base_neg : f.pwl_control_base_pos;
+                const int64_t at = base + (e - f.exp_offset), want = val.get<int64_t>();
+                if (at != want && !reported[neg]) {
+                    reported[neg] = true;
+                    issue(mfile, fw + (neg ? ".pwl_control_base_neg" : ".pwl_control_base_pos"),
+                          "is " + std::to_string(base) + ": octave " + key + " would be read from ctrl word " + std::to_string(at) +
+                              ", but func_exp_to_ctl_start_idx puts it at " + std::to_string(want));
+                } else if (!reported[neg] && (at < c0 || at >= c_end)) {
+                    reported[neg] = true;
+                    issue(mfile, fw + (neg ? ".pwl_control_base_neg" : ".pwl_control_base_pos"),
+                          "octave " + key + " is read from ctrl word " + std::to_string(at) + ", outside the function's words " + std::to_string(c0) + ".." +
+                              std::to_string(c_end - 1));
+                }
+            }
+        }
         if (c_end == c0 && sat != b0) issue(mfile, fw, "no octaves but " + std::to_string(sat - b0) + " LUT records before the clamp slots");
         // Top-octave truncation: the high clamp's mantissa threshold starts exactly after the
         // materialised sections of the top octave it lands in.

@@ -1,9 +1,12 @@
 // `neuronsim act eval` and the CLI contract, end to end through the real executable.
 #include <cstdlib>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
+#include "model/fp/bits.h"
 #include "model/io/sha256.h"
+#include "model/pwp/catalog_writer.h"
 #include "model/pwp/fast_eval.h"
 #include "model/pwp/profile_writer.h"
 #include "tests/support/profile_builder.h"
@@ -11,6 +14,8 @@
 
 namespace neuronsim::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 // exp_400p octave -19 (seed 001 §7) with exp's clamps: values checked in evaluate_test.
 Profile exp_like() {
@@ -175,6 +180,35 @@ TEST(Cli, ActListShowsTheFuncMap) {
     ASSERT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("Exp"), std::string::npos);
     EXPECT_NE(r.out.find("exp_400p.json"), std::string::npos);
+}
+
+// A name in the wrong case for the reference's exact-name dispatch says which one it wants;
+// an unknown set lists the built-in ones.
+TEST(ActEvalCli, WrongNamesSayWhatIsValid) {
+    TempDir t;
+    const std::string in = t.write("in.txt", "3f800000\n");
+    CliResult r = run_cli("act eval --pwp-dir " + model::pwp::default_catalog_dir() + "/pwp_jsons --func gelu --in " + in + " --out " + t.file("o"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("did you mean 'Gelu'"), std::string::npos) << r.err;
+    r = run_cli("act eval --set gelu_and_other --func gelu --in " + in + " --out " + t.file("o"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("its sets: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("gelu_and_others"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(t.file("o")));
+}
+
+// --threads splits the batches; the bits do not depend on it.
+TEST(ActEvalCli, ThreadsGiveTheSameBits) {
+    TempDir t;
+    std::string text;
+    for (uint32_t i = 0; i < 300000; ++i) text += model::fp::hex8(i * 14327u) + "\n";
+    const std::string in = t.write("in.txt", text);
+    for (const char* n : {"1", "2"}) {
+        CliResult r =
+            run_cli(std::string("act eval --set gelu_and_others --func gelu --threads ") + n + " --in " + in + " --out " + t.file(std::string("o") + n));
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+    EXPECT_EQ(model::io::sha256_file(t.file("o1"), "o1"), model::io::sha256_file(t.file("o2"), "o2"));
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ if(NOT _version MATCHES "version 14\\.")
 endif()
 file(GLOB_RECURSE _sources RELATIVE ${SOURCE_DIR}
      ${SOURCE_DIR}/apps/*.[ch]* ${SOURCE_DIR}/bench/*.[ch]* ${SOURCE_DIR}/config/*.[ch]* ${SOURCE_DIR}/examples/*.[ch]*
-     ${SOURCE_DIR}/firmware_model/*.[ch]* ${SOURCE_DIR}/include/*.[ch]* ${SOURCE_DIR}/model/*.[ch]* ${SOURCE_DIR}/platform/*.[ch]*
+     ${SOURCE_DIR}/firmware_model/*.[ch]* ${SOURCE_DIR}/include/*.[ch]* ${SOURCE_DIR}/model/*.[ch]* ${SOURCE_DIR}/platform/*.[ch]* ${SOURCE_DIR}/python/*.[ch]*
      ${SOURCE_DIR}/stats/*.[ch]* ${SOURCE_DIR}/sweep/*.[ch]* ${SOURCE_DIR}/tests/*.[ch]*)
 list(FILTER _sources INCLUDE REGEX "\\.(cpp|h)$")
 execute_process(COMMAND ${CLANG_FORMAT} --dry-run --Werror ${_sources} WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE _rc ERROR_VARIABLE _err)

@@ -10,6 +10,7 @@
 #   firmware firmware_model/                             : base, config, model, firmware, public config.h
 #   sweep    sweep/                                      : base, config, stats, model, sweep, public config.h
 #   platform platform/                                   : everything but apps/ and sweep/
+#   python   python/src/ (the Python package's _core)    : as platform, and python/
 cmake_minimum_required(VERSION 3.20)
 set(_base "model/common/;model/fp/;model/io/")
 set(_violations "")
@@ -53,6 +54,7 @@ check_layer(model "model/cptc/*.[ch]*;model/isa/*.[ch]*;model/pwp/*.[ch]*;model/
 check_layer(firmware "firmware_model/*.[ch]*" "${_base};config/;model/;firmware_model/;neuronsim/config.h" FALSE)
 check_layer(sweep "sweep/*.[ch]*" "${_base};config/;stats/;model/;sweep/;neuronsim/config.h;neuronsim/version.h" FALSE)
 check_layer(platform "platform/*.[ch]*" "${_base};config/;stats/;model/;firmware_model/;platform/;neuronsim/" TRUE)
+check_layer(python "python/src/*.[ch]*" "${_base};config/;stats/;model/;firmware_model/;platform/;neuronsim/;python/;pybind11/" TRUE)
 
 if(_violations)
   message(FATAL_ERROR "includes that cross the layers:${_violations}")

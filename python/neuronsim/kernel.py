@@ -1,0 +1,426 @@
+"""A kernel builder: write a NeuronCore kernel in a few lines of Python and get its trace.
+
+    k = neuronsim.Kernel()
+    x = k.dram_input("x", np.float32 array of shape (rows, cols))
+    y = k.dram_output("y", x.shape)
+    for i, rows in enumerate(k.row_tiles(x.shape[0])):       # 128-row tiles
+        t = k.sbuf((128, cols), name=f"in{i % 2}")             # two buffers, reused
+        k.dma_copy(t, x[rows])
+        o = k.sbuf((128, cols), name=f"out{i % 2}")
+        k.activation(o, t, func="gelu")
+        k.dma_copy(y[rows], o)
+    r = neuronsim.run(k, gen="cayman"); r["y"]
+
+Tiles are allocated in SBUF or PSUM by shape and dtype (the same name gives the same tile
+back: that is how a kernel reuses its buffers). Each operation goes to one engine stream: DMA
+copies to the DMA queues (loads from DRAM on dma.0, stores to DRAM on dma.1, others on dma.2,
+or queue=), activations to ACT. The semaphores come from the data: an operation waits for
+the last operation of every other stream that wrote what it reads (read after write), read or
+wrote what it writes (write after read, write after write), by byte ranges per partition. Each
+stream counts its completed producers on a semaphore of its own, so a wait is "that stream's
+semaphore >= the producer's count"; an operation that needs more than one wait gets `sync`
+instructions before it on its own stream. A DMA queue keeps several transfers in flight, so a
+copy that touches what an earlier copy of its own queue touches waits for it too. ACT loads
+the table set an activation needs when the resident one does not hold its function (the first
+trainium set in roster order that does, or set=).
+"""
+import os
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["Kernel", "Tile", "DramTensor", "decode", "encode", "DTYPES"]
+
+# name: (bytes per element, trace dtype name)
+DTYPES = {"fp32": 4, "bf16": 2, "fp16": 2}
+_ALIGN = 64  # bytes: where tiles start in a partition, and DRAM tensors (x64)
+
+
+def _bf16_bits(a):
+    """float32 -> bf16 bit patterns, rounded to nearest even (NaNs stay quiet NaNs)."""
+    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(np.asarray(a, dtype=np.float32))
+    return np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), rounded)
+
+
+def encode(a, dtype):
+    """The bytes of array `a` as elements of `dtype`. float32 values become bf16 by rounding to
+    nearest even and fp16 by numpy's (also nearest even); uint16 arrays are taken as bf16/fp16
+    bit patterns and uint32 arrays as fp32 bit patterns, unchanged."""
+    a = np.asarray(a)
+    if dtype == "fp32":
+        if a.dtype == np.uint32:
+            return a.astype("<u4").tobytes()
+        if a.dtype != np.float32:
+            raise TypeError(f"fp32 data: expected float32 (or uint32 bits), got {a.dtype}")
+        return a.astype("<f4").tobytes()
+    if dtype in ("bf16", "fp16"):
+        if a.dtype == np.uint16:
+            return a.astype("<u2").tobytes()
+        if a.dtype != np.float32:
+            raise TypeError(f"{dtype} data: expected float32 (rounded to nearest even) or uint16 bits, got {a.dtype}")
+        return (_bf16_bits(a) if dtype == "bf16" else a.astype("<f2").view("<u2")).tobytes()
+    raise ValueError(f"dtype '{dtype}': expected one of {', '.join(DTYPES)}")
+
+
+def decode(raw, dtype):
+    """Raw little-endian bytes (uint8 array) of `dtype` elements as float32 (bf16, fp16: exactly)."""
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if dtype == "fp32":
+        return raw.view("<f4").astype(np.float32)
+    if dtype == "bf16":
+        return (raw.view("<u2").astype(np.uint32) << 16).view(np.float32)
+    if dtype == "fp16":
+        return raw.view("<f2").astype(np.float32)
+    raise ValueError(f"dtype '{dtype}': expected one of {', '.join(DTYPES)}")
+
+
+def _f32_field(v):
+    """A float operand as its binary32 bit pattern (exact in the trace)."""
+    return "0x%08x" % int(np.float32(v).view(np.uint32))
+
+
+class DramTensor:
+    """A 2-D tensor (rows x cols) in DRAM. t[r0:r1] or t[r0:r1, c0:c1] is a region a DMA copies."""
+
+    def __init__(self, name, shape, dtype, addr):
+        self.name, self.shape, self.dtype, self.addr = name, tuple(shape), dtype, addr
+        self.pitch = self.shape[1] * DTYPES[dtype]
+
+    def __getitem__(self, key):
+        rows, cols = key if isinstance(key, tuple) else (key, slice(None))
+        r0, r1, rs = rows.indices(self.shape[0]) if isinstance(rows, slice) else (rows, rows + 1, 1)
+        c0, c1, cs = cols.indices(self.shape[1]) if isinstance(cols, slice) else (cols, cols + 1, 1)
+        if rs != 1 or cs != 1 or r1 <= r0 or c1 <= c0:
+            raise IndexError(f"{self.name}[{key}]: expected a non-empty contiguous row range and column range")
+        return _DramRegion(self, r0, r1 - r0, c0, c1 - c0)
+
+    def region(self):
+        return self[:, :]
+
+
+class _DramRegion:
+    def __init__(self, t, r0, rows, c0, cols):
+        self.tensor, self.r0, self.rows, self.c0, self.cols = t, r0, rows, c0, cols
+        self.dtype = t.dtype
+
+    @property
+    def addr(self):
+        return self.tensor.addr + self.r0 * self.tensor.pitch + self.c0 * DTYPES[self.dtype]
+
+    def spans(self):
+        """(space, partition, start, end) byte ranges: one per row in DRAM (space 'dram', partition 0)."""
+        es = DTYPES[self.dtype]
+        return [("dram", 0, self.addr + r * self.tensor.pitch, self.addr + r * self.tensor.pitch + self.cols * es) for r in range(self.rows)]
+
+
+class Tile:
+    """A tile in SBUF or PSUM: `partitions` rows starting at partition p0, `cols` elements each
+    at byte `offset` of every partition. t[p0:p1, c0:c1] is a sub-tile (same offset rules)."""
+
+    def __init__(self, name, space, p0, partitions, offset, cols, dtype):
+        self.name, self.space, self.p0, self.partitions, self.offset, self.cols, self.dtype = name, space, p0, partitions, offset, cols, dtype
+
+    @property
+    def shape(self):
+        return (self.partitions, self.cols)
+
+    def __getitem__(self, key):
+        rows, cols = key if isinstance(key, tuple) else (key, slice(None))
+        r0, r1, rs = rows.indices(self.partitions) if isinstance(rows, slice) else (rows, rows + 1, 1)
+        c0, c1, cs = cols.indices(self.cols) if isinstance(cols, slice) else (cols, cols + 1, 1)
+        if rs != 1 or cs != 1 or r1 <= r0 or c1 <= c0:
+            raise IndexError(f"{self.name}[{key}]: expected a non-empty contiguous partition range and column range")
+        return Tile(self.name, self.space, self.p0 + r0, r1 - r0, self.offset + c0 * DTYPES[self.dtype], c1 - c0, self.dtype)
+
+    def location(self):
+        return f"{self.space}:{self.p0}:0x{self.offset:x}"
+
+    def spans(self):
+        n = self.cols * DTYPES[self.dtype]
+        return [(self.space, p, self.offset, self.offset + n) for p in range(self.p0, self.p0 + self.partitions)]
+
+
+def _overlap(a, b):
+    """True when two span lists share a byte (same space and partition)."""
+    index = {}
+    for s, p, lo, hi in a:
+        index.setdefault((s, p), []).append((lo, hi))
+    for s, p, lo, hi in b:
+        for alo, ahi in index.get((s, p), ()):
+            if lo < ahi and alo < hi:
+                return True
+    return False
+
+
+class _Op:
+    def __init__(self, stream, text, reads, writes, where):
+        self.stream, self.text, self.reads, self.writes, self.where = stream, text, reads, writes, where
+        self.waits = {}  # stream -> the producer _Op it waits for (the latest of that stream)
+        self.count = None  # its number among its stream's producers (set when one is waited on)
+        self.seq = 0  # its position in the kernel
+        self.known = {}  # stream -> seq of its latest operation known complete when this one issues
+
+
+class Kernel:
+    """Builds a trace: DRAM tensors, SBUF/PSUM tiles, and the operations between them."""
+
+    def __init__(self, name="kernel", gen=None):
+        self.name = name
+        self.memory = _core.memory(gen or "")
+        self._dram_next = 0
+        self._dram = {}
+        self._data = []  # (.data line, file name, bytes)
+        self._dumps = []  # (name, .dump line, file, dtype, shape)
+        self._tiles = {}
+        self._next = {"sbuf": 0, "psum": 0}
+        self._ops = []
+        self._resident_set = None
+        self._sets = {f["name"]: f["sets"] for f in _core.catalog()}
+        self._roster = list(_core.trainium_sets())
+
+    # --- memory ---------------------------------------------------------------------------
+    def _dram_tensor(self, name, shape, dtype):
+        if name in self._dram:
+            raise ValueError(f"DRAM tensor '{name}' exists already")
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype '{dtype}': expected one of {', '.join(DTYPES)}")
+        shape = tuple(int(s) for s in shape)
+        if len(shape) != 2 or min(shape) < 1:
+            raise ValueError(f"DRAM tensor '{name}': shape {shape}: expected (rows, cols), both at least 1")
+        t = DramTensor(name, shape, dtype, self._dram_next)
+        size = shape[0] * shape[1] * DTYPES[dtype]
+        self._dram_next += -(-size // 4096) * 4096
+        if self._dram_next > self.memory["dram_bytes"] // 2:
+            raise ValueError(f"DRAM tensor '{name}': the kernel's tensors need {self._dram_next} bytes, more than half of "
+                             f"{self.memory['generation']}'s {self.memory['dram_bytes']} (the rest holds the instruction rings and table sets)")
+        self._dram[name] = t
+        return t
+
+    def dram_input(self, name, array, dtype=None):
+        """A DRAM tensor holding `array` (2-D; float32, or uint16/uint32 bit patterns). dtype: the
+        element type in DRAM, default fp32 (bf16 or fp16 round float32 values to nearest even)."""
+        a = np.asarray(array)
+        if a.ndim == 1:
+            a = a.reshape(1, -1)
+        dtype = dtype or ("fp32" if a.dtype in (np.float32, np.uint32) else None)
+        if dtype is None:
+            raise TypeError(f"dram_input '{name}': give dtype= for {a.dtype} data")
+        t = self._dram_tensor(name, a.shape, dtype)
+        file = f"{name}.bin"
+        self._data.append((f".data dram:0x{t.addr:x} file={file}", file, encode(a, dtype)))
+        return t
+
+    def dram_output(self, name, shape, dtype="fp32"):
+        """A DRAM tensor whose contents after the run are Result[name] (an array of `shape`)."""
+        t = self._dram_tensor(name, shape, dtype)
+        file = f"{name}.bin"
+        n = t.shape[0] * t.shape[1] * DTYPES[dtype]
+        self._dumps.append((name, f".dump dram:0x{t.addr:x} bytes={n} file={file}", file, dtype, t.shape))
+        return t
+
+    def dram(self, name, shape, dtype="fp32"):
+        """A DRAM scratch tensor (neither loaded nor dumped)."""
+        return self._dram_tensor(name, shape, dtype)
+
+    def _tile(self, space, shape, dtype, name, init):
+        shape = tuple(int(s) for s in shape)
+        if len(shape) != 2 or not (1 <= shape[0] <= self.memory["partitions"]) or shape[1] < 1:
+            raise ValueError(f"tile {name or ''} {shape}: expected (partitions 1..{self.memory['partitions']}, cols >= 1)")
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype '{dtype}': expected one of {', '.join(DTYPES)}")
+        if name is not None and name in self._tiles:
+            t = self._tiles[name]
+            if (t.space, t.shape, t.dtype) != (space, shape, dtype):
+                raise ValueError(f"tile '{name}' is {t.space} {t.shape} {t.dtype}, not {space} {shape} {dtype}")
+            return t
+        name = name or f"{space}{len(self._tiles)}"
+        off = self._next[space]
+        size = shape[1] * DTYPES[dtype]
+        limit = self.memory["sbuf_bytes_per_partition" if space == "sbuf" else "psum_bytes_per_partition"]
+        if off + size > limit:
+            raise ValueError(f"tile '{name}': {size} bytes per partition at offset {off} pass {self.memory['generation']}'s "
+                             f"{limit} bytes of {space.upper()} per partition")
+        self._next[space] = off + -(-size // _ALIGN) * _ALIGN
+        t = Tile(name, space, 0, shape[0], off, shape[1], dtype)
+        self._tiles[name] = t
+        if init is not None:
+            a = np.asarray(init)
+            if a.shape != shape:
+                raise ValueError(f"tile '{name}': init has shape {a.shape}, expected {shape}")
+            file = f"{name}.init.bin"
+            self._data.append((f".data {t.location()} partitions={shape[0]} file={file}", file, encode(a, dtype)))
+        return t
+
+    def sbuf(self, shape, dtype="fp32", name=None, init=None):
+        """An SBUF tile (partitions, cols); `init`: its contents before the run (an array of shape)."""
+        return self._tile("sbuf", shape, dtype, name, init)
+
+    def psum(self, shape, dtype="fp32", name=None, init=None):
+        """A PSUM tile (partitions, cols)."""
+        return self._tile("psum", shape, dtype, name, init)
+
+    def row_tiles(self, rows, partitions=None):
+        """The row ranges (slices) of 128-row (or `partitions`-row) tiles covering `rows`."""
+        p = partitions or self.memory["partitions"]
+        return [slice(r, min(r + p, rows)) for r in range(0, rows, p)]
+
+    # --- operations -----------------------------------------------------------------------
+    def _where(self):
+        return f"operation {len(self._ops)}"
+
+    def _add(self, stream, text, reads, writes):
+        op = _Op(stream, text, reads, writes, self._where())
+        op.seq = len(self._ops)
+        # The latest conflicting operation of each stream (earlier ones are implied by it).
+        # An engine's own later instructions are ordered by the engine, except a DMA queue's.
+        needed = {}
+        for prev in reversed(self._ops):
+            if prev.stream in needed:
+                continue
+            if prev.stream == stream and not stream.startswith("dma"):
+                continue
+            if _overlap(prev.writes, reads) or _overlap(prev.writes, writes) or _overlap(prev.reads, writes):
+                needed[prev.stream] = prev
+        # What is known complete when op issues: what its stream's previous operation knew (a
+        # stream issues in order), and through each wait, the producer and all it knew. A wait
+        # that is already known is left out (a stream completes in program order).
+        same = next((p for p in reversed(self._ops) if p.stream == stream), None)
+        known = dict(same.known) if same is not None else {}
+        for prev in sorted(needed.values(), key=lambda p: -p.seq):
+            if known.get(prev.stream, -1) >= prev.seq:
+                continue
+            op.waits[prev.stream] = prev
+            for s, q in prev.known.items():
+                known[s] = max(known.get(s, -1), q)
+            known[prev.stream] = max(known.get(prev.stream, -1), prev.seq)
+        op.known = known
+        self._ops.append(op)
+        return op
+
+    def dma_copy(self, dst, src, queue=None):
+        """Copies src to dst: DRAM rows to a tile's partitions, a tile to DRAM rows, or tile to tile.
+        Both sides have the same rows x cols and dtype. queue: "dma.Q" or "dmaE.Q" (default: loads
+        dma.0, stores dma.1, others dma.2)."""
+        if isinstance(src, DramTensor):
+            src = src.region()
+        if isinstance(dst, DramTensor):
+            dst = dst.region()
+        rows = src.rows if isinstance(src, _DramRegion) else src.partitions
+        drows = dst.rows if isinstance(dst, _DramRegion) else dst.partitions
+        if (rows, src.cols, src.dtype) != (drows, dst.cols, dst.dtype):
+            raise ValueError(f"dma_copy: source {rows}x{src.cols} {src.dtype} and destination {drows}x{dst.cols} {dst.dtype} differ")
+        if isinstance(src, _DramRegion) and isinstance(dst, _DramRegion):
+            raise ValueError("dma_copy: DRAM to DRAM is not a tile copy (stage it through SBUF)")
+        queue = queue or ("dma.0" if isinstance(src, _DramRegion) else "dma.1" if isinstance(dst, _DramRegion) else "dma.2")
+        nbytes = src.cols * DTYPES[src.dtype]
+        f = [f"src={src.location() if isinstance(src, Tile) else 'dram:0x%x' % src.addr}",
+             f"dst={dst.location() if isinstance(dst, Tile) else 'dram:0x%x' % dst.addr}", f"partitions={rows}", f"bytes={nbytes}"]
+        if isinstance(src, _DramRegion):
+            f.append(f"src_stride={src.tensor.pitch}")
+        if isinstance(dst, _DramRegion):
+            f.append(f"dst_stride={dst.tensor.pitch}")
+        return self._add(queue, f"copy {' '.join(f)}", src.spans(), dst.spans())
+
+    def _ensure_set(self, func, set_name):
+        if set_name is None:
+            if self._resident_set is not None and self._resident_set in self._sets.get(func, []):
+                return
+            i = _core.first_set_covering([func])
+            if i < 0:
+                raise ValueError(f"activation func '{func}': no built-in trainium set holds it (neuronsim.act.functions() lists them)")
+            set_name = self._roster[i]
+        if set_name != self._resident_set:
+            self._add("act", f"load_act_func_set set={set_name}", [], [])
+            self._resident_set = set_name
+
+    def _operand(self, name, v, reads, src_field, pointer, immediate):
+        """A float operand: a number (immediate, as bits), or a (partitions, 1) fp32 tile read per partition."""
+        if isinstance(v, Tile):
+            if v.dtype != "fp32" or v.cols != 1:
+                raise ValueError(f"{name}: a per-partition operand is a (partitions, 1) fp32 tile, not {v.shape} {v.dtype}")
+            reads += v.spans()
+            return [f"{src_field}={pointer}", f"{name}={v.location()}"]
+        return [f"{src_field}={immediate}", f"{name}={_f32_field(v)}"]
+
+    def activation(self, dst, src, func, scale=1.0, bias=0.0, accumulate=None, set=None):
+        """dst = func(src * scale + bias) on ACT. scale, bias: numbers, or (partitions, 1) fp32
+        tiles (per partition). accumulate: None, or an accumulator command ("zero_accumulate"
+        starts a row sum, "accumulate" adds to it): read it with read_accumulator. set: the table
+        set to use (default: the resident one if it holds func, else the first that does)."""
+        if src.partitions != dst.partitions or src.p0 != dst.p0 or src.cols != dst.cols:
+            raise ValueError(f"activation: src {src.shape} at partition {src.p0} and dst {dst.shape} at {dst.p0} differ")
+        if src.cols > 65535:
+            raise ValueError(f"activation: {src.cols} elements per partition; at most 65535 in one instruction (split the tile)")
+        self._ensure_set(func, set)
+        reads = list(src.spans())
+        f = [f"func={func}", f"in_bias_dtype={src.dtype}:fp32", f"out_dtype={dst.dtype}", f"num_active_channels={src.partitions}"]
+        f += self._operand("scale", scale, reads, "scale_src", "pointer", "immediate")
+        f += self._operand("bias", bias, reads, "bias_src_n", "pointer", "immediate")
+        if accumulate is not None:
+            f.append(f"accumulator_cmd={accumulate}")
+        f += [f"src={src.location()}", "src.step=1,0,0", f"src.num={src.cols},1,1", f"dst={dst.location()}", "dst.step=1,0,0", f"dst.num={dst.cols},1,1"]
+        return self._add("act", f"activate {' '.join(f)}", reads, dst.spans())
+
+    def read_accumulator(self, dst):
+        """dst (a (partitions, 1) fp32 tile) = ACT's per-partition accumulator."""
+        if dst.cols != 1 or dst.dtype != "fp32":
+            raise ValueError(f"read_accumulator: dst is a (partitions, 1) fp32 tile, not {dst.shape} {dst.dtype}")
+        return self._add("act", f"read_accumulator count=1 dtype=fp32 num_active_channels={dst.partitions} dst={dst.location()} dst.num=1",
+                         [], dst.spans())
+
+    def activation_reduce(self, dst, src, func, reduce_dst, scale=1.0, bias=0.0, set=None):
+        """dst = func(src * scale + bias) and reduce_dst = its sum along each partition's row."""
+        self.activation(dst, src, func, scale=scale, bias=bias, accumulate="zero_accumulate", set=set)
+        return self.read_accumulator(reduce_dst)
+
+    # --- output ---------------------------------------------------------------------------
+    def outputs(self):
+        """{output name: (dump file, dtype, shape)}."""
+        return {name: (file, dtype, shape) for name, _, file, dtype, shape in self._dumps}
+
+    def trace_text(self):
+        """The trace, with the semaphores the dependencies need. (The .data files are written by write().)"""
+        streams = []
+        for op in self._ops:
+            if op.stream not in streams:
+                streams.append(op.stream)
+        sem = {s: i for i, s in enumerate(streams)}
+        if len(sem) > 256:
+            raise ValueError(f"the kernel uses {len(sem)} streams; the device has 256 semaphores")
+        produced = {s: 0 for s in streams}
+        producers = {id(p) for op in self._ops for p in op.waits.values()}
+        for op in self._ops:  # producers are numbered in program order on their stream
+            if id(op) in producers:
+                produced[op.stream] += 1
+                op.count = produced[op.stream]
+        lines = [f"# {self.name}: written by neuronsim.Kernel (Python); semaphore i counts the completed producers of stream i:",
+                 "# " + ", ".join(f"{i} {s}" for s, i in sem.items())]
+        for line, _, _ in self._data:
+            lines.append(line)
+        lines.append("")
+        for op in self._ops:
+            waits = [f"wait={sem[s]}>={p.count}" for s, p in op.waits.items()]
+            for w in waits[1:]:
+                lines.append(f"{op.stream} sync {w}")
+            words = [op.stream, op.text] + waits[:1]
+            if op.count is not None:
+                words.append(f"update={sem[op.stream]}+1")
+            lines.append(" ".join(words))
+        lines.append("")
+        for _, line, _, _, _ in self._dumps:
+            lines.append(line)
+        return "\n".join(lines) + "\n"
+
+    def write(self, directory):
+        """Writes DIRECTORY/<name>.trace and its .data files; returns the trace's path."""
+        os.makedirs(directory, exist_ok=True)
+        for _, file, data in self._data:
+            with open(os.path.join(directory, file), "wb") as f:
+                f.write(data)
+        path = os.path.join(directory, f"{self.name}.trace")
+        with open(path, "w") as f:
+            f.write(self.trace_text())
+        return path
