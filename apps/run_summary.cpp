@@ -40,12 +40,14 @@ void for_each_engine(const json& stats, F&& f) {
 }
 
 void print_time_by_mnemonic(const json& stats) {
-    std::printf("  time by instruction (each one's exclusive share of its engine's busy ns):\n");
+    std::printf("  time by instruction (the instructions' exclusive share of their engine's busy ns, in total and per instruction):\n");
     for_each_engine(stats, [](const std::string& e, const json& n) {
         const json& by = n.at(E::mnemonic_count.head());
-        for (auto m = by.begin(); m != by.end(); ++m)
-            std::printf("    %-8s %-22s %8llu x %14.3f ns\n", e.c_str(), m.key().c_str(), u(get(m.value(), E::mnemonic_count)),
-                        ns_of(get(m.value(), E::mnemonic_busy_ps)));
+        for (auto m = by.begin(); m != by.end(); ++m) {
+            const unsigned long long count = u(get(m.value(), E::mnemonic_count));
+            const double ns = ns_of(get(m.value(), E::mnemonic_busy_ps));
+            std::printf("    %-8s %-22s %8llu instr %14.3f ns total %12.3f ns each\n", e.c_str(), m.key().c_str(), count, ns, count ? ns / count : 0.0);
+        }
     });
 }
 
@@ -96,8 +98,8 @@ void print_act(const json& stats) {
         const std::string from = get(s, A::switch_from).get<std::string>(), to = get(s, A::switch_to).get<std::string>();
         const unsigned long long count = u(get(s, A::switch_count));
         const double ns = ns_of(get(s, A::switch_load_ps));
-        if (from == to) std::printf("    %-44s %4llu x %12.3f ns  redundant: already resident\n", ("reload " + to).c_str(), count, ns);
-        else std::printf("    %-44s %4llu x %12.3f ns%s\n", (from + " -> " + to).c_str(), count, ns, fns.empty() ? "" : ("  for " + fns).c_str());
+        if (from == to) std::printf("    %-44s %4llu loads %12.3f ns total  redundant: already resident\n", ("reload " + to).c_str(), count, ns);
+        else std::printf("    %-44s %4llu loads %12.3f ns total%s\n", (from + " -> " + to).c_str(), count, ns, fns.empty() ? "" : ("  for " + fns).c_str());
     }
 }
 
@@ -117,7 +119,7 @@ void print_stalls(const json& stats) {
     std::stable_sort(all.begin(), all.end(), [](const Stall& a, const Stall& b) { return a.ns > b.ns; });
     std::printf("  top stalls:\n");
     for (size_t i = 0; i < all.size() && i < 5; ++i)
-        std::printf("    %-8s waits for %-48s %6llu x %14.3f ns\n", all[i].engine.c_str(), all[i].cause.c_str(), all[i].count, all[i].ns);
+        std::printf("    %-8s waits for %-48s %6llu stalls %14.3f ns total\n", all[i].engine.c_str(), all[i].cause.c_str(), all[i].count, all[i].ns);
 }
 
 void print_cost_model(const platform::RunReport& rep) {
@@ -130,8 +132,8 @@ void print_cost_model(const platform::RunReport& rep) {
     std::printf("  cost model (public/compiler formulas): estimates %.3f ns against %.3f ns simulated (each instruction's issue to completion, summed)\n",
                 model, sim);
     for (auto it = totals.begin(); it != totals.end(); ++it)
-        std::printf("    %-32s %8llu x  simulated %14.3f ns  model %14.3f ns\n", it.key().c_str(), u(it.value()["count"]), ns_of(it.value()["simulated_ps"]),
-                    it.value()["model_ns"].get<double>());
+        std::printf("    %-32s %8llu instr  simulated %14.3f ns total  model %14.3f ns total\n", it.key().c_str(), u(it.value()["count"]),
+                    ns_of(it.value()["simulated_ps"]), it.value()["model_ns"].get<double>());
     const auto& top = rep.divergences;
     if (!top.empty()) std::printf("  largest divergences (simulated - model):\n");
     for (const auto& d : top) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -60,12 +62,24 @@ const T& get(Access<T> a, const Config& c) {
     return a(const_cast<Config&>(c));
 }
 
+// The shortest decimal that reads back as the same double (1.4, not yaml-cpp's 17 digits,
+// 1.3999999999999999): config show and config.yaml stay readable and exact.
+std::string shortest_decimal(double v) {
+    char buf[40];
+    for (int digits = 15; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    return buf;
+}
+
 template <typename T>
 ConfigField number(std::string key, Access<T> a, T lo, T hi, std::string unit, std::string meaning, std::string source) {
     ConfigField f;
     f.info = {key, std::is_integral_v<T> ? "integer" : "number", std::move(unit), str(lo) + " .. " + str(hi), std::move(meaning), std::move(source)};
     f.read = [key, a, lo, hi](Config& c, const YAML::Node& v, const ConfigLayers& l) { a(c) = read_number<T>(v, lo, hi, key, l); };
-    f.write = [a](const Config& c, YAML::Emitter& e) { e << get(a, c); };
+    if constexpr (std::is_floating_point_v<T>) f.write = [a](const Config& c, YAML::Emitter& e) { e << shortest_decimal(get(a, c)); };
+    else f.write = [a](const Config& c, YAML::Emitter& e) { e << get(a, c); };
     return f;
 }
 

@@ -112,6 +112,23 @@ TEST(Config, ResolvedYamlRoundTrips) {
     EXPECT_EQ(d.act.opcodes, c.act.opcodes);
 }
 
+// Numbers print as the shortest decimal that reads back exactly: 1.4, not 1.3999999999999999,
+// and every preset's values survive the trip bit for bit.
+TEST(Config, NumbersPrintShortAndReadBackExactly) {
+    const Config c = parse_config(builtin_config_text("sunda"), "s", {"act.clock_ghz=1.4", "dma.descriptor_ns=0.1"});
+    const std::string y = config_to_yaml(c);
+    EXPECT_NE(y.find("clock_ghz: 1.4\n"), std::string::npos) << y;
+    EXPECT_NE(y.find("descriptor_ns: 0.1\n"), std::string::npos) << y;
+    EXPECT_EQ(y.find("99999"), std::string::npos) << y;
+    for (const std::string& g : generation_names()) {
+        const Config p = parse_config(builtin_config_text(g), g, {"dma.descriptor_ns=0.30000000000000004"});
+        const Config q = parse_config(config_to_yaml(p), "resolved");
+        EXPECT_EQ(q.act.clock_ghz, p.act.clock_ghz) << g;
+        EXPECT_EQ(q.dma.descriptor_ns, 0.30000000000000004) << g;
+        EXPECT_EQ(config_to_yaml(q), config_to_yaml(p)) << g;
+    }
+}
+
 TEST(Config, DuplicateKeysRootsAndStridesAreRefusedWithTheirPlace) {
     const std::string base = builtin_config_text("mariana");
     auto error = [](const std::string& text, std::vector<std::string> o = {}) {
