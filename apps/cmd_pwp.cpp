@@ -72,16 +72,21 @@ int run_pack(const std::string& prog, const std::vector<std::string>& args) {
     po::variables_map vm;
     if (parse_options(prog,
                       "Packs profiles into one function set, members in the order given; each member's\n"
-                      "name is its file stem without the trailing _<N>p.",
+                      "name is its file stem without the trailing _<N>p. The set is also listed in\n"
+                      "DIR/act_info.json (after the sets already there; its position is its index, set=N)\n"
+                      "and DIR/version.json is written if absent, so `run --pwp DIR` loads DIR.",
                       opts, args, vm, &pos, "--target trainium|with_ln --name SET --out DIR PROFILE.json..."))
         return 0;
     std::vector<SetMember> members;
+    std::vector<std::string> stems;
     for (const std::string& path : vm["profile"].as<std::vector<std::string>>()) {
         Profile p = load_profile(path);
-        members.push_back({std::filesystem::path(path).stem().string(), std::move(p)});
+        stems.push_back(std::filesystem::path(path).stem().string());
+        members.push_back({stems.back(), std::move(p)});
     }
     PackedSet set = pack_set(parse_target(vm["target"].as<std::string>()), vm["name"].as<std::string>(), members);
     write_set(set, vm["out"].as<std::string>());
+    list_set_in_act_info(set.name, stems, vm["out"].as<std::string>());
     std::printf("packed %zu functions into %s/%s: %lld bkt records, %lld ctrl words (stride %zu)\n", members.size(), vm["out"].as<std::string>().c_str(),
                 set.name.c_str(), static_cast<long long>(set.manifest.bkt_entry_cnt), static_cast<long long>(set.manifest.ctl_entry_cnt), set.stride);
     return 0;

@@ -8,8 +8,10 @@
 #include <set>
 
 #include "model/common/error.h"
+#include "model/io/json_path.h"
 #include "model/pwp/catalog.h"
 #include "model/pwp/generator.h"
+#include "model/pwp/manifest.h"
 #include "model/pwp/packer.h"
 #include "model/pwp/profile_writer.h"
 #include "model/pwp/roster.h"
@@ -17,6 +19,9 @@
 namespace neuronsim::model::pwp {
 
 namespace fs = std::filesystem;
+
+// version.json as the vendor's directories carry it; neuronsim reads none of its values.
+const char* const kVersionJson = "{\"KaenaPWP\": {\"brazil_version\": \"\", \"git_sha\": \"\"}}\n";
 
 #include "model/pwp/catalog_hash.h"
 
@@ -43,7 +48,7 @@ CatalogReport write_catalog(const std::string& out_dir, const std::vector<std::s
         fs::create_directories(dir);
         const auto& roster = builtin_roster(t);
         write_text(dir + "/act_info.json", act_info_to_json(roster).dump(2) + "\n");
-        write_text(dir + "/version.json", "{\"KaenaPWP\": {\"brazil_version\": \"\", \"git_sha\": \"\"}}\n");
+        write_text(dir + "/version.json", kVersionJson);
         for (const RosterSet& rs : roster) {
             std::vector<SetMember> members;
             for (const auto& [name, budget] : rs.act) {
@@ -99,6 +104,31 @@ std::string default_catalog_dir() {
     throw Error(std::string("the built-in PWP catalog (") + kCatalogInstallDir + " with " + kCatalogStampPrefix + NEURONSIM_CATALOG_HASH +
                 ") is not installed beside " + info.dli_fname + ": looked in " + looked +
                 "; reinstall neuronsim, or set NEURONSIM_CATALOG to a directory 'neuronsim pwp catalog --out DIR' wrote");
+}
+
+void list_set_in_act_info(const std::string& set_name, const std::vector<std::string>& member_stems, const std::string& dir) {
+    RosterSet entry{set_name, {}};
+    for (const std::string& stem : member_stems) {
+        const std::string bare = strip_budget(stem);
+        int budget = 1;
+        if (bare != stem) {
+            try {
+                budget = std::stoi(stem.substr(bare.size() + 1));
+            } catch (const std::exception&) {
+                throw Error("member " + stem + ": its budget (_<N>p) is not a number act_info.json can hold");
+            }
+        }
+        entry.act.emplace_back(bare, budget);
+    }
+    const std::string path = dir + "/act_info.json";
+    std::vector<RosterSet> roster;
+    std::error_code ec;
+    if (fs::exists(path, ec)) roster = parse_act_info(io::read_text_file(path, io::kMaxJsonFileBytes, "act_info.json"), path);
+    auto at = std::find_if(roster.begin(), roster.end(), [&](const RosterSet& r) { return r.name == set_name; });
+    if (at != roster.end()) *at = std::move(entry);
+    else roster.push_back(std::move(entry));
+    write_text(path, act_info_to_json(roster).dump(2) + "\n");
+    if (!fs::exists(dir + "/version.json", ec)) write_text(dir + "/version.json", kVersionJson);
 }
 
 std::string resolve_set(const std::string& set, const std::string& target) {

@@ -34,6 +34,11 @@ bool is_built_in_catalog(const std::string& dir);
 // own. Reads only: nothing is generated or written at run time. Throws naming where it looked.
 std::string default_catalog_dir();
 
+// Lists a set packed from `member_stems` (exp_400p, ...) in DIR/act_info.json, added after the
+// sets already there or replacing the one of its name, and writes DIR/version.json when absent:
+// DIR is then a pwp_bin_* directory `run --pwp` loads. The set's index is its position there.
+void list_set_in_act_info(const std::string& set_name, const std::vector<std::string>& member_stems, const std::string& dir);
+
 // A packed set's manifest: "path/to/SET.json" (or any path with a '/') as is; a bare name
 // ("exp_and_others") is the built-in catalog's pwp_bin_<target>/<name>.json. An unknown name
 // is an error listing the target's sets.

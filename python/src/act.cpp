@@ -164,8 +164,13 @@ void bind_act(py::module_& m) {
         "pack_set",
         [](const std::string& target, const std::string& name, const std::vector<std::pair<std::string, std::string>>& members, const std::string& out_dir) {
             std::vector<pwp::SetMember> ms;
-            for (const auto& [stem, text] : members) ms.push_back({stem, pwp::parse_profile(text, stem)});
+            std::vector<std::string> stems;
+            for (const auto& [stem, text] : members) {
+                ms.push_back({stem, pwp::parse_profile(text, stem)});
+                stems.push_back(stem);
+            }
             pwp::write_set(pwp::pack_set(pwp::parse_target(target), name, ms), out_dir);
+            pwp::list_set_in_act_info(name, stems, out_dir);
         },
         py::arg("target"), py::arg("name"), py::arg("members"), py::arg("out_dir"));
     m.def(

@@ -97,6 +97,20 @@ def test_pack_a_set_and_evaluate_it(tmp_path):
     x = random_inputs(50_000, seed=3)
     for func in ("gelu", "exp"):
         assert np.array_equal(bits(ns.act.eval(x, func, set=manifest)), bits(ns.act.eval(x, func, profile=func)))
+    # the directory is a pwp_bin_* directory: listed in act_info.json, checked clean, and a run
+    # loads the set from it (its index is its position: a second pack comes after)
+    ns.act.pack({"sigmoid_400p": "sigmoid"}, "second", tmp_path)
+    info = json.loads((tmp_path / "act_info.json").read_text())
+    assert [s["name"] for s in info["act_func_sets"]] == ["mine", "second"]
+    assert ns.act.check(tmp_path)["issues"] == []
+    v = np.linspace(-3, 3, 16, dtype=np.float32)
+    text = (".data sbuf:0:0x0 file=v.bin\n"
+            "act load_act_func_set set=1\n"
+            "act activate func=5 in_bias_dtype=fp32:fp32 out_dtype=fp32 num_active_channels=1 scale=1.0 bias=0 bias_src_n=immediate "
+            "src=sbuf:0:0x0 src.step=1,0,0 src.num=16,1,1 dst=sbuf:0:0x100 dst.step=1,0,0 dst.num=16,1,1\n"
+            ".dump sbuf:0:0x100 bytes=64 file=y.bin\n")
+    r = ns.run(text, inputs={"v.bin": v}, pwp=tmp_path)
+    assert np.array_equal(r.dump("y.bin", np.uint32), bits(ns.act.eval(v, "sigmoid", set=str(tmp_path / "second.json"))))
 
 
 def test_check_finds_a_broken_pointer(tmp_path):
