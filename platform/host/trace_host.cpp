@@ -268,13 +268,16 @@ std::string TraceHost::describe_error() {
         f.message = message.substr(head.size());
         message = f.summary(s->path + " byte offset " + std::to_string(index * 64));
     }
-    if (!s->lines.empty()) {
-        model::trace::SourceLines lines(s->lines, true);
-        uint64_t line = 0;
-        for (uint64_t i = 0; i <= index; ++i) line = lines.next();
-        if (line) message = lines.source() + ":" + std::to_string(line) + ": " + message;
-    }
-    return message;
+    const std::string place = source_place(*s, index);
+    return place.empty() ? message : place + ": " + message;
+}
+
+std::string TraceHost::source_place(const Stream& s, uint64_t index) const {
+    if (s.lines.empty()) return "";
+    model::trace::SourceLines lines(s.lines, true);
+    uint64_t line = 0;
+    for (uint64_t i = 0; i <= index; ++i) line = lines.next();
+    return line ? lines.source() + ":" + std::to_string(line) : "";
 }
 
 RunReport TraceHost::run() {
@@ -324,6 +327,9 @@ RunReport TraceHost::run() {
         for (const QueueState& q : core_->queue_states()) {
             if (!q.busy) continue;
             stuck += "\n  engine " + q.engine + " at instruction " + std::to_string(q.current_index);
+            for (const auto& x : streams_)
+                if (x->name == q.engine)
+                    if (const std::string place = source_place(*x, q.current_index); !place.empty()) stuck += " (" + place + ")";
             if (q.waiting) stuck += " waits for " + q.wait_condition + ", which is " + std::to_string(q.semaphore_value);
         }
         failure = "deadlock at " + std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck;

@@ -76,6 +76,8 @@ private:
     void wr(uint64_t reg, uint32_t value);
     void refill(Stream& s);
     std::string describe_error();
+    // "FILE:LINE" of a stream's instruction, from its .lines file; empty without one.
+    std::string source_place(const Stream& s, uint64_t index) const;
 
     Config cfg_;
     RunOptions options_;

@@ -7,6 +7,43 @@
 
 namespace neuronsim::platform::record {
 
+namespace {
+
+// Where a track sits in the viewer (Perfetto and chrome://tracing order threads by
+// thread_sort_index): the compute engines, the DMA queue streams by queue, the per-engine
+// queue streams, then the DMA engines' packet tracks by number; anything else after them.
+long track_sort_index(const std::string& track) {
+    auto number_at = [&](size_t at, size_t& end) {
+        long v = 0;
+        end = at;
+        while (end < track.size() && track[end] >= '0' && track[end] <= '9') v = v * 10 + (track[end++] - '0');
+        return end > at ? v : -1;
+    };
+    size_t end = 0;
+    if (track == "act") return 0;
+    if (track == "pool") return 1;
+    if (track.rfind("dma engine ", 0) == 0) {
+        const long e = number_at(11, end);
+        if (e >= 0 && end == track.size()) return 100000 + e;
+    }
+    if (track.rfind("dma.", 0) == 0) {
+        const long q = number_at(4, end);
+        if (q >= 0 && end == track.size()) return 100 + q;
+    }
+    if (track.rfind("dma", 0) == 0) {  // dmaE.Q (or dmaE)
+        const long e = number_at(3, end);
+        if (e >= 0 && end == track.size()) return 1000 + e * 256;
+        if (e >= 0 && end < track.size() && track[end] == '.') {
+            size_t qend = 0;
+            const long q = number_at(end + 1, qend);
+            if (q >= 0 && qend == track.size()) return 1000 + e * 256 + q;
+        }
+    }
+    return 1000000;
+}
+
+}  // namespace
+
 TimelineWriter::TimelineWriter(const std::string& path, const std::string& process_name) : out_(std::make_unique<TextWriter>(path)) {
     out_->lit("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"");
     put_json(*out_, process_name);
@@ -23,7 +60,11 @@ int TimelineWriter::track_id(const std::string& track) {
     o.u64(static_cast<uint64_t>(id));
     o.lit(", \"args\": {\"name\": \"");
     put_json(o, track);
-    o.lit("\"}}");
+    o.lit("\"}},\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": ");
+    o.u64(static_cast<uint64_t>(id));
+    o.lit(", \"args\": {\"sort_index\": ");
+    o.u64(static_cast<uint64_t>(track_sort_index(track)));
+    o.lit("}}");
     return id;
 }
 

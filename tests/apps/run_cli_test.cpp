@@ -182,7 +182,7 @@ TEST(RunCli, ErrorsExitNonZeroWithPlaces) {
     CliResult r = run_cli("run --trace " + tr + " --force --out " + t.file("o"));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("engine act at instruction 0 waits for semaphore 1 >= 1, which is 0"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("engine act at instruction 0 (" + tr + ":1) waits for semaphore 1 >= 1, which is 0"), std::string::npos) << r.err;
     tr = t.write(
         "e.trace",
         "act sync\npool raw raw=47100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n");

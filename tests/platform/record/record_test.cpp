@@ -3,7 +3,10 @@
 // each file absent until committed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -111,6 +114,34 @@ TEST(TimelineWriter, StallSlicesAndFlowArrowsFromTheReleasingTrack) {
     EXPECT_EQ(stalls, 1);
     EXPECT_EQ(flows, 2);  // its start on pool's track, its end on act's
     EXPECT_EQ(counters, 1);
+}
+
+// Tracks appear in a fixed order whatever order they were first used in: ACT, POOL, the DMA
+// queue streams by queue, the per-engine streams, the DMA engines by number.
+TEST(TimelineWriter, TracksSortAsEnginesThenQueuesThenDmaEngines) {
+    test::TempDir t;
+    const std::string path = t.file("t.json");
+    {
+        TimelineWriter tl(path, "run");
+        const sc_core::sc_time a(1, sc_core::SC_NS), b(2, sc_core::SC_NS);
+        for (const char* track : {"dma engine 10", "dma.1", "dma engine 2", "dma3.1", "pool", "dma.0", "dma3", "act", "dma2.0", "other"})
+            tl.slice(track, "x", a, b, "{}");
+        tl.commit();
+    }
+    const auto j = nlohmann::json::parse(test::read_file(path));
+    std::map<int, std::string> names;
+    std::map<int, long> index;
+    for (const auto& e : j.at("traceEvents")) {
+        if (e["name"] == "thread_name") names[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+        if (e["name"] == "thread_sort_index") index[e["tid"].get<int>()] = e["args"]["sort_index"].get<long>();
+    }
+    ASSERT_EQ(index.size(), names.size());
+    std::vector<std::pair<long, std::string>> order;
+    for (const auto& [tid, name] : names) order.emplace_back(index.at(tid), name);
+    std::sort(order.begin(), order.end());
+    std::vector<std::string> got;
+    for (const auto& o : order) got.push_back(o.second);
+    EXPECT_EQ(got, (std::vector<std::string>{"act", "pool", "dma.0", "dma.1", "dma2.0", "dma3", "dma3.1", "dma engine 2", "dma engine 10", "other"}));
 }
 
 TEST(RecordText, JsonEscapeAndCsvFields) {
