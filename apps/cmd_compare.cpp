@@ -1,8 +1,10 @@
-// `neuronsim compare A B`: the stats of two runs or sweep points side by side (sweep/compare.h).
+// `neuronsim compare A B`: the stats of two runs or sweep points side by side (sweep/compare.h);
+// `neuronsim diff A B`: the instruction times of two runs (sweep/run_diff.h).
 #include <cstdio>
 
 #include "apps/commands.h"
 #include "sweep/compare.h"
+#include "sweep/run_diff.h"
 
 namespace neuronsim::apps {
 
@@ -46,8 +48,33 @@ int run_compare(const std::string& prog, const std::vector<std::string>& args) {
     return 0;
 }
 
+int run_diff(const std::string& prog, const std::vector<std::string>& args) {
+    po::options_description opts;
+    opts.add_options()("a", po::value<std::string>()->required(), "the first run's output directory")(
+        "b", po::value<std::string>()->required(), "the second run's")("top", po::value<size_t>()->default_value(10),
+                                                                       "how many movers and stall-cause changes to list")(
+        "json", po::bool_switch(), "the same as JSON (every mnemonic, the movers, the stall changes, the counts)");
+    po::positional_options_description pos;
+    pos.add("a", 1).add("b", 1);
+    po::variables_map vm;
+    if (parse_options(prog,
+                      "What changed between two runs (output directories of `neuronsim run` or the Python\n"
+                      "package's run, with instructions.csv): the simulated time, each engine's busy time per\n"
+                      "mnemonic, the instructions whose time (stall + issue to completion) moved most, and the\n"
+                      "stall causes that changed. Instructions are matched by engine and index in their\n"
+                      "stream: two runs of one trace (other generation, config, -p) or of an edit that keeps\n"
+                      "each stream's order; both trace lines are shown. Exit status 0 whether or not they differ.",
+                      opts, args, vm, &pos, "A B [--top N] [--json]"))
+        return 0;
+    const sweep::RunDiff d = sweep::diff_runs(vm["a"].as<std::string>(), vm["b"].as<std::string>(), vm["top"].as<size_t>());
+    if (vm["json"].as<bool>()) std::printf("%s\n", sweep::run_diff_json(d).dump(2).c_str());
+    else std::fputs(sweep::run_diff_text(d).c_str(), stdout);
+    return 0;
+}
+
 }  // namespace
 
+Command diff_command() { return {"diff", "what changed between two runs: time per mnemonic and per instruction, stall causes, top movers", run_diff}; }
 Command compare_command() { return {"compare", "the stats of two runs or sweep points side by side, with their differences", run_compare}; }
 
 }  // namespace neuronsim::apps

@@ -21,5 +21,6 @@ Command sweep_command();
 Command plot_command();
 Command stats_command();
 Command compare_command();
+Command diff_command();
 
 }  // namespace neuronsim::apps

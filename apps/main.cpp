@@ -89,7 +89,7 @@ int apps::run_cli(std::vector<std::string> args) {
         return apps::dispatch("neuronsim", kDescription,
                               {apps::run_command(), apps::act_command(), apps::pwp_command(), apps::asm_command(), apps::disasm_command(), apps::cptc_command(),
                                apps::config_command(), apps::kernel_command(), apps::advise_command(), apps::demo_command(), apps::sweep_command(),
-                               apps::plot_command(), apps::stats_command(), apps::compare_command()},
+                               apps::plot_command(), apps::stats_command(), apps::compare_command(), apps::diff_command()},
                               args);
     } catch (const apps::UsageError& e) {
         std::cerr << "neuronsim: " << e.what() << "\n(run with --help for usage)\n";

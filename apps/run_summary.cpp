@@ -23,19 +23,12 @@ double ns_of(const json& ps) { return ps.get<uint64_t>() / 1000.0; }
 unsigned long long u(const json& v) { return v.get<unsigned long long>(); }
 
 // DMA queue streams sit under core.queues (docs/stats-schema.md).
-const char* const kQueues = "queues";
 
 // Engines are the stats nodes with busy_ps.
 template <typename F>
 void for_each_engine(const json& stats, F&& f) {
     // ACT, POOL and the DMA queues that ran (under "queues"), in name order.
-    std::map<std::string, const json*> engines;
-    auto collect = [&](const json& node) {
-        for (auto it = node.begin(); it != node.end(); ++it)
-            if (stats::has(it.value(), E::busy_ps)) engines[it.key()] = &it.value();
-    };
-    collect(stats);
-    if (stats.contains(kQueues)) collect(stats[kQueues]);
+    const auto engines = E::nodes_of(stats);
     for (const auto& [name, node] : engines) f(name, *node);
 }
 

@@ -3,6 +3,9 @@
 // records in document order (kAll); docs/stats-schema.md is generated from them (`neuronsim
 // stats schema`). A new stat is a record here (and in its kAll) and the line of its component
 // that puts it.
+#include <map>
+#include <string>
+
 #include "stats/stat.h"
 
 namespace neuronsim::stats {
@@ -122,6 +125,19 @@ inline constexpr Stat stall_text{"stalls.<cause>.cause", Unit::none, "the cause 
 // The group in document order.
 inline constexpr const Stat* kAll[] = {&instructions,   &busy_ps,          &stalled_ps,  &busy_cycles, &clock_ghz, &skipped_unknown,
                                        &mnemonic_count, &mnemonic_busy_ps, &stall_count, &stall_ps,    &stall_text};
+
+// The engines of a core's stats node, by name: its children with busy_ps (ACT, POOL) and the
+// DMA queue streams under "queues".
+inline std::map<std::string, const Node*> nodes_of(const Node& core) {
+    std::map<std::string, const Node*> engines;
+    auto collect = [&](const Node& node) {
+        for (auto it = node.begin(); it != node.end(); ++it)
+            if (has(it.value(), busy_ps)) engines[it.key()] = &it.value();
+    };
+    collect(core);
+    if (core.contains("queues")) collect(core["queues"]);
+    return engines;
+}
 }  // namespace engine
 
 namespace act {
