@@ -101,6 +101,9 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         "but no element values are read, computed, moved or dumped (value-dependent errors are not detected)")(
         "act-numerics", po::value<std::string>()->default_value("pwp"),
         "pwp: Activate evaluates the resident tables; exact: the closed forms (the reference's no-profile mode)")(
+        "uninitialised", po::value<std::string>()->default_value("zero"),
+        "what SBUF and PSUM hold before anything is written there: zero, or nan (0xff bytes, a NaN in every float type, as "
+        "nki.simulate_kernel: a read of never-written data shows)")(
         "threads", po::value<unsigned>(),
         "host threads for Activate's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
         "skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")(
@@ -127,6 +130,8 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
     {  // every option is checked before the output directory is touched
         DeviceOptions check;
         if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), check);
+        const std::string un = vm["uninitialised"].as<std::string>();
+        if (un != "zero" && un != "nan") throw UsageError(prog + ": --uninitialised: expected zero or nan, got \"" + un + "\"");
         const std::string a = vm["act-numerics"].as<std::string>();
         if (a != "pwp" && a != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + a + "\"");
     }
@@ -189,6 +194,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     DeviceOptions& d = ro.device;
     d.skip_unknown = vm["skip-unknown"].as<bool>();
     d.act_exact = vm["act-numerics"].as<std::string>() == "exact";
+    d.uninitialised_nan = vm["uninitialised"].as<std::string>() == "nan";
     d.timing_only = vm["numerics"].as<std::string>() == "none";
     d.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
     d.cost_model = vm["cost-model"].as<bool>();

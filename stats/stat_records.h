@@ -28,10 +28,11 @@ inline constexpr Stat config_sha256{"config.sha256", Unit::hex,
                                     "SHA-256 of the resolved configuration (`OUT/config.yaml`); equal hashes mean equal configurations"};
 inline constexpr Stat numerics{"run.numerics", Unit::none, "`full`, or `none` for a timing-only run (`--numerics none`)"};
 inline constexpr Stat act_numerics{"run.act_numerics", Unit::none, "`pwp` (tables) or `exact` (closed forms)"};
+inline constexpr Stat uninitialised{"run.uninitialised", Unit::none, "what SBUF and PSUM held before the run wrote them: `zero` or `nan` (0xff bytes)"};
 inline constexpr Stat status{"run.status", Unit::none, "`complete`, or `interrupted` (SIGINT/SIGTERM: the numbers cover what completed)"};
 // The group in document order.
 inline constexpr const Stat* kAll[] = {&schema_version, &neuronsim_version, &generation,    &trace_path, &trace_sha256, &config_preset, &overlay_path,
-                                       &overlay_sha256, &overrides,         &config_sha256, &numerics,   &act_numerics, &status};
+                                       &overlay_sha256, &overrides,         &config_sha256, &numerics,   &act_numerics, &uninitialised, &status};
 }  // namespace run
 
 // The device: NeuronCore::stats_json(), `core` in stats.json.

@@ -22,6 +22,10 @@ struct DeviceOptions {
     uint64_t progress_total = 0;
     bool skip_unknown = false;  // an unmodelled opcode costs run.skip_unknown_cost_ns instead of an error
     bool act_exact = false;  // Activate uses the closed forms instead of the tables
+    // SBUF and PSUM start as 0xFF bytes, a NaN in every float type (fp32 0xffffffff, bf16 and
+    // fp16 0xffff, fp8 0xff), instead of zero: a kernel that reads what it never wrote gets NaN,
+    // as in nki.simulate_kernel, rather than a plausible gelu(0) = 0.
+    bool uninitialised_nan = false;
     // Timing only: no element values are read, computed or written and DMA moves no data;
     // times are those of the full run when the memories annotate no delay (neuronsim run's
     // host); a memory that annotates delays per transaction is not asked, so its time is absent.

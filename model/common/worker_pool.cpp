@@ -1,5 +1,9 @@
 #include "model/common/worker_pool.h"
 
+#include <system_error>
+
+#include "model/common/error.h"
+
 namespace neuronsim::model {
 
 unsigned WorkerPool::hardware_threads() {
@@ -9,7 +13,23 @@ unsigned WorkerPool::hardware_threads() {
 
 WorkerPool::WorkerPool(unsigned threads) {
     if (threads == 0) threads = hardware_threads();
-    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { loop(); });
+    if (threads > kMaxThreads)
+        throw Error(std::to_string(threads) + " host threads: at most " + std::to_string(kMaxThreads) + " (0 means the " + std::to_string(hardware_threads()) +
+                    " hardware threads)");
+    try {
+        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { loop(); });
+    } catch (const std::system_error& e) {
+        // The host refused a thread: the ones started stop again, and the caller hears why.
+        const size_t started = workers_.size();
+        {
+            std::lock_guard<std::mutex> l(m_);
+            stop_ = true;
+        }
+        start_.notify_all();
+        for (auto& t : workers_) t.join();
+        workers_.clear();
+        throw Error("cannot start host thread " + std::to_string(started + 2) + " of " + std::to_string(threads) + ": " + e.what());
+    }
 }
 
 WorkerPool::~WorkerPool() {

@@ -14,8 +14,9 @@ namespace neuronsim::model {
 class WorkerPool {
 public:
     // `threads`: threads working on a job, the caller included; 0 means the host's hardware
-    // threads.
+    // threads. More than kMaxThreads, or a thread the host refuses, is an Error.
     explicit WorkerPool(unsigned threads);
+    static constexpr unsigned kMaxThreads = 1024;
     ~WorkerPool();
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;

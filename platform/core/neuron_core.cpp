@@ -273,6 +273,10 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
         throw Error(cfg.source + ": SBUF or PSUM is larger than its mmio window");
     sbuf = std::make_unique<Memory>("sbuf", sbuf_bytes, cfg.memory.partitions);
     psum = std::make_unique<Memory>("psum", psum_bytes, cfg.memory.partitions);
+    if (o.uninitialised_nan) {
+        sbuf->fill(0xff);
+        psum->fill(0xff);
+    }
     sem = std::make_unique<Semaphores>("semaphores", cfg.semaphores, cfg.sync.semaphore_latency_ns);
     dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);

@@ -48,6 +48,7 @@ nlohmann::ordered_json run_stats(const Config& cfg, const RunInputs& inputs, con
     nlohmann::ordered_json mode;
     put(mode, r::numerics, device.timing_only ? "none" : "full");
     put(mode, r::act_numerics, device.act_exact ? "exact" : "pwp");
+    put(mode, r::uninitialised, device.uninitialised_nan ? "nan" : "zero");
     put(mode, r::status, report.interrupted ? "interrupted" : "complete");
     j[r::numerics.head()] = std::move(mode);
     j["core"] = report.stats;

@@ -21,6 +21,11 @@ Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions
     socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
 }
 
+void Memory::fill(uint8_t byte) {
+    if (!partitions_) throw Error(std::string(name()) + ": fill is for the dense memories (SBUF, PSUM)");
+    std::memset(dense_.get(), byte, size_);
+}
+
 void Memory::check(uint64_t addr, uint64_t len) const {
     if (addr > size_ || len > size_ - addr)
         throw Error(std::string(name()) + ": access [" + model::fp::hex(addr) + ", +" + std::to_string(len) + ") is outside the memory's " +

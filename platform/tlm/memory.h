@@ -43,6 +43,9 @@ public:
     // of the same bytes would do (pages touched, the resident limit), minus the copy: a sweep
     // point's built-in function sets cost nothing until a LoadActFuncSet reads them.
     void map_shared(uint64_t addr, const uint8_t* data, uint64_t len, std::shared_ptr<const void> owner);
+    // Dense memories: every byte set to `byte` (SBUF and PSUM as never-written memory, before
+    // anything is placed in them). Touches all of the memory's pages.
+    void fill(uint8_t byte);
 
     void collect_stats(nlohmann::ordered_json& node) const override;
 

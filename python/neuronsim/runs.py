@@ -187,7 +187,7 @@ def _stage_trace(trace, inputs, stage):
 
 
 def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="full", act_numerics="pwp", inputs=None, out=None, force=False,
-        pwp=None, threads=None, cost_model=False, csv=True, timeline=True):
+        pwp=None, threads=None, cost_model=False, csv=True, timeline=True, uninitialised="zero"):
     """Runs a trace (a file, or trace text) or a Kernel on one generation and returns a Result.
 
     gen           sunda, cayman, mariana (default), mariana_plus, maverick, or trn1/inf2/trn2/trn3
@@ -199,11 +199,15 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
     inputs        {file name: ndarray}: the bytes of a trace's `.data ... file=NAME` lines
     out           the run directory (default: a temporary one that lives as long as the Result);
                   an earlier run there is replaced only with force=True, as `neuronsim run`
+    uninitialised "zero", or "nan": SBUF and PSUM start as 0xff bytes (NaN in every float type),
+                  as nki.simulate_kernel's memory, so a read of never-written data shows
     pwp, threads, cost_model, csv, timeline: as `neuronsim run --pwp/--threads/--cost-model/--no-csv/--no-timeline`
     """
     from .kernel import Kernel
     if numerics not in ("full", "none"):
         raise ValueError(f"numerics: expected 'full' or 'none', got {numerics!r}")
+    if uninitialised not in ("zero", "nan"):
+        raise ValueError(f"uninitialised: expected 'zero' or 'nan', got {uninitialised!r}")
     if act_numerics not in ("pwp", "exact"):
         raise ValueError(f"act_numerics: expected 'pwp' or 'exact', got {act_numerics!r}")
     overlays, extra = _config_layers(config)
@@ -223,7 +227,7 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
         else:
             trace = _stage_trace(trace_or_kernel, inputs, stage)
         info = _core.run_trace(trace, out, gen or "", overlays, extra + _overrides(overrides), numerics, act_numerics, "" if pwp is None else os.fspath(pwp),
-                               threads, bool(cost_model), bool(csv), bool(timeline), True)
+                               threads, bool(cost_model), bool(csv), bool(timeline), True, uninitialised)
     except BaseException as e:
         incomplete = os.path.join(out, "RUN_INCOMPLETE")
         if os.path.exists(incomplete) and open(incomplete).read() == "running\n":

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "model/common/worker_pool.h"
@@ -31,12 +32,24 @@ using F32Array = py::array_t<float, py::array::c_style>;
 
 namespace {
 
-// One pool per thread count, kept: making threads per call would cost more than a small call.
-model::WorkerPool& pool_for(unsigned threads) {
-    static std::map<unsigned, std::unique_ptr<model::WorkerPool>> pools;
-    auto& p = pools[threads];
-    if (!p) p = std::make_unique<model::WorkerPool>(threads);
-    return *p;
+// The pool of the last thread count asked for, kept: making threads per call would cost more
+// than a small call. (One pool: a caller trying many counts does not collect threads.) Taken
+// with the GIL held; a call holds its pool (shared) and its lock while the GIL is released,
+// so Python threads evaluating at once take turns on it.
+struct SharedPool {
+    explicit SharedPool(unsigned threads) : pool(threads) {}
+    model::WorkerPool pool;
+    std::mutex busy;
+};
+std::shared_ptr<SharedPool> pool_for(unsigned threads) {
+    static std::shared_ptr<SharedPool> pool;
+    static unsigned asked = ~0u;
+    if (!pool || asked != threads) {
+        pool.reset();
+        pool = std::make_shared<SharedPool>(threads);
+        asked = threads;
+    }
+    return pool;
 }
 
 F32Array evaluate(const pwp::FunctionEvaluator& fe, const F32Array& x, std::optional<float> scale, std::optional<float> bias, unsigned threads) {
@@ -47,9 +60,11 @@ F32Array evaluate(const pwp::FunctionEvaluator& fe, const F32Array& x, std::opti
     const float* in = x.data();
     float* o = out.mutable_data();
     const size_t n = static_cast<size_t>(x.size());
+    const std::shared_ptr<SharedPool> pool = pool_for(threads);
     try {
         py::gil_scoped_release unlocked;
-        fe.evaluate(in, o, n, pre, pool_for(threads));
+        std::lock_guard<std::mutex> lock(pool->busy);
+        fe.evaluate(in, o, n, pre, pool->pool);
     } catch (const pwp::ElementError& e) {
         throw Error("element " + std::to_string(e.index) + " (input 0x" + model::fp::hex8(model::fp::bits_of(in[e.index])) + "): " + e.what());
     }
@@ -231,11 +246,13 @@ void bind_act(py::module_& m) {
             bool* h = handled.mutable_data();
             float* co = c.mutable_data();
             double *ao = abs_err.mutable_data(), *ro = rel_err.mutable_data(), *uo = ulp.mutable_data();
+            const std::shared_ptr<SharedPool> pool = pool_for(0);
             {
                 py::gil_scoped_release unlocked;
+                std::lock_guard<std::mutex> lock(pool->busy);
                 for (size_t at = 0; at < n;) {
                     try {
-                        fe.evaluate(in + at, yo + at, n - at, std::nullopt, pool_for(0));
+                        fe.evaluate(in + at, yo + at, n - at, std::nullopt, pool->pool);
                         for (size_t i = at; i < n; ++i) h[i] = true;
                         break;
                     } catch (const pwp::ElementError& e) {

@@ -26,9 +26,10 @@ namespace {
 // RUN_INCOMPLETE, as the CLI does.
 py::dict run_trace(const std::string& trace, const std::string& out, const std::string& gen, const std::vector<std::string>& overlays,
                    std::vector<std::string> overrides, const std::string& numerics, const std::string& act_numerics, const std::string& pwp,
-                   std::optional<unsigned> threads, bool cost_model, bool csv, bool timeline, bool prepared) {
+                   std::optional<unsigned> threads, bool cost_model, bool csv, bool timeline, bool prepared, const std::string& uninitialised) {
     if (numerics != "full" && numerics != "none") throw Error("numerics: expected 'full' or 'none', got '" + numerics + "'");
     if (act_numerics != "pwp" && act_numerics != "exact") throw Error("act_numerics: expected 'pwp' or 'exact', got '" + act_numerics + "'");
+    if (uninitialised != "zero" && uninitialised != "nan") throw Error("uninitialised: expected 'zero' or 'nan', got '" + uninitialised + "'");
     if (!prepared) prepare_run_directory(out, false);
     try {
         RunInputs inputs;
@@ -46,6 +47,7 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
         ro.pwp_dir = pwp;
         DeviceOptions& d = ro.device;
         d.act_exact = act_numerics == "exact";
+        d.uninitialised_nan = uninitialised == "nan";
         d.timing_only = numerics == "none";
         d.cost_model = cost_model;
         d.record_csv = csv;
@@ -72,7 +74,8 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
 
 void bind_run(py::module_& m) {
     m.def("run_trace", &run_trace, py::arg("trace"), py::arg("out"), py::arg("gen"), py::arg("overlays"), py::arg("overrides"), py::arg("numerics"),
-          py::arg("act_numerics"), py::arg("pwp"), py::arg("threads"), py::arg("cost_model"), py::arg("csv"), py::arg("timeline"), py::arg("prepared"));
+          py::arg("act_numerics"), py::arg("pwp"), py::arg("threads"), py::arg("cost_model"), py::arg("csv"), py::arg("timeline"), py::arg("prepared"),
+          py::arg("uninitialised"));
     m.def(
         "memory",
         [](const std::string& gen) {

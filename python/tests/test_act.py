@@ -36,6 +36,12 @@ def test_threads_do_not_change_the_bits():
     assert np.array_equal(bits(one), bits(two))
 
 
+def test_a_thread_count_past_the_cap_is_an_error():
+    with pytest.raises(ns.Error, match="at most 1024"):
+        ns.act.eval(np.ones(4, dtype=np.float32), "gelu", threads=100000)
+    assert ns.act.eval(np.ones(4, dtype=np.float32), "gelu", threads=3).shape == (4,)
+
+
 def test_bits_in_bits_out_and_shape_kept():
     x = np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6)
     y = ns.act.eval(x, "gelu")

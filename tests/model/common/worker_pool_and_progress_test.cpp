@@ -10,6 +10,7 @@
 
 #include "model/common/progress_line.h"
 #include "model/common/worker_pool.h"
+#include "tests/support/error_of.h"
 
 namespace neuronsim {
 namespace {
@@ -41,6 +42,14 @@ TEST(ModelWorkerPool, OneThreadRunsInlineAndManyShareTheWork) {
         while (arrived.load() < 3) std::this_thread::yield();
     });
     EXPECT_EQ(arrived.load(), 3);
+}
+
+// A thread count past the cap is refused naming it (100000 threads took the host's process
+// table down before: every fork on the machine failed).
+TEST(ModelWorkerPool, TooManyThreadsIsAnErrorNotAnExhaustedHost) {
+    EXPECT_NE(test::error_of([] { model::WorkerPool p(100000); }).find("100000 host threads: at most 1024"), std::string::npos);
+    model::WorkerPool ok(model::WorkerPool::kMaxThreads > 4 ? 4 : 1);
+    EXPECT_GE(ok.threads(), 1u);
 }
 
 TEST(ProgressLine, BarCountsElapsedAndEta) {
