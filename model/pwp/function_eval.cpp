@@ -31,7 +31,13 @@ std::string resolve_act_fn_name(const std::string& name) {
     if (find_act_fn(name)) return name;
     for (std::string_view n : act_fn_names())
         if (lower(std::string(n)) == lower(name)) return std::string(n);
-    lookup_act_fn(name);  // raises the reference's own "Unsupported activation function" text
+    std::string names;
+    for (std::string_view n : act_fn_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+    try {
+        lookup_act_fn(name);  // raises the reference's own "Unsupported activation function" text
+    } catch (const Error& e) {
+        throw Error(std::string(e.what()) + " (the reference's names: " + names + ")");
+    }
     return name;
 }
 

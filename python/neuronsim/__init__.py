@@ -6,7 +6,7 @@
 - ``neuronsim.run``: a trace or a :class:`Kernel` on one generation, in this process; the
   result holds the stats, the per-instruction table, the dumps as arrays.
 - ``neuronsim.Kernel``: writes the trace for you: tiles in SBUF/PSUM by shape and dtype, DMA
-  copies, activations, CPTC decodes; the semaphores follow from the data dependencies.
+  copies, activations; the semaphores follow from the data dependencies.
 
 docs/python.md has a worked example. Errors are :class:`neuronsim.Error` (a ValueError) whose
 message names the file, line or element; the library prints nothing: its warnings arrive as

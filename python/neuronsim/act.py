@@ -45,26 +45,67 @@ def _as_f32(x, what="x"):
     """(float32 C-contiguous array, True if the caller gave uint32 bits). No value conversion."""
     a = np.asarray(x)
     if a.dtype == np.float32:
-        return np.ascontiguousarray(a), False
+        return np.ascontiguousarray(a).reshape(a.shape or (1,)), False
     if a.dtype == np.uint32:
-        return np.ascontiguousarray(a).view(np.float32), True
+        return np.ascontiguousarray(a).reshape(a.shape or (1,)).view(np.float32), True
     raise TypeError(f"{what}: expected a float32 array or a uint32 array of binary32 bit patterns, got {a.dtype} "
                     f"(convert explicitly, e.g. np.asarray(x, dtype=np.float32), to choose the rounding)")
 
 
+def _stamp(*paths):
+    """What the cached evaluators are keyed on besides their arguments: the size and time of each
+    file they read, so a file rewritten in place is read again."""
+    out = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+            out.append((p, st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((p, None, None))  # absent: the evaluator's own error says so
+    return tuple(out)
+
+
+def _set_files(manifest):
+    stem = manifest[:-5] if manifest.endswith(".json") else manifest
+    return (manifest, stem + "_bkt.bin", stem + "_ctrl.bin")
+
+
+def _dir_files(d):
+    try:
+        return tuple(sorted(os.path.join(d, f) for f in os.listdir(d)))
+    except OSError:
+        return (d,)
+
+
 @functools.lru_cache(maxsize=64)
-def _set_evaluator(set_name, target, func):
+def _set_evaluator(set_name, target, func, stamp):
     return _core.Evaluator.of_set(set_name, target, func)
 
 
 @functools.lru_cache(maxsize=64)
-def _profile_evaluator(path, mtime):
+def _profile_evaluator(path, stamp):
     return _core.Evaluator.of_profile(path)
 
 
 @functools.lru_cache(maxsize=64)
-def _dir_evaluator(pwp_dir, func, exact, alpha):
+def _dir_evaluator(pwp_dir, func, exact, alpha, stamp):
     return _core.Evaluator.of_pwp_dir(pwp_dir, func, exact, alpha)
+
+
+def _bare_name(func):
+    """A function as the catalog names it: "gelu" for "gelu", "Gelu", "gelu_400p" or "23"."""
+    f = str(func)
+    fns = functions()
+    if f.isdigit():
+        for fn in fns:
+            if fn["func_id"] == int(f):
+                return fn["name"]
+        raise _core.Error(f"func_id {f}: no catalog function has it on trainium (neuronsim.act.functions() lists them)")
+    low = f.lower()
+    for fn in fns:
+        if low in (fn["name"], fn["stem"]):
+            return fn["name"]
+    return low
 
 
 def _default_set(func, target):
@@ -86,23 +127,30 @@ def _evaluator(func, set, target, profile, pwp_dir, exact, alpha):
         if isinstance(profile, dict):
             return _core.Evaluator.of_profile_json(_profile_text(profile), profile.get("name", "<profile dict>"))
         path = _profile_path(profile)
-        return _profile_evaluator(path, os.stat(path).st_mtime_ns)
+        if not os.path.isfile(path):
+            raise _core.Error(f"profile {path}: no such file")
+        return _profile_evaluator(path, _stamp(path))
     if pwp_dir is not None or exact:
         if set is not None:
             raise ValueError("set= is the hardware path; pwp_dir= and exact= are the reference simulator's")
-        return _dir_evaluator("" if pwp_dir is None else os.fspath(pwp_dir), _core.act_fn_name(func), bool(exact), float(alpha))
+        d = "" if pwp_dir is None else os.fspath(pwp_dir)
+        return _dir_evaluator(d, _core.act_fn_name(func), bool(exact), float(alpha), _stamp(*_dir_files(d)) if d else ())
     if alpha:
         raise ValueError("alpha has no effect on the tables (only the reference's Prelu uses it: pwp_dir= or exact=True)")
-    set_name = os.fspath(set) if set is not None else _default_set(func, target)
-    return _set_evaluator(set_name, target, func)
+    bare = _bare_name(func) if target == "trainium" else func
+    if func.lower() == bare:
+        func = bare  # a name in any case; a stem or func_id goes to the set's lookup as it is
+    set_name = _default_set(bare, target) if set is None else os.fspath(set)
+    manifest = _core.resolve_set(set_name, target)
+    return _set_evaluator(set_name, target, func, _stamp(*_set_files(manifest)))
 
 
 def eval(x, func="gelu", set=None, *, target="trainium", profile=None, pwp_dir=None, exact=False, scale=None, bias=None, alpha=0.0, threads=0):
     """f(scale*x + bias), element by element, bit-exact.
 
     x         float32 array (any shape), or uint32 bit patterns (the result is then uint32 too).
-    func      with the tables: a bare name ("exp"), stem ("exp_400p") or func_id ("7") of the
-              set's functions; with pwp_dir= or exact=: one of names() in any case ("gelu").
+    func      with the tables: a bare name ("exp", any case), stem ("exp_400p") or func_id
+              ("7"); with pwp_dir= or exact=: one of names() in any case ("gelu").
     set       a built-in set name ("gelu_and_others") or a manifest path; default: the first
               trainium set in roster order that holds func (the compiler's first fit).
     profile   a per-function profile (path, or a dict as load_profile returns) instead.
@@ -118,6 +166,8 @@ def eval(x, func="gelu", set=None, *, target="trainium", profile=None, pwp_dir=N
     neuronsim.Error naming its index and bits.
     """
     a, bits = _as_f32(x)
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+        raise ValueError(f"threads: expected an int >= 0 (0: all host threads), got {threads!r}")
     fe = _evaluator(str(func), set, target, profile, pwp_dir, exact, alpha)
     if (pwp_dir is not None or exact) and scale is None and bias is None:
         scale, bias = 1.0, 0.0
@@ -125,6 +175,7 @@ def eval(x, func="gelu", set=None, *, target="trainium", profile=None, pwp_dir=N
         y = fe.evaluate(a, None if scale is None else float(scale), None if bias is None else float(bias), int(threads))
     finally:
         deliver()
+    y = y.reshape(np.shape(x))  # a 0-d input gives a 0-d result
     return y.view(np.uint32) if bits else y
 
 

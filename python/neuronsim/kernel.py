@@ -32,6 +32,9 @@ from . import _core
 
 __all__ = ["Kernel", "Tile", "DramTensor", "decode", "encode", "DTYPES"]
 
+_ACCUMULATOR_CMDS = ("idle", "zero", "accumulate", "zero_accumulate", "load")
+_QUEUE = __import__("re").compile(r"^(act|pool|dma\.\d+|dma\d+(\.\d+)?)$")
+
 # name: (bytes per element, trace dtype name)
 DTYPES = {"fp32": 4, "bf16": 2, "fp16": 2}
 _ALIGN = 64  # bytes: where tiles start in a partition, and DRAM tensors (x64)
@@ -77,6 +80,31 @@ def decode(raw, dtype):
     raise ValueError(f"dtype '{dtype}': expected one of {', '.join(DTYPES)}")
 
 
+def _range(key, size, what):
+    """(start, count) of an int or a contiguous slice within 0..size; IndexError otherwise."""
+    if isinstance(key, slice):
+        if key.step not in (None, 1):
+            raise IndexError(f"{what}: {key}: only contiguous ranges (step 1)")
+        lo = 0 if key.start is None else key.start
+        hi = size if key.stop is None else key.stop
+    elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        lo, hi = int(key), int(key) + 1
+    else:
+        raise IndexError(f"{what}: {key!r}: expected an int or a slice")
+    if not (0 <= lo < hi <= size):
+        raise IndexError(f"{what}: [{lo}:{hi}] is not a non-empty range inside 0..{size} (no negative or past-the-end indices)")
+    return lo, hi - lo
+
+
+_NAME = __import__("re").compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def _check_name(name, what):
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"{what} name {name!r}: letters, digits, '_', '.' and '-' only (it names a file of the run)")
+    return name
+
+
 def _f32_field(v):
     """A float operand as its binary32 bit pattern (exact in the trace)."""
     return "0x%08x" % int(np.float32(v).view(np.uint32))
@@ -91,11 +119,9 @@ class DramTensor:
 
     def __getitem__(self, key):
         rows, cols = key if isinstance(key, tuple) else (key, slice(None))
-        r0, r1, rs = rows.indices(self.shape[0]) if isinstance(rows, slice) else (rows, rows + 1, 1)
-        c0, c1, cs = cols.indices(self.shape[1]) if isinstance(cols, slice) else (cols, cols + 1, 1)
-        if rs != 1 or cs != 1 or r1 <= r0 or c1 <= c0:
-            raise IndexError(f"{self.name}[{key}]: expected a non-empty contiguous row range and column range")
-        return _DramRegion(self, r0, r1 - r0, c0, c1 - c0)
+        r0, nr = _range(rows, self.shape[0], f"{self.name} rows")
+        c0, nc = _range(cols, self.shape[1], f"{self.name} columns")
+        return _DramRegion(self, r0, nr, c0, nc)
 
     def region(self):
         return self[:, :]
@@ -129,11 +155,9 @@ class Tile:
 
     def __getitem__(self, key):
         rows, cols = key if isinstance(key, tuple) else (key, slice(None))
-        r0, r1, rs = rows.indices(self.partitions) if isinstance(rows, slice) else (rows, rows + 1, 1)
-        c0, c1, cs = cols.indices(self.cols) if isinstance(cols, slice) else (cols, cols + 1, 1)
-        if rs != 1 or cs != 1 or r1 <= r0 or c1 <= c0:
-            raise IndexError(f"{self.name}[{key}]: expected a non-empty contiguous partition range and column range")
-        return Tile(self.name, self.space, self.p0 + r0, r1 - r0, self.offset + c0 * DTYPES[self.dtype], c1 - c0, self.dtype)
+        r0, nr = _range(rows, self.partitions, f"{self.name} partitions")
+        c0, nc = _range(cols, self.cols, f"{self.name} columns")
+        return Tile(self.name, self.space, self.p0 + r0, nr, self.offset + c0 * DTYPES[self.dtype], nc, self.dtype)
 
     def location(self):
         return f"{self.space}:{self.p0}:0x{self.offset:x}"
@@ -143,21 +167,42 @@ class Tile:
         return [(self.space, p, self.offset, self.offset + n) for p in range(self.p0, self.p0 + self.partitions)]
 
 
+class _Spans:
+    """An operation's byte ranges per (space, partition), with a bounding box per space so that
+    most pairs are told apart without looking at their ranges."""
+
+    def __init__(self, spans):
+        self.index, self.box = {}, {}
+        for s, p, lo, hi in spans:
+            self.index.setdefault((s, p), []).append((lo, hi))
+            b = self.box.get(s)
+            self.box[s] = (p, p, lo, hi) if b is None else (min(b[0], p), max(b[1], p), min(b[2], lo), max(b[3], hi))
+
+    def __bool__(self):
+        return bool(self.index)
+
+
 def _overlap(a, b):
-    """True when two span lists share a byte (same space and partition)."""
-    index = {}
-    for s, p, lo, hi in a:
-        index.setdefault((s, p), []).append((lo, hi))
-    for s, p, lo, hi in b:
-        for alo, ahi in index.get((s, p), ()):
-            if lo < ahi and alo < hi:
-                return True
+    """True when two _Spans share a byte (same space and partition)."""
+    for s, (p0, p1, lo, hi) in a.box.items():
+        q = b.box.get(s)
+        if q is not None and p0 <= q[1] and q[0] <= p1 and lo < q[3] and q[2] < hi:
+            break
+    else:
+        return False
+    small, large = (a, b) if len(a.index) <= len(b.index) else (b, a)
+    for key, ranges in small.index.items():
+        for alo, ahi in large.index.get(key, ()):
+            for lo, hi in ranges:
+                if lo < ahi and alo < hi:
+                    return True
     return False
 
 
 class _Op:
     def __init__(self, stream, text, reads, writes, where):
-        self.stream, self.text, self.reads, self.writes, self.where = stream, text, reads, writes, where
+        self.stream, self.text, self.where = stream, text, where
+        self.reads, self.writes = _Spans(reads), _Spans(writes)
         self.waits = {}  # stream -> the producer _Op it waits for (the latest of that stream)
         self.count = None  # its number among its stream's producers (set when one is waited on)
         self.seq = 0  # its position in the kernel
@@ -168,8 +213,10 @@ class Kernel:
     """Builds a trace: DRAM tensors, SBUF/PSUM tiles, and the operations between them."""
 
     def __init__(self, name="kernel", gen=None):
-        self.name = name
+        self.name = _check_name(name, "kernel")
+        self.gen = gen  # run()'s generation when it names none
         self.memory = _core.memory(gen or "")
+        self._files = set()
         self._dram_next = 0
         self._dram = {}
         self._data = []  # (.data line, file name, bytes)
@@ -182,7 +229,14 @@ class Kernel:
         self._roster = list(_core.trainium_sets())
 
     # --- memory ---------------------------------------------------------------------------
+    def _file(self, file):
+        if file in self._files:
+            raise ValueError(f"file {file}: two of the kernel's tensors would write it (choose other names)")
+        self._files.add(file)
+        return file
+
     def _dram_tensor(self, name, shape, dtype):
+        _check_name(name, "DRAM tensor")
         if name in self._dram:
             raise ValueError(f"DRAM tensor '{name}' exists already")
         if dtype not in DTYPES:
@@ -209,14 +263,14 @@ class Kernel:
         if dtype is None:
             raise TypeError(f"dram_input '{name}': give dtype= for {a.dtype} data")
         t = self._dram_tensor(name, a.shape, dtype)
-        file = f"{name}.bin"
+        file = self._file(f"{name}.bin")
         self._data.append((f".data dram:0x{t.addr:x} file={file}", file, encode(a, dtype)))
         return t
 
     def dram_output(self, name, shape, dtype="fp32"):
         """A DRAM tensor whose contents after the run are Result[name] (an array of `shape`)."""
         t = self._dram_tensor(name, shape, dtype)
-        file = f"{name}.bin"
+        file = self._file(f"{name}.bin")
         n = t.shape[0] * t.shape[1] * DTYPES[dtype]
         self._dumps.append((name, f".dump dram:0x{t.addr:x} bytes={n} file={file}", file, dtype, t.shape))
         return t
@@ -235,7 +289,11 @@ class Kernel:
             t = self._tiles[name]
             if (t.space, t.shape, t.dtype) != (space, shape, dtype):
                 raise ValueError(f"tile '{name}' is {t.space} {t.shape} {t.dtype}, not {space} {shape} {dtype}")
+            if init is not None:
+                raise ValueError(f"tile '{name}' exists already: init= fills a tile only where it is made")
             return t
+        if name is not None:
+            _check_name(name, "tile")
         name = name or f"{space}{len(self._tiles)}"
         off = self._next[space]
         size = shape[1] * DTYPES[dtype]
@@ -250,7 +308,7 @@ class Kernel:
             a = np.asarray(init)
             if a.shape != shape:
                 raise ValueError(f"tile '{name}': init has shape {a.shape}, expected {shape}")
-            file = f"{name}.init.bin"
+            file = self._file(f"{name}.init.bin")
             self._data.append((f".data {t.location()} partitions={shape[0]} file={file}", file, encode(a, dtype)))
         return t
 
@@ -282,7 +340,8 @@ class Kernel:
                 continue
             if prev.stream == stream and not stream.startswith("dma"):
                 continue
-            if _overlap(prev.writes, reads) or _overlap(prev.writes, writes) or _overlap(prev.reads, writes):
+            if (prev.writes and (_overlap(prev.writes, op.reads) or _overlap(prev.writes, op.writes))) or (
+                    prev.reads and _overlap(prev.reads, op.writes)):
                 needed[prev.stream] = prev
         # What is known complete when op issues: what its stream's previous operation knew (a
         # stream issues in order), and through each wait, the producer and all it knew. A wait
@@ -315,6 +374,8 @@ class Kernel:
         if isinstance(src, _DramRegion) and isinstance(dst, _DramRegion):
             raise ValueError("dma_copy: DRAM to DRAM is not a tile copy (stage it through SBUF)")
         queue = queue or ("dma.0" if isinstance(src, _DramRegion) else "dma.1" if isinstance(dst, _DramRegion) else "dma.2")
+        if not _QUEUE.match(queue):
+            raise ValueError(f"queue {queue!r}: expected dma.Q, dmaE.Q (or dmaE), act or pool")
         nbytes = src.cols * DTYPES[src.dtype]
         f = [f"src={src.location() if isinstance(src, Tile) else 'dram:0x%x' % src.addr}",
              f"dst={dst.location() if isinstance(dst, Tile) else 'dram:0x%x' % dst.addr}", f"partitions={rows}", f"bytes={nbytes}"]
@@ -325,6 +386,13 @@ class Kernel:
         return self._add(queue, f"copy {' '.join(f)}", src.spans(), dst.spans())
 
     def _ensure_set(self, func, set_name):
+        if func not in self._sets:
+            raise ValueError(f"activation func '{func}': not a catalog function (neuronsim.act.functions() lists them)")
+        if set_name is not None:
+            if set_name not in self._roster:
+                raise ValueError(f"set '{set_name}': not a built-in trainium set (its sets: {', '.join(self._roster)})")
+            if set_name not in self._sets[func]:
+                raise ValueError(f"set '{set_name}' does not hold {func} (sets that do: {', '.join(self._sets[func]) or 'none'})")
         if set_name is None:
             if self._resident_set is not None and self._resident_set in self._sets.get(func, []):
                 return
@@ -336,11 +404,14 @@ class Kernel:
             self._add("act", f"load_act_func_set set={set_name}", [], [])
             self._resident_set = set_name
 
-    def _operand(self, name, v, reads, src_field, pointer, immediate):
+    def _operand(self, name, v, reads, src_field, pointer, immediate, src):
         """A float operand: a number (immediate, as bits), or a (partitions, 1) fp32 tile read per partition."""
         if isinstance(v, Tile):
             if v.dtype != "fp32" or v.cols != 1:
                 raise ValueError(f"{name}: a per-partition operand is a (partitions, 1) fp32 tile, not {v.shape} {v.dtype}")
+            if (v.p0, v.partitions) != (src.p0, src.partitions):
+                raise ValueError(f"{name}: the tile covers partitions {v.p0}..{v.p0 + v.partitions - 1}, the activation "
+                                 f"{src.p0}..{src.p0 + src.partitions - 1}: the engine reads one value per active partition")
             reads += v.spans()
             return [f"{src_field}={pointer}", f"{name}={v.location()}"]
         return [f"{src_field}={immediate}", f"{name}={_f32_field(v)}"]
@@ -354,11 +425,14 @@ class Kernel:
             raise ValueError(f"activation: src {src.shape} at partition {src.p0} and dst {dst.shape} at {dst.p0} differ")
         if src.cols > 65535:
             raise ValueError(f"activation: {src.cols} elements per partition; at most 65535 in one instruction (split the tile)")
+        func = str(func).lower()
         self._ensure_set(func, set)
         reads = list(src.spans())
         f = [f"func={func}", f"in_bias_dtype={src.dtype}:fp32", f"out_dtype={dst.dtype}", f"num_active_channels={src.partitions}"]
-        f += self._operand("scale", scale, reads, "scale_src", "pointer", "immediate")
-        f += self._operand("bias", bias, reads, "bias_src_n", "pointer", "immediate")
+        f += self._operand("scale", scale, reads, "scale_src", "pointer", "immediate", src)
+        f += self._operand("bias", bias, reads, "bias_src_n", "pointer", "immediate", src)
+        if accumulate is not None and accumulate not in _ACCUMULATOR_CMDS:
+            raise ValueError(f"accumulate {accumulate!r}: expected None or one of {', '.join(_ACCUMULATOR_CMDS)}")
         if accumulate is not None:
             f.append(f"accumulator_cmd={accumulate}")
         f += [f"src={src.location()}", "src.step=1,0,0", f"src.num={src.cols},1,1", f"dst={dst.location()}", "dst.step=1,0,0", f"dst.num={dst.cols},1,1"]

@@ -18,7 +18,7 @@ def generations():
 
 
 class Stats(dict):
-    """stats.json as a dict whose keys are also attributes: r.stats.core.act.busy_ns."""
+    """stats.json as a dict whose keys are also attributes: r.stats.core.act.busy_ps."""
 
     def __init__(self, d):
         super().__init__({k: Stats(v) if isinstance(v, dict) else v for k, v in d.items()})
@@ -147,20 +147,40 @@ class Result:
         return f"<neuronsim.Result {self.generation} {self.simulated_ns:.1f} ns, {self.instruction_count} instructions, {self.out_dir}>"
 
 
+def _safe_relative(ref):
+    """An inputs= key: a relative path inside the staging directory, no "..", not absolute."""
+    parts = ref.replace("\\", "/").split("/")
+    if os.path.isabs(ref) or ".." in parts or not ref:
+        raise _core.Error(f"inputs: '{ref}': give the file name the trace's .data line uses, relative and without '..' "
+                          f"(the array is written into the run directory, never elsewhere)")
+    return ref
+
+
+def _trace_file(trace):
+    """(path, text) of a trace given as a path; refused unless a regular file, as the CLI does."""
+    p = os.fspath(trace)
+    if not os.path.isfile(p):
+        raise _core.Error(f"{p}: not a regular trace file" if os.path.exists(p) else f"{p}: no such trace file")
+    with open(p) as f:
+        return p, f.read()
+
+
 def _stage_trace(trace, inputs, stage):
-    """The trace file to run: a copy in `stage` with each `.data file=` given in `inputs` written
-    there and every other relative file reference made absolute (so it still finds its file)."""
-    os.makedirs(stage, exist_ok=True)
-    if isinstance(trace, (str, os.PathLike)) and os.path.exists(trace) and "\n" not in str(trace):
-        src = os.fspath(trace)
-        text = open(src).read()
-        base = os.path.dirname(os.path.abspath(src))
-        name = os.path.basename(src)
-    elif isinstance(trace, str) and "\n" in trace:
+    """The trace file to run. A trace file without inputs= runs as it is (its errors and stats
+    name it, as the CLI's do). Otherwise a copy in `stage` with each `.data file=` given in
+    `inputs` written there and every other relative file reference made absolute."""
+    is_text = isinstance(trace, str) and "\n" in trace
+    if not is_text and not isinstance(trace, (str, os.PathLike)):
+        raise _core.Error(f"run: {trace!r} is neither a trace file, trace text (with newlines) nor a Kernel")
+    if not is_text and not inputs:
+        return _trace_file(trace)[0]
+    if is_text:
         text, base, name = trace, None, "trace.trace"
     else:
-        raise _core.Error(f"run: {trace!r} is neither a trace file, trace text (with newlines) nor a Kernel")
-    inputs = dict(inputs or {})
+        src, text = _trace_file(trace)
+        base, name = os.path.dirname(os.path.abspath(src)), os.path.basename(src)
+    os.makedirs(stage, exist_ok=True)
+    inputs = {_safe_relative(k): v for k, v in (inputs or {}).items()}
     lines = []
     for line in text.splitlines():
         words = line.split()
@@ -190,7 +210,8 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
         pwp=None, threads=None, cost_model=False, csv=True, timeline=True, uninitialised="zero"):
     """Runs a trace (a file, or trace text) or a Kernel on one generation and returns a Result.
 
-    gen           sunda, cayman, mariana (default), mariana_plus, maverick, or trn1/inf2/trn2/trn3
+    gen           sunda, cayman, mariana (default; a Kernel's own gen= if it has one), mariana_plus,
+                  maverick, or trn1/inf2/trn2/trn3
     config        a YAML overlay path (or a list of them), or a dict of config keys
                   ({"dma": {"fixed_overhead_ns": 1000}}), applied on the preset
     overrides     {"dotted.key": value} or ["dotted.key=value", ...], after config
@@ -204,6 +225,8 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
     pwp, threads, cost_model, csv, timeline: as `neuronsim run --pwp/--threads/--cost-model/--no-csv/--no-timeline`
     """
     from .kernel import Kernel
+    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or not 0 <= threads <= 1024):
+        raise ValueError(f"threads: expected an int 0..1024 (0: all host threads) or None, got {threads!r}")
     if numerics not in ("full", "none"):
         raise ValueError(f"numerics: expected 'full' or 'none', got {numerics!r}")
     if uninitialised not in ("zero", "nan"):
@@ -224,15 +247,21 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
             if inputs:
                 raise ValueError("inputs= is for traces; a Kernel holds its own inputs")
             trace, outputs = trace_or_kernel.write(stage), trace_or_kernel.outputs()
+            gen = gen or trace_or_kernel.gen
         else:
             trace = _stage_trace(trace_or_kernel, inputs, stage)
         info = _core.run_trace(trace, out, gen or "", overlays, extra + _overrides(overrides), numerics, act_numerics, "" if pwp is None else os.fspath(pwp),
                                threads, bool(cost_model), bool(csv), bool(timeline), True, uninitialised)
     except BaseException as e:
         incomplete = os.path.join(out, "RUN_INCOMPLETE")
-        if os.path.exists(incomplete) and open(incomplete).read() == "running\n":
-            with open(incomplete, "w") as f:
-                f.write(f"failed: {e}\n")
+        if os.path.exists(incomplete):
+            with open(incomplete) as f:
+                running = f.read() == "running\n"
+            if running:
+                with open(incomplete, "w") as f:
+                    f.write(f"failed: {e}\n")
+        if tmp is not None:
+            tmp.cleanup()
         raise
     finally:
         deliver()

@@ -3,6 +3,7 @@
 // directory back as arrays and tables.
 #include <pybind11/stl.h>
 
+#include <mutex>
 #include <optional>
 
 #include "model/io/sha256.h"
@@ -30,12 +31,20 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
     if (numerics != "full" && numerics != "none") throw Error("numerics: expected 'full' or 'none', got '" + numerics + "'");
     if (act_numerics != "pwp" && act_numerics != "exact") throw Error("act_numerics: expected 'pwp' or 'exact', got '" + act_numerics + "'");
     if (uninitialised != "zero" && uninitialised != "nan") throw Error("uninitialised: expected 'zero' or 'nan', got '" + uninitialised + "'");
-    if (!prepared) prepare_run_directory(out, false);
+    // SystemC's simulation context is one per process: runs from several Python threads take
+    // turns (the lock is taken with the GIL released, so a waiting thread blocks no other).
+    RunReport rep;
+    std::string generation;
     try {
+        py::gil_scoped_release unlocked;
+        static std::mutex one_run_at_a_time;
+        std::lock_guard<std::mutex> lock(one_run_at_a_time);
+        if (!prepared) prepare_run_directory(out, false);
         RunInputs inputs;
         inputs.overrides = overrides;
         if (threads) overrides.insert(overrides.begin(), "run.host_threads=" + std::to_string(*threads));
         const Config cfg = compose_config(gen, overlays, overrides);
+        generation = cfg.generation.name;
         inputs.preset = canonical_generation(cfg.generation.name);
         for (const std::string& o : overlays) inputs.overlays.emplace_back(o, model::io::sha256_file(o, "config overlay"));
         inputs.trace_path = trace;
@@ -56,18 +65,16 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
 
         const std::string streams = out + "/streams";
         model::trace::assemble_trace(trace, streams);
-        RunReport rep;
-        {
-            py::gil_scoped_release unlocked;
-            fresh_simulation_context();
-            rep = run_into_directory(cfg, inputs, streams, ro);
-        }
-        return py::dict(py::arg("simulated_ns") = rep.simulated.to_seconds() * 1e9, py::arg("instructions") = rep.instructions,
-                        py::arg("wall_seconds") = rep.wall_seconds, py::arg("dumps") = rep.dumps, py::arg("generation") = cfg.generation.name);
+        fresh_simulation_context();
+        rep = run_into_directory(cfg, inputs, streams, ro);
+    } catch (const RunDirectoryRefused&) {
+        throw;
     } catch (const std::exception& e) {
         model::io::write_file_atomic(out + "/" + kRunIncomplete, std::string("failed: ") + e.what() + "\n");
         throw;
     }
+    return py::dict(py::arg("simulated_ns") = rep.simulated.to_seconds() * 1e9, py::arg("instructions") = rep.instructions,
+                    py::arg("wall_seconds") = rep.wall_seconds, py::arg("dumps") = rep.dumps, py::arg("generation") = generation);
 }
 
 }  // namespace

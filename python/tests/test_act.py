@@ -168,3 +168,27 @@ def test_accuracy_arrays_and_a_perturbed_profile():
     worse = ns.act.accuracy(bad, func="exp", per_octave=64)
     assert score(worse) > 10 * max(score(good), 1e-9)
     assert not worse["passes"] and worse["max_score"] == pytest.approx(score(worse), rel=1e-6)
+
+
+def test_names_ids_stems_and_zero_d_inputs():
+    x = np.linspace(-2, 2, 7, dtype=np.float32)
+    want = bits(ns.act.eval(x, "gelu"))
+    assert np.array_equal(bits(ns.act.eval(x, "Gelu")), want)
+    assert np.array_equal(bits(ns.act.eval(x, "23")), want)
+    stem = next(f["stem"] for f in ns.act.functions() if f["name"] == "gelu")
+    assert np.array_equal(bits(ns.act.eval(x, stem)), want)
+    assert ns.act.eval(np.float32(2), "gelu").shape == ()
+    with pytest.raises(ValueError, match="threads"):
+        ns.act.eval(x, "gelu", threads=-1)
+    with pytest.raises(ns.Error, match="the reference's names: Identity"):
+        ns.act.eval(x, "foo", exact=True)
+
+
+def test_a_set_rewritten_in_place_is_read_again(tmp_path):
+    x = np.linspace(-2, 2, 9, dtype=np.float32)
+    m = ns.act.pack({"gelu_4p": "gelu"}, "s", tmp_path)
+    first = ns.act.eval(x, "gelu", set=m)
+    ns.act.pack({"gelu_4p": "tanh"}, "s", tmp_path)  # another function's table under the same name
+    second = ns.act.eval(x, "gelu", set=m)
+    assert np.array_equal(bits(second), bits(ns.act.eval(x, "tanh")))
+    assert not np.array_equal(bits(first), bits(second))

@@ -127,3 +127,61 @@ def test_builder_errors_say_what_is_wrong():
     t = k.sbuf((128, 4), name="t")
     with pytest.raises(ValueError, match="differ"):
         k.dma_copy(t, k.dram_input("x", np.zeros((64, 4), dtype=np.float32)))
+
+
+def test_what_the_device_would_refuse_the_builder_refuses_first():
+    k = ns.Kernel()
+    x = k.dram_input("x", np.zeros((128, 8), dtype=np.float32))
+    t = k.sbuf((128, 8), name="t")
+    with pytest.raises(IndexError, match="inside 0..128"):
+        x[-1]
+    with pytest.raises(IndexError, match="inside 0..128"):
+        t[200]
+    with pytest.raises(IndexError):
+        x[0:129]
+    bt = k.sbuf((128, 1), name="bt")
+    with pytest.raises(ValueError, match="one value per active partition"):
+        k.activation(t, t, "identity", bias=bt[0:64])
+    with pytest.raises(ValueError, match="does not hold"):
+        k.activation(t, t, "gelu", set="exp_and_others")
+    with pytest.raises(ValueError, match="accumulate"):
+        k.activation(t, t, "exp", accumulate="sum")
+    with pytest.raises(ValueError, match="queue"):
+        k.dma_copy(t, x, queue="dma.x")
+    with pytest.raises(ValueError, match="name"):
+        k.sbuf((128, 4), name="a b")
+    k.sbuf((128, 4), name="u", init=np.zeros((128, 4), np.float32))
+    with pytest.raises(ValueError, match="two of the kernel's tensors"):
+        k.dram_input("u.init", np.zeros((1, 4), np.float32))
+    with pytest.raises(ValueError, match="init= fills a tile only where it is made"):
+        k.sbuf((128, 4), name="u", init=np.ones((128, 4), np.float32))
+
+
+def test_the_kernels_generation_is_the_runs_default():
+    k = ns.Kernel(gen="sunda")
+    t = k.sbuf((128, 4), name="t", init=np.ones((128, 4), np.float32))
+    y = k.dram_output("y", (128, 4))
+    k.dma_copy(y, t)
+    assert ns.run(k).generation == "SUNDA"
+    assert ns.run(k, gen="cayman").generation == "CAYMAN"
+
+
+def test_runs_from_several_python_threads_take_turns():
+    import threading
+    a = np.random.default_rng(9).standard_normal((256, 32)).astype(np.float32)
+    want = ns.act.eval(a, "gelu").view(np.uint32)
+    results, errors = [], []
+
+    def one():
+        try:
+            results.append(np.array_equal(ns.run(gelu_kernel(a))["y"].view(np.uint32), want))
+            results.append(np.array_equal(ns.act.eval(a, "gelu", threads=2).view(np.uint32), want))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=one) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=120)
+    assert not errors and len(results) == 8 and all(results)

@@ -95,3 +95,27 @@ def test_never_written_sbuf_is_nan_when_asked():
     # the same as evaluating that bit pattern directly
     want = ns.act.eval(np.full((128, 8), 0xFFFFFFFF, dtype=np.uint32), "gelu")
     assert np.array_equal(nan["y"].view(np.uint32), want)
+
+
+def test_inputs_stay_inside_the_run_directory(tmp_path):
+    text = ".data dram:0x0 file=../../x.bin\n"
+    with pytest.raises(ns.Error, match="relative and without '..'"):
+        ns.run(text, inputs={"../../x.bin": np.zeros(4, np.float32)})
+    with pytest.raises(ns.Error, match="relative"):
+        ns.run(".data dram:0x0 file=/tmp/x.bin\n", inputs={"/tmp/x.bin": np.zeros(4, np.float32)})
+
+
+def test_a_trace_that_is_not_a_regular_file_is_refused(tmp_path):
+    fifo = tmp_path / "f.trace"
+    os.mkfifo(fifo)
+    with pytest.raises(ns.Error, match="not a regular trace file"):
+        ns.run(str(fifo))
+
+
+def test_a_trace_file_runs_where_it_is_and_errors_name_it(tmp_path):
+    bad = tmp_path / "bad.trace"
+    bad.write_text("act sync\nact activate fnc=7\n")
+    with pytest.raises(ns.Error, match=str(bad) + ":2:"):
+        ns.run(str(bad))
+    r = ns.run(os.path.join(TRACES, "gelu.trace"))
+    assert r.stats.trace.path == os.path.join(TRACES, "gelu.trace")
