@@ -78,12 +78,21 @@ ElementWriter::ElementWriter(const std::string& path, ElementFormat format) : ou
 
 void ElementWriter::write(const float* values, size_t n) {
     buf_.clear();
-    for (size_t i = 0; i < n; ++i) {
-        const uint32_t u = fp::bits_of(values[i]);
-        if (format_ == ElementFormat::F32) {
-            for (int b = 0; b < 4; ++b) buf_.push_back(static_cast<char>((u >> (8 * b)) & 0xFF));
+    if (format_ == ElementFormat::F32) {
+        // Little-endian binary32: the values' own bytes on a little-endian host (one copy, not a
+        // byte at a time: this loop was a third of `act eval --format f32`).
+        buf_.resize(4 * n);
+        if constexpr (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+            std::memcpy(buf_.data(), values, 4 * n);
         } else {
-            buf_ += fp::hex8(u);
+            for (size_t i = 0; i < n; ++i) {
+                const uint32_t u = fp::bits_of(values[i]);
+                for (int b = 0; b < 4; ++b) buf_[4 * i + b] = static_cast<char>((u >> (8 * b)) & 0xFF);
+            }
+        }
+    } else {
+        for (size_t i = 0; i < n; ++i) {
+            buf_ += fp::hex8(fp::bits_of(values[i]));
             buf_ += '\n';
         }
     }
