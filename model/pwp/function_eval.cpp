@@ -51,8 +51,10 @@ struct FunctionEvaluator::Impl {
     std::optional<PackedSet> set;
     std::optional<TableEvaluator> tables;
     const FuncMeta* meta = nullptr;
-    // Simulator path
+    // Simulator path; `table` (and `flat`) when its sim_<fn> is evaluate_generic on a loaded
+    // profile (use_pwp, the directory opens, not Prelu): then the batch pass runs it.
     std::optional<Simulator> sim;
+    const Profile* table = nullptr;
     std::string name;
     bool use_pwp = true;
     float alpha = 0;
@@ -95,6 +97,9 @@ FunctionEvaluator FunctionEvaluator::of_pwp_dir(const std::string& dir, const Fu
                     ": does not open (the reference would silently fall back to the closed forms; ask for the closed form instead)");
     impl->use_pwp = !exact;
     impl->alpha = alpha;
+    const ActFn fn = lookup_act_fn(impl->name);
+    if (impl->use_pwp && fn != ActFn::Prelu && impl->sim->can_use_pwp_table()) impl->table = impl->sim->table(fn);
+    if (impl->table) impl->flat = flatten_profile(*impl->table);
     impl->description = impl->name + (exact ? " (closed form)" : " (" + dir + ")");
     return FunctionEvaluator(std::move(impl));
 }
@@ -103,7 +108,7 @@ const std::string& FunctionEvaluator::description() const { return impl_->descri
 
 void FunctionEvaluator::evaluate_block(const float* in, float* out, size_t n, const std::optional<Prescale>& pre, size_t index0) const {
     const Impl& m = *impl_;
-    if (m.kind == Impl::Kind::Simulator) {
+    if (m.kind == Impl::Kind::Simulator && !m.table) {
         // The reference's visitor always applies the pre-scale (1 and 0 when none is asked).
         const Prescale p = pre.value_or(Prescale{});
         try {
@@ -115,17 +120,20 @@ void FunctionEvaluator::evaluate_block(const float* in, float* out, size_t n, co
     }
     const float* x = in;
     std::vector<float> scaled;
-    if (pre) {
+    const std::optional<Prescale> p = m.kind == Impl::Kind::Simulator ? pre.value_or(Prescale{}) : pre;  // as above
+    if (p) {
         scaled.resize(n);
         for (size_t i = 0; i < n; ++i) {
-            float v = pre->scale * in[i];
-            scaled[i] = v + pre->bias;
+            float v = p->scale * in[i];
+            scaled[i] = v + p->bias;
         }
         x = scaled.data();
     }
-    auto one = [&](float v) { return m.kind == Impl::Kind::Profile ? evaluate_generic(*m.profile, v) : m.tables->evaluate(*m.meta, v); };
+    // The profile of the profile path, or of a simulator function on a loaded table.
+    const Profile* profile = m.kind == Impl::Kind::Simulator ? m.table : m.profile ? &*m.profile : nullptr;
+    auto one = [&](float v) { return profile ? evaluate_generic(*profile, v) : m.tables->evaluate(*m.meta, v); };
     try {
-        if (m.kind == Impl::Kind::Profile) evaluate_fast_n(m.flat, x, out, n, [&](float v) { return evaluate_generic(*m.profile, v); });
+        if (profile) evaluate_fast_n(m.flat, x, out, n, [&](float v) { return evaluate_generic(*profile, v); });
         else m.tables->evaluate_n(*m.meta, x, out, n);
     } catch (const Error&) {
         // Which element: the batch pass does not say, so find it one by one (the error path only).
