@@ -6,7 +6,8 @@
 - ``neuronsim.run``: a trace or a :class:`Kernel` on one generation, in this process; the
   result holds the stats, the per-instruction table, the dumps as arrays.
 - ``neuronsim.Kernel``: writes the trace for you: tiles in SBUF/PSUM by shape and dtype, DMA
-  copies, activations; the semaphores follow from the data dependencies.
+  copies, activations; the semaphores follow from the data dependencies. ``neuronsim.kernels``
+  has kernels written on it (softmax, an activation layer).
 
 docs/python.md has a worked example. Errors are :class:`neuronsim.Error` (a ValueError) whose
 message names the file, line or element; the library prints nothing: its warnings arrive as
@@ -19,7 +20,8 @@ from ._messages import NeuronsimWarning
 from . import act
 from .runs import Result, run, generations, config_yaml
 from .kernel import Kernel, Tile, DramTensor
+from . import kernels
 
 __version__ = _core.__version__
 
-__all__ = ["act", "run", "Result", "Kernel", "Tile", "DramTensor", "Error", "NeuronsimWarning", "generations", "config_yaml", "__version__"]
+__all__ = ["act", "run", "Result", "Kernel", "Tile", "DramTensor", "Error", "NeuronsimWarning", "generations", "config_yaml", "kernels", "__version__"]

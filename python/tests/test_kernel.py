@@ -185,3 +185,29 @@ def test_runs_from_several_python_threads_take_turns():
     for t in ts:
         t.join(timeout=120)
     assert not errors and len(results) == 8 and all(results)
+
+
+def test_softmax_on_the_builder_is_the_act_engines_chain_and_close_to_numpy():
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-8, 8, (300, 64)).astype(np.float32)  # 3 tiles, the last one partial
+    r = ns.run(ns.kernels.softmax(x), gen="trn2")
+    # the same chain element by element: exp(x + (-max)), its row sum in element order, the
+    # reciprocal, the identity scaled by it (multiply then add 0, in float32)
+    nm = -x.max(axis=1, keepdims=True)
+    e = ns.act.eval((x * np.float32(1.0) + nm).astype(np.float32), "exp")
+    s = np.zeros(x.shape[0], dtype=np.float32)
+    for j in range(x.shape[1]):
+        s = (s + e[:, j]).astype(np.float32)
+    rc = ns.act.eval(s, "reciprocal")
+    y = ns.act.eval((e * rc[:, None] + np.float32(0)).astype(np.float32), "identity")
+    assert np.array_equal(r["sum"][:, 0].view(np.uint32), s.view(np.uint32))
+    assert np.array_equal(r["y"].view(np.uint32), y.view(np.uint32))
+    ref = np.exp(x - x.max(axis=1, keepdims=True))
+    ref /= ref.sum(axis=1, keepdims=True)
+    assert np.allclose(r["y"], ref, rtol=1e-5, atol=1e-7)
+
+
+def test_an_activation_layer_with_a_partial_last_tile():
+    x = np.random.default_rng(12).standard_normal((200, 40)).astype(np.float32)
+    r = ns.run(ns.kernels.activation_layer(x, "silu"))
+    assert np.array_equal(r["y"].view(np.uint32), ns.act.eval(x, "silu").view(np.uint32))

@@ -1,0 +1,58 @@
+"""Kernels written on the builder (neuronsim.Kernel), as `neuronsim kernel` schedules them:
+128-row tiles, loads on dma.0 and stores on dma.1 double-buffered against ACT, table sets
+loaded when a step needs one. Each returns the Kernel; run it with neuronsim.run and read its
+outputs by name. The C++ generators (`neuronsim kernel`) remain for the model-sized traces
+and their ring-buffered inputs.
+"""
+import numpy as np
+
+from .kernel import Kernel
+
+__all__ = ["activation_layer", "softmax"]
+
+
+def activation_layer(x, func="gelu", dtype="fp32", buffers=2, gen=None, name="activation_layer"):
+    """y = func(x) over a (rows, cols) array: each 128-row tile loaded, activated, stored.
+    Outputs: "y"."""
+    rows, cols = x.shape
+    k = Kernel(name, gen=gen)
+    X = k.dram_input("x", x, dtype=dtype)
+    Y = k.dram_output("y", x.shape, dtype=dtype)
+    for i, r in enumerate(k.row_tiles(rows)):
+        p = r.stop - r.start
+        t = k.sbuf((128, cols), dtype, name=f"in{i % buffers}")[0:p]
+        o = k.sbuf((128, cols), dtype, name=f"out{i % buffers}")[0:p]
+        k.dma_copy(t, X[r])
+        k.activation(o, t, func=func)
+        k.dma_copy(Y[r], o)
+    return k
+
+
+def softmax(x, buffers=2, gen=None, name="softmax"):
+    """Row softmax of a (rows, cols) float32 array, as attention computes it on ScalarE:
+    e = exp(x - max) with the row sum accumulated, r = 1 / sum, y = e * r (identity with a
+    per-partition scale). The row max is a VectorE reduction in a real kernel, which neuronsim
+    does not model: it is computed here (numpy, exact) and loaded as a per-partition bias.
+    Outputs: "y", and "sum" (each row's sum of e)."""
+    x = np.asarray(x, dtype=np.float32)
+    rows, cols = x.shape
+    k = Kernel(name, gen=gen)
+    X = k.dram_input("x", x)
+    NM = k.dram_input("neg_max", -x.max(axis=1, keepdims=True))
+    Y = k.dram_output("y", x.shape)
+    S = k.dram_output("sum", (rows, 1))
+    for i, r in enumerate(k.row_tiles(rows)):
+        p = r.stop - r.start
+        b = i % buffers
+        t = k.sbuf((128, cols), name=f"x{b}")[0:p]
+        nm = k.sbuf((128, 1), name=f"nm{b}")[0:p]
+        s = k.sbuf((128, 1), name=f"s{b}")[0:p]
+        rc = k.sbuf((128, 1), name=f"r{b}")[0:p]
+        k.dma_copy(t, X[r])
+        k.dma_copy(nm, NM[r])
+        k.activation_reduce(t, t, "exp", s, bias=nm)  # in place, the row sum accumulated
+        k.activation(rc, s, "reciprocal")
+        k.activation(t, t, "identity", scale=rc)
+        k.dma_copy(Y[r], t)
+        k.dma_copy(S[r], s)
+    return k
