@@ -63,7 +63,6 @@ void ActEngine::activate(const Bundle& b) {
         uint32_t addr = *mode == OperandSource::Register ? ctx_.reg(field & 0xFF) : field;
         Location l = decode_addr4(addr);
         const size_t n = model::fp::dtype_bytes(ptr_dtype);
-        if (l.offset % n) throw Error(std::string(what) + " pointer " + format_location(l) + " is not " + std::to_string(n) + "-byte aligned");
         uint16_t one = 1;
         if (l.space != MemSpace::Sbuf && l.space != MemSpace::Psum)
             throw Error(std::string(what) + " pointer " + format_location(l) + " is not in SBUF or PSUM");

@@ -10,6 +10,11 @@ Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* what, uin
                 uint32_t channels) {
     const Location l = decode_addr4(addr4);
     if (l.space != MemSpace::Sbuf && l.space != MemSpace::Psum) throw Error(std::string(what) + " " + format_location(l) + " is not in SBUF or PSUM");
+    // The one alignment rule (docs/act-engine.md): every operand, tensor or pointer, starts at a
+    // multiple of its element size (its steps count elements, so every element is aligned).
+    if (bytes && l.offset % bytes)
+        throw Error(std::string(what) + " " + format_location(l) + " is not " + std::to_string(bytes) + "-byte aligned (an operand of " +
+                    std::to_string(bytes) + "-byte elements starts at a multiple of " + std::to_string(bytes) + ")");
     static const int16_t zero_steps[3] = {0, 0, 0};
     for (int d = 0; d < dims; ++d)
         if (num[d] == 0) throw Error(std::string(what) + ".num[" + std::to_string(d) + "] is 0");

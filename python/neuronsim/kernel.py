@@ -105,6 +105,16 @@ def _check_name(name, what):
     return name
 
 
+def _check_quadrant(t):
+    """ACT's lanes come in quadrants of 32 partitions: more than 64 active start at 0, more than 32
+    at 0 or 64, others at a multiple of 32 (the engine refuses anything else)."""
+    n, p0 = t.partitions, t.p0
+    ok = p0 == 0 if n > 64 else p0 in (0, 64) if n > 32 else p0 % 32 == 0
+    if not ok:
+        where = "0" if n > 64 else "0 or 64" if n > 32 else "0, 32, 64 or 96"
+        raise ValueError(f"activation over partitions {p0}..{p0 + n - 1}: {n} active partitions start at {where}")
+
+
 def _f32_field(v):
     """A float operand as its binary32 bit pattern (exact in the trace)."""
     return "0x%08x" % int(np.float32(v).view(np.uint32))
@@ -423,6 +433,7 @@ class Kernel:
         set to use (default: the resident one if it holds func, else the first that does)."""
         if src.partitions != dst.partitions or src.p0 != dst.p0 or src.cols != dst.cols:
             raise ValueError(f"activation: src {src.shape} at partition {src.p0} and dst {dst.shape} at {dst.p0} differ")
+        _check_quadrant(src)
         if src.cols > 65535:
             raise ValueError(f"activation: {src.cols} elements per partition; at most 65535 in one instruction (split the tile)")
         func = str(func).lower()
@@ -442,6 +453,7 @@ class Kernel:
         """dst (a (partitions, 1) fp32 tile) = ACT's per-partition accumulator."""
         if dst.cols != 1 or dst.dtype != "fp32":
             raise ValueError(f"read_accumulator: dst is a (partitions, 1) fp32 tile, not {dst.shape} {dst.dtype}")
+        _check_quadrant(dst)
         return self._add("act", f"read_accumulator count=1 dtype=fp32 num_active_channels={dst.partitions} dst={dst.location()} dst.num=1",
                          [], dst.spans())
 

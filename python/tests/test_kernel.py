@@ -146,6 +146,8 @@ def test_what_the_device_would_refuse_the_builder_refuses_first():
         k.activation(t, t, "gelu", set="exp_and_others")
     with pytest.raises(ValueError, match="accumulate"):
         k.activation(t, t, "exp", accumulate="sum")
+    with pytest.raises(ValueError, match="start at 0 or 64"):
+        k.activation(t[10:74], t[10:74], "exp")
     with pytest.raises(ValueError, match="queue"):
         k.dma_copy(t, x, queue="dma.x")
     with pytest.raises(ValueError, match="name"):

@@ -143,6 +143,36 @@ TEST_F(PlatformTest, SemaphoreWaitsOrderEnginesAsWritten) {
     EXPECT_EQ(r.stats["act"]["stalled_ps"], 2312250u - 250000u);
 }
 
+// One alignment rule for every ACT operand (docs/act-engine.md): a tensor like a pointer starts
+// at a multiple of its element size.
+const char* const kAlignHead =
+    "act load_act_func_set set=exp_and_others\n"
+    "act activate func=exp num_active_channels=1 scale=1.0 src.step=1,0,0 src.num=2,1,1 dst.step=1,0,0 dst.num=2,1,1 ";
+
+TEST_F(PlatformTest, AMisalignedFp32SourceIsRefused) {
+    EXPECT_NE(error_of(std::string(kAlignHead) + "bias=0 bias_src_n=immediate in_bias_dtype=fp32:fp32 out_dtype=fp32 src=sbuf:0:0x2 dst=sbuf:0:0x100\n")
+                  .find("src sbuf:0:0x2 is not 4-byte aligned"),
+              std::string::npos);
+}
+
+TEST_F(PlatformTest, AMisalignedFp32DestinationIsRefused) {
+    EXPECT_NE(error_of(std::string(kAlignHead) + "bias=0 bias_src_n=immediate in_bias_dtype=fp32:fp32 out_dtype=fp32 src=sbuf:0:0x0 dst=sbuf:0:0x102\n")
+                  .find("sbuf:0:0x102 is not 4-byte aligned"),
+              std::string::npos);
+}
+
+TEST_F(PlatformTest, Bf16AtATwoByteOffsetIsAligned) {
+    EXPECT_EQ(error_of(std::string(kAlignHead) + "bias=0 bias_src_n=immediate in_bias_dtype=bf16:fp32 out_dtype=bf16 src=sbuf:0:0x2 dst=sbuf:0:0x102\n"),
+              "(no error)");
+}
+
+TEST_F(PlatformTest, AMisalignedBiasPointerIsRefusedAsBefore) {
+    EXPECT_NE(
+        error_of(std::string(kAlignHead) + "bias=sbuf:0:0x202 bias_src_n=pointer in_bias_dtype=fp32:fp32 out_dtype=fp32 src=sbuf:0:0x0 dst=sbuf:0:0x100\n")
+            .find("is not 4-byte aligned"),
+        std::string::npos);
+}
+
 TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
     std::string m = error_of("act sync wait=1>=1 update=2+1\npool sync wait=2>=1 update=1+1\n");
     EXPECT_NE(m.find("deadlock at 250.000000 ns: no engine can proceed"), std::string::npos) << m;
