@@ -26,9 +26,14 @@ def names():
     return list(_core.act_fn_names())
 
 
+@functools.lru_cache(maxsize=1)
+def _catalog():
+    return tuple(_core.catalog())  # built once: eval() consults it on every call
+
+
 def functions():
     """The built-in catalog's functions: name, func_id (trainium), sets holding it, domain, ..."""
-    return list(_core.catalog())
+    return [dict(f) for f in _catalog()]
 
 
 def sets(target="trainium"):
@@ -95,7 +100,7 @@ def _dir_evaluator(pwp_dir, func, exact, alpha, stamp):
 def _bare_name(func):
     """A function as the catalog names it: "gelu" for "gelu", "Gelu", "gelu_400p" or "23"."""
     f = str(func)
-    fns = functions()
+    fns = _catalog()
     if f.isdigit():
         for fn in fns:
             if fn["func_id"] == int(f):
