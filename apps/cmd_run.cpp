@@ -104,8 +104,11 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         "uninitialised", po::value<std::string>()->default_value("zero"),
         "what SBUF and PSUM hold before anything is written there: zero, or nan (0xff bytes, a NaN in every float type, as "
         "nki.simulate_kernel: a read of never-written data shows)")(
-        "threads", po::value<unsigned>(),
-        "host threads for Activate's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
+        "hazards", po::value<std::string>()->default_value("warn"),
+        "races between engines that no semaphore orders (read/write after write, write after read, by byte range per partition) and "
+        "reads of bytes nothing wrote (docs/hazards.md): warn (print the first ones, all in hazards.txt), error (the same, and exit 1), "
+        "off (not looked for)")("threads", po::value<unsigned>(),
+                                "host threads for Activate's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
         "skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")(
         "no-progress", po::bool_switch(), "no progress bar even on a terminal")(
         "cost-model", po::bool_switch(),
@@ -120,7 +123,8 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
                       "stats.json, instructions.csv, timeline.json (Chrome/Perfetto), config.yaml and the\n"
                       "trace's dumps into --out. With no arguments: the built-in demo trace on MARIANA.\n"
                       "The configuration is the generation's preset, then each --config overlay, then -p.\n"
-                      "Exit status: 0 done, 1 error (RUN_INCOMPLETE in --out says why), 2 usage,\n"
+                      "Exit status: 0 done, 1 error (RUN_INCOMPLETE in --out says why) or, with --hazards\n"
+                      "error, hazards found (the outputs are complete; hazards.txt lists them), 2 usage,\n"
                       "130 interrupted (SIGINT or SIGTERM: the outputs cover what completed).",
                       opts, args, vm, &pos, "[TRACE] [options]"))
         return 0;
@@ -132,6 +136,8 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         if (vm.count("window")) parse_window(prog, vm["window"].as<std::string>(), check);
         const std::string un = vm["uninitialised"].as<std::string>();
         if (un != "zero" && un != "nan") throw UsageError(prog + ": --uninitialised: expected zero or nan, got \"" + un + "\"");
+        const std::string hz = vm["hazards"].as<std::string>();
+        if (hz != "warn" && hz != "error" && hz != "off") throw UsageError(prog + ": --hazards: expected warn, error or off, got \"" + hz + "\"");
         const std::string a = vm["act-numerics"].as<std::string>();
         if (a != "pwp" && a != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + a + "\"");
     }
@@ -196,6 +202,8 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     d.act_exact = vm["act-numerics"].as<std::string>() == "exact";
     d.uninitialised_nan = vm["uninitialised"].as<std::string>() == "nan";
     d.timing_only = vm["numerics"].as<std::string>() == "none";
+    const std::string hazards = vm["hazards"].as<std::string>();
+    d.hazards = hazards == "off" ? DeviceOptions::Hazards::Off : DeviceOptions::Hazards::Collect;
     d.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);
     d.cost_model = vm["cost-model"].as<bool>();
     d.record_csv = !vm["no-csv"].as<bool>();
@@ -215,6 +223,18 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     const nlohmann::ordered_json host_json = host_figures(rep);
     print_run_summary(cfg, trace_name, out, rep, host_json, d.cost_model);
     if (d.timing_only) std::printf("  (--numerics none: timing only; no element values were computed and no dumps written)\n");
+    if (!rep.hazard_text.empty()) {
+        std::fflush(stdout);
+        const size_t shown = std::min<size_t>(rep.hazard_text.size(), 10);
+        std::fprintf(stderr, "%s: %zu hazard%s (docs/hazards.md)%s:\n", prog.c_str(), rep.hazard_text.size(), rep.hazard_text.size() == 1 ? "" : "s",
+                     shown < rep.hazard_text.size() ? ", the first 10" : "");
+        for (size_t i = 0; i < shown; ++i) std::fprintf(stderr, "  %s\n", rep.hazard_text[i].c_str());
+        std::fprintf(stderr, "  every one is in %s/hazards.txt\n", out.c_str());
+        if (hazards == "error") {
+            std::fprintf(stderr, "%s: --hazards error: exit status 1 (the outputs are complete)\n", prog.c_str());
+            return 1;
+        }
+    }
     return 0;
 }
 

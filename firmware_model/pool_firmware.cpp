@@ -169,6 +169,10 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAcc
     r.log.push_back(fmt("P%i: ExtendedInstCopy : num_tensor_elements = %d", c.core, static_cast<long>(n)));
     const Pattern sp = make_pattern(s.offset, op.src.step_elem, op.src.num_elem, 2, eb, "ExtendedInstCopy source");
     const Pattern dp = make_pattern(d.offset, op.dst.step_elem, op.dst.num_elem, 3, eb, "ExtendedInstCopy destination");
+    if (n && end > c.first) {
+        r.reads.push_back({MemSpace::Sbuf, s.partition + c.first, s.partition + end, sp.lo, sp.hi});
+        r.writes.push_back({MemSpace::Sbuf, d.partition + c.first, d.partition + end, dp.lo, dp.hi});
+    }
     for (uint32_t p = c.first; cfg_.values && n && p < end; ++p) {
         const uint8_t* src = sbuf(s.partition + p, static_cast<uint64_t>(sp.lo), sp.span());
         uint8_t* dst = sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
@@ -199,6 +203,9 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
             if (off < 0) throw Error("pool_conv_lut_load: the source pattern reaches below offset 0");
             uint8_t* e = sbuf(s.partition, static_cast<uint64_t>(off), 2);
             lut_[i] = static_cast<uint16_t>(e[0] | e[1] << 8);
+            if (r.reads.empty()) r.reads.push_back({MemSpace::Sbuf, s.partition, s.partition + 1, off, off + 2});
+            r.reads[0].lo = std::min(r.reads[0].lo, off);
+            r.reads[0].hi = std::max(r.reads[0].hi, off + 2);
         }
         lut_loaded_ = true;
         return r;
@@ -262,6 +269,10 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
                             (dp.num[1] <= 1 || dp.step[1] == static_cast<int64_t>(dp.num[0] * ob)) &&
                             (dp.num[2] <= 1 || dp.step[2] == static_cast<int64_t>(uint64_t{dp.num[0]} * dp.num[1] * ob));
     std::vector<uint8_t> buffer(contiguous ? 0 : elements * ob);
+    if (end > c.first) {
+        r.reads.push_back({MemSpace::Sbuf, s.partition + c.first, s.partition + end, static_cast<int64_t>(s.offset), static_cast<int64_t>(s.offset + need)});
+        if (elements) r.writes.push_back({MemSpace::Sbuf, d.partition + c.first, d.partition + end, dp.lo, dp.hi});
+    }
     for (uint32_t p = c.first; cfg_.values && p < end; ++p) {
         const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
         if (!elements) continue;

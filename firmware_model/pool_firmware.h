@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/isa/bundle.h"
+#include "model/isa/region.h"
 #include "neuronsim/config.h"
 
 namespace neuronsim::firmware_model {
@@ -68,6 +69,9 @@ struct ExecResult {
     uint64_t bytes_per_partition = 0;  // Copy: bytes moved per partition
     uint32_t partitions = 0;  // partitions this core processed
     std::vector<std::string> log;  // the firmware's DEBUG trace lines
+    // The SBUF bytes it reads and writes (bounding boxes of its patterns), also when it moves no
+    // values: for the hazard detector.
+    std::vector<model::isa::Region> reads, writes;
 };
 
 class PoolFirmware {

@@ -92,6 +92,18 @@ inline constexpr Stat final_nonzero{"final_nonzero_values.<semaphore>", Unit::no
 inline constexpr const Stat* kAll[] = {&updates, &final_nonzero};
 }  // namespace semaphores
 
+// Hazards between the engines (`core.hazards`, docs/hazards.md): pairs of instructions of
+// different streams that touch the same bytes with no semaphore ordering them.
+namespace hazards {
+inline constexpr Stat checked{"checked", Unit::none, "whether hazards were looked for (`--hazards off` gives false and zeros)"};
+inline constexpr Stat read_after_write{"read_after_write", Unit::none, "reads of bytes another stream's unordered instruction wrote (pairs)"};
+inline constexpr Stat write_after_read{"write_after_read", Unit::none, "writes of bytes another stream's unordered instruction read (pairs)"};
+inline constexpr Stat write_after_write{"write_after_write", Unit::none, "writes of bytes another stream's unordered instruction wrote (pairs)"};
+inline constexpr Stat unwritten_reads{"unwritten_reads", Unit::none, "instructions that read SBUF/PSUM bytes neither an instruction nor the host had written"};
+// The group in document order.
+inline constexpr const Stat* kAll[] = {&checked, &read_after_write, &write_after_read, &write_after_write, &unwritten_reads};
+}  // namespace hazards
+
 namespace dma {
 inline constexpr Stat transfers{"transfers", Unit::none, "DMA transfers (copies and table loads)"};
 inline constexpr Stat packets{"packets", Unit::none, "their packets: one per engine a transfer touches"};

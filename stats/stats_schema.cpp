@@ -55,6 +55,7 @@ std::vector<Group> build() {
     add(core_group, "core.sbuf", memory::kAll);
     add(core_group, "core.psum", memory::kAll);
     add(core_group, "core.semaphores", semaphores::kAll);
+    add(core_group, "core.hazards", hazards::kAll);
     add(core_group, "core.dma", dma::kAll);
     add(core_group, "core.derived", derived::kAll);
     out.push_back(std::move(core_group));

@@ -26,6 +26,13 @@ struct DeviceOptions {
     // fp16 0xffff, fp8 0xff), instead of zero: a kernel that reads what it never wrote gets NaN,
     // as in nki.simulate_kernel, rather than a plausible gelu(0) = 0.
     bool uninitialised_nan = false;
+    // Hazards between the engines (docs/hazards.md): reads and writes of the same bytes by two
+    // streams that no semaphore orders, and reads of bytes nothing wrote. Off: not looked for.
+    // Collect: listed by NeuronCoreDevice::hazards() and counted in the stats. Warn: each one
+    // also a warning through SystemC's report handler (message type neuronsim/hazard) when it
+    // is found.
+    enum class Hazards { Off, Collect, Warn };
+    Hazards hazards = Hazards::Warn;
     // Timing only: no element values are read, computed or written and DMA moves no data;
     // times are those of the full run when the memories annotate no delay (neuronsim run's
     // host); a memory that annotates delays per transaction is not asked, so its time is absent.

@@ -40,6 +40,29 @@ struct QueueState {
     uint64_t current_index = 0;  // the instruction it is on
 };
 
+// A hazard the device found (DeviceOptions::hazards; docs/hazards.md): two instructions of
+// different queues touching the same bytes, at least one writing, with no semaphore ordering
+// them; or an instruction reading bytes that neither an instruction nor the host wrote.
+struct Hazard {
+    std::string kind;  // "read after write", "write after read", "write after write", "read of unwritten bytes"
+    struct Side {
+        std::string engine;  // its queue (act, pool, dma.0, ...); empty for the first of an unwritten read
+        uint64_t index = 0;  // in its queue, since the last reset
+        std::string mnemonic;
+        uint64_t issue_ps = 0;
+        bool completed = false;  // its end is known:
+        uint64_t end_ps = 0;
+    };
+    Side first, second;  // the earlier access, the one that found it
+    std::string memory;  // sbuf, psum, dram
+    uint32_t partition_first = 0, partition_last = 0;  // the bounding box of the bytes both touch
+    uint64_t byte_first = 0, byte_end = 0;  // in each partition (DRAM: the address), [first, end)
+    // One line: "read after write: act#2 (activate) reads sbuf partitions 0-127 bytes
+    // [0x0, 0x200), which dma.0#0 (dma_copy) writes, and no semaphore orders them ...". A host
+    // that knows the trace lines passes them ("FILE:LINE") to name the instructions by them.
+    std::string describe(const std::string& first_place = "", const std::string& second_place = "") const;
+};
+
 // The device itself, whatever its bus width: every function of the API. Its sockets are those
 // of BasicNeuronCore below.
 class NeuronCoreDevice : public sc_core::sc_module {
@@ -75,6 +98,8 @@ public:
     // Closes the recording; throws naming the file when a write failed. Idempotent.
     void finish_recording();
     uint64_t instructions_completed() const;
+    // The hazards found so far (empty with DeviceOptions::hazards Off), in the order found.
+    std::vector<Hazard> hazards() const;
 
     struct Impl;  // opaque
 

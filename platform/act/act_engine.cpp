@@ -112,6 +112,7 @@ void ActEngine::issue(const ActTiming::Stages& st, std::vector<Region> reads, st
     detail_.start = now();
     detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
     seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
+    note_access(reads, writes);
     pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
 }
 
@@ -126,10 +127,7 @@ void ActEngine::dge_copy(const Bundle& b, uint64_t index) {
     // may still read or write: it waits for them (a DMA moves its data asynchronously).
     auto rows = [&](const DmaEndpoint& ep) {
         std::vector<Region> r;
-        if (ep.space == DmaSpace::Sbuf || ep.space == DmaSpace::Psum) {
-            const Location l = decode_addr4(static_cast<uint32_t>(ep.addr));
-            r.push_back({l.space, l.partition, l.partition + t.rows, static_cast<int64_t>(l.offset), static_cast<int64_t>(l.offset + t.bytes)});
-        }
+        append_regions(t, ep, r);
         return r;
     };
     const sc_core::sc_time earliest = results_ready(rows(t.dst), true, results_ready(rows(t.src), false));

@@ -37,6 +37,7 @@ struct Engine::InFlight {
     bool done = false;  // ... or its end is known
     bool failed = false;  // its transfer failed (latched): it never retires
     sc_core::sc_time end;
+    model::isa::HazardDetector::Clock knowledge;  // its stream's at issue (for its update's release)
 };
 
 std::string module_name(std::string label) {
@@ -82,6 +83,17 @@ void Engine::record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& i
         t.time += idle_stall;
     }
     if (rec) rec->instruction(r);
+}
+
+int Engine::hazard_stream() {
+    if (hazard_stream_ < 0) hazard_stream_ = ctx_.hazards()->stream(label_);
+    return hazard_stream_;
+}
+
+void Engine::note_access(const std::vector<Region>& reads, const std::vector<Region>& writes) {
+    model::isa::HazardDetector* hz = ctx_.hazards();
+    if (!hz || !current_ || (reads.empty() && writes.empty())) return;
+    hz->access(hazard_stream(), current_->index, now().value(), current_->r.mnemonic, reads, writes);
 }
 
 void Engine::wait_dma_slot() {
@@ -132,6 +144,14 @@ void Engine::trigger_dma(DmaJob job, std::function<void()> on_done, std::functio
         ctx_.fail(e);
     };
     job.failed = fail;
+    if (ctx_.hazards()) {
+        std::vector<Region> reads, writes;
+        for (const DmaTransfer& t : job.parts) {
+            append_regions(t, t.src, reads);
+            append_regions(t, t.dst, writes);
+        }
+        note_access(reads, writes);
+    }
     job.done = [this, f, fail, on_done, at_end, epoch] {
         if (epoch != epoch_) return;
         if (at_end) at_end();
@@ -202,6 +222,10 @@ void Engine::run() {
             const sc_core::sc_time released = now();
             const OpcodeInfo* info = find_opcode(b.opcode());
             r.mnemonic = info ? &info->mnemonic : &kUnknown;
+            if (model::isa::HazardDetector* hz = ctx_.hazards()) {
+                if (ev.wait != WaitMode::None) hz->acquire(hazard_stream(), ev.wait_idx);
+                if (ev.update != UpdateMode::None) f.knowledge = hz->knowledge(hazard_stream());
+            }
             detail_ = Detail{};
             detail_.start = detail_.end = now();
             const bool halt = b.opcode() == kHalt;
@@ -304,8 +328,14 @@ void Engine::retire() {
         if (share > sc_core::SC_ZERO_TIME) busy_spans_.add(from.value(), r.end.value());
         if (!count_) first_start_ = r.start;
         last_end_ = std::max(last_end_, r.end);
+        model::isa::HazardDetector* hz = ctx_.hazards();
         try {
-            ctx_.semaphores().update(f->ev, &label_, f->index);
+            if (hz && f->ev.update != UpdateMode::None) {
+                const model::isa::HazardDetector::Clock released = hz->release(f->knowledge, hazard_stream(), f->index);
+                ctx_.semaphores().update(f->ev, &label_, f->index, false, &released);
+            } else {
+                ctx_.semaphores().update(f->ev, &label_, f->index);
+            }
         } catch (const Error& e) {
             EngineFailure ef;
             ef.engine = label_;
@@ -316,6 +346,7 @@ void Engine::retire() {
             drop();
             continue;
         }
+        if (hz) hz->completed(hazard_stream(), f->index, r.end.value());
         Tally& m = by_mnemonic_[r.mnemonic];
         ++m.count;
         m.time += share;

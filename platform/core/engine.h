@@ -15,10 +15,12 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <systemc>
 
 #include "model/isa/bundle.h"
+#include "model/isa/region.h"
 #include "platform/core/busy_intervals.h"
 #include "platform/core/cost_model.h"
 #include "platform/core/engine_context.h"
@@ -112,6 +114,9 @@ protected:
     void check_epoch() const {
         if (issuing_epoch_ != epoch_) throw Abandoned{};
     }
+    // What the instruction being issued reads and writes, for the hazard detector (when one
+    // looks): execute() says it as the instruction issues.
+    void note_access(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes);
     EngineContext& ctx_;
 
     // What execute() tells the record of its instruction (instructions.csv, timeline, the
@@ -136,6 +141,8 @@ private:
     void record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& idle_stall);
 
     std::string label_;
+    int hazard_stream_ = -1;  // the detector's id of this stream (made on first use)
+    int hazard_stream();
     InstructionSource& source_;
     double ghz_;
     bool waiting_ = false;

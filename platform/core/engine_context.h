@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/isa/address_map.h"
+#include "model/isa/hazard_detector.h"
 #include "neuronsim/device_options.h"
 #include "platform/config.h"
 
@@ -70,6 +71,9 @@ public:
         (void)label;
         return true;
     }
+    // Where the engines tell what their instructions read, write, wait for and release, when
+    // hazards are looked for (DeviceOptions::hazards); null otherwise.
+    virtual model::isa::HazardDetector* hazards() { return nullptr; }
 };
 
 // Where an engine's bundles come from: the device's instruction queue in DRAM, or a test's list.

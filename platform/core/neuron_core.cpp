@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "model/common/error.h"
+#include "model/common/log.h"
 #include "model/fp/bits.h"
 #include "model/isa/address_map.h"
 #include "model/isa/opcodes.h"
@@ -15,6 +16,7 @@
 #include "platform/act/act_tables.h"
 #include "platform/core/derived_stats.h"
 #include "platform/core/engine.h"
+#include "platform/core/hazard_report.h"
 #include "platform/core/semaphores.h"
 #include "platform/core/stats.h"
 #include "platform/core/work_budget.h"
@@ -72,6 +74,7 @@ struct NeuronCoreDevice::Impl : EngineContext {
     std::unique_ptr<Recorder> recorder_;
     std::unique_ptr<Memory> sbuf, psum;
     std::unique_ptr<Semaphores> sem;
+    std::unique_ptr<model::isa::HazardDetector> hz;  // DeviceOptions::hazards
     WorkBudget work;
     std::unique_ptr<DmaEngines> dma_;
     std::vector<std::unique_ptr<Queue>> queues;
@@ -110,6 +113,20 @@ struct NeuronCoreDevice::Impl : EngineContext {
     bool halted() const override { return halted_; }
     void fail(const EngineFailure& f) override { latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary()); }
     bool runs_queue(const std::string& label) const override { return opt.queues.empty() || running.count(label); }
+    model::isa::HazardDetector* hazards() override { return hz.get(); }
+    // The host wrote SBUF/PSUM bytes through window `w` at `off` (a window is the memory's
+    // partitions one after another): they count as written.
+    void host_wrote(TlmPort* w, uint64_t off, uint64_t len) {
+        const Memory* m = w == sbuf_window.get() ? sbuf.get() : w == psum_window.get() ? psum.get() : nullptr;
+        if (!hz || !m || !len) return;
+        const uint64_t per = m->size() / cfg.memory.partitions;
+        const model::isa::MemSpace space = m == sbuf.get() ? model::isa::MemSpace::Sbuf : model::isa::MemSpace::Psum;
+        for (uint64_t at = off; at < off + len;) {
+            const uint64_t p = at / per, in = at % per, n = std::min(off + len - at, per - in);
+            hz->host_wrote({space, static_cast<uint32_t>(p), static_cast<uint32_t>(p + 1), static_cast<int64_t>(in), static_cast<int64_t>(in + n)});
+            at += n;
+        }
+    }
     std::unordered_set<std::string> running;  // the labels of DeviceOptions::queues
 
     uint32_t engine_queue(const std::string& label) const {
@@ -150,6 +167,7 @@ struct NeuronCoreDevice::Impl : EngineContext {
     // abandoned; the memories and the semaphores keep their contents.
     void reset() {
         ++epoch;
+        if (hz) hz->reset();
         for (auto& e : engines) e->reset_state();
         dma_->reset();
         error_code = reg::kErrorNone;
@@ -278,6 +296,14 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
         psum->fill(0xff);
     }
     sem = std::make_unique<Semaphores>("semaphores", cfg.semaphores, cfg.sync.semaphore_latency_ns);
+    if (o.hazards != DeviceOptions::Hazards::Off) {
+        hz = std::make_unique<model::isa::HazardDetector>();
+        sem->set_hazard_detector(hz.get());
+        if (o.hazards == DeviceOptions::Hazards::Warn)
+            hz->on_found = [this](const model::isa::HazardDetector::Hazard& h) {
+                model::log(model::LogLevel::Warning, "hazard", public_hazard(*hz, h).describe());
+            };
+    }
     dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
@@ -535,6 +561,7 @@ void NeuronCoreDevice::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time
         uint64_t off = 0;
         if (TlmPort* w = impl_->window(a, len, off)) {
             delay += t.is_write() ? w->write(off, data, len) : t.is_read() ? w->read(off, data, len) : sc_core::SC_ZERO_TIME;
+            if (t.is_write()) impl_->host_wrote(w, off, len);
             // The DMI hint (TLM-2.0 LRM 11.2.10) where get_direct_mem_ptr would grant it: an
             // initiator that asks for DMI only when hinted (Accellera's lt_dmi_initiator) then does.
             if (impl_->dmi_window_size(w)) t.set_dmi_allowed(true);
@@ -586,8 +613,12 @@ unsigned int NeuronCoreDevice::transport_dbg(tlm::tlm_generic_payload& t) {
         const uint64_t a = t.get_address(), len = t.get_data_length();
         uint64_t off = 0;
         if (TlmPort* w = impl_->window(a, len, off)) {
-            if (t.is_write()) w->debug_write(off, t.get_data_ptr(), len);
-            else w->debug_read(off, t.get_data_ptr(), len);
+            if (t.is_write()) {
+                w->debug_write(off, t.get_data_ptr(), len);
+                impl_->host_wrote(w, off, len);
+            } else {
+                w->debug_read(off, t.get_data_ptr(), len);
+            }
             return static_cast<unsigned int>(len);
         }
         std::string text;
@@ -615,6 +646,8 @@ bool NeuronCoreDevice::get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_
     const uint64_t size = impl_->dmi_window_size(w);
     if (!size) return false;  // the table memory's regions: transactions only
     uint8_t* p = w->direct(0, size);
+    // The host may now write the memory unseen: its unwritten bytes can no longer be told.
+    if (impl_->hz) impl_->hz->host_has_direct(w == impl_->sbuf_window.get() ? model::isa::MemSpace::Sbuf : model::isa::MemSpace::Psum);
     dmi.allow_read_write();
     dmi.set_dmi_ptr(p);
     dmi.set_start_address(base);
@@ -676,6 +709,19 @@ std::string NeuronCoreDevice::stats_json() const {
         else out[it.key()] = it.value();
     }
     out["queues"] = std::move(queues);
+    {
+        namespace h = stats::hazards;
+        using Kind = model::isa::HazardDetector::Kind;
+        const model::isa::HazardDetector* d = impl_->hz.get();
+        auto n = [&](Kind k) -> uint64_t { return d ? d->count(k) : 0; };
+        nlohmann::ordered_json node = nlohmann::ordered_json::object();
+        stats::put(node, h::checked, d != nullptr);
+        stats::put(node, h::read_after_write, n(Kind::ReadAfterWrite));
+        stats::put(node, h::write_after_read, n(Kind::WriteAfterRead));
+        stats::put(node, h::write_after_write, n(Kind::WriteAfterWrite));
+        stats::put(node, h::unwritten_reads, n(Kind::UninitialisedRead));
+        out["hazards"] = std::move(node);
+    }
     DerivedInputs d;
     d.core = &out;
     for (const auto& e : impl_->engines) {
@@ -712,6 +758,13 @@ void NeuronCoreDevice::set_source_lines(const std::string& stream, const std::st
 
 void NeuronCoreDevice::finish_recording() {
     if (impl_->recorder_) impl_->recorder_->finish();
+}
+
+std::vector<Hazard> NeuronCoreDevice::hazards() const {
+    std::vector<Hazard> out;
+    if (impl_->hz)
+        for (const auto& h : impl_->hz->hazards()) out.push_back(public_hazard(*impl_->hz, h));
+    return out;
 }
 
 uint64_t NeuronCoreDevice::instructions_completed() const {

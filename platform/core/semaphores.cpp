@@ -27,7 +27,7 @@ bool Semaphores::holds(const Events& e) const {
     return e.wait == WaitMode::Eq ? v == want : v >= want;
 }
 
-void Semaphores::update(const Events& e, const std::string* engine, uint64_t index, bool at_once) {
+void Semaphores::update(const Events& e, const std::string* engine, uint64_t index, bool at_once, const model::isa::HazardDetector::Clock* released) {
     if (e.update == UpdateMode::None) return;
     const uint32_t idx = e.update_idx;
     int64_t v = future_[idx];
@@ -45,10 +45,12 @@ void Semaphores::update(const Events& e, const std::string* engine, uint64_t ind
         values_[idx] = static_cast<int32_t>(v);
         updaters_[idx] = by;
         seen_[idx] = seq;  // hand-offs still on their way are older
+        if (detector_ && released) detector_->publish(idx, *released);
         changed_.notify(sc_core::SC_ZERO_TIME);
         return;
     }
-    pending_.push_back({sc_core::sc_time_stamp() + latency_, idx, static_cast<int32_t>(v), seq, by});
+    pending_.push_back(
+        {sc_core::sc_time_stamp() + latency_, idx, static_cast<int32_t>(v), seq, by, released ? *released : model::isa::HazardDetector::Clock{}});
     hand_off_.notify(latency_);
 }
 
@@ -60,6 +62,7 @@ void Semaphores::apply() {
             values_[h.idx] = h.value;
             updaters_[h.idx] = h.by;
             seen_[h.idx] = h.seq;
+            if (detector_ && !h.released.empty()) detector_->publish(h.idx, h.released);
             any = true;
         }
         pending_.pop_front();

@@ -11,6 +11,7 @@
 #include <systemc>
 
 #include "model/isa/bundle.h"
+#include "model/isa/hazard_detector.h"
 #include "platform/core/stats.h"
 
 namespace neuronsim::platform {
@@ -30,7 +31,11 @@ public:
     bool holds(const model::isa::Events& e) const;
     // Throws on an index out of range or overflow; `engine`/`index` name the updater. Waiting
     // engines see it after the hand-off latency, or at once with `at_once` (the host).
-    void update(const model::isa::Events& e, const std::string* engine = nullptr, uint64_t index = 0, bool at_once = false);
+    // `released` (the hazard detector's, when it looks): what the update releases, published
+    // to the detector when the engines see the update.
+    void update(const model::isa::Events& e, const std::string* engine = nullptr, uint64_t index = 0, bool at_once = false,
+                const model::isa::HazardDetector::Clock* released = nullptr);
+    void set_hazard_detector(model::isa::HazardDetector* d) { detector_ = d; }
     const Updater& last_update(uint32_t idx) const { return updaters_[idx]; }
     void check_index(uint32_t idx) const;  // throws naming the index and the count
     int32_t value(uint32_t idx) const { return values_[idx]; }  // as the engines see it now
@@ -54,7 +59,9 @@ private:
         int32_t value;
         uint64_t seq;
         Updater by;  // becomes the semaphore's last update when the engines see it
+        model::isa::HazardDetector::Clock released;
     };
+    model::isa::HazardDetector* detector_ = nullptr;
     std::deque<HandOff> pending_;
     sc_core::sc_time latency_;
     sc_core::sc_event changed_, hand_off_;

@@ -191,6 +191,20 @@ TlmPort& DmaEngines::port(DmaSpace s) {
     }
 }
 
+void append_regions(const DmaTransfer& t, const DmaEndpoint& ep, std::vector<model::isa::Region>& out) {
+    using model::isa::MemSpace;
+    if (!t.rows || !t.bytes) return;
+    if (ep.space == DmaSpace::Sbuf || ep.space == DmaSpace::Psum) {
+        const model::isa::Location l = model::isa::decode_addr4(static_cast<uint32_t>(ep.addr));
+        out.push_back({l.space, l.partition, l.partition + t.rows, static_cast<int64_t>(l.offset), static_cast<int64_t>(l.offset + t.bytes)});
+    } else if (ep.space == DmaSpace::Dram) {
+        const auto at = [&](uint64_t a, uint64_t n) { out.push_back({MemSpace::Dram, 0, 1, static_cast<int64_t>(a), static_cast<int64_t>(a + n)}); };
+        if (t.rows == 1 || ep.row_stride == t.bytes) at(ep.addr, t.total());
+        else
+            for (uint32_t r = 0; r < t.rows; ++r) at(ep.addr + uint64_t{r} * ep.row_stride, t.bytes);
+    }
+}
+
 uint64_t DmaEngines::tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t bytes) const {
     if (ep.space == DmaSpace::Dram || ep.space == DmaSpace::ActTables) return ep.addr + uint64_t{row} * ep.row_stride;
     if (ep.addr > UINT32_MAX) throw Error("an SBUF/PSUM address is an ADDR4 (32 bits)");

@@ -22,6 +22,7 @@
 #include <tlm>
 
 #include "model/isa/address_map.h"
+#include "model/isa/region.h"
 #include "platform/config.h"
 #include "platform/core/busy_intervals.h"
 #include "platform/core/stats.h"
@@ -49,6 +50,12 @@ struct DmaTransfer {
     uint32_t bytes = 0;
     uint64_t total() const { return uint64_t{rows} * bytes; }
 };
+
+// The bytes an endpoint of `t` covers, appended to `out`: in SBUF/PSUM one region of `rows`
+// partitions, in DRAM one per row (one in all when the rows are contiguous); none in the ACT
+// table memory (the engine's own state). For the dependencies of ACT's copies and the hazard
+// detector.
+void append_regions(const DmaTransfer& t, const DmaEndpoint& ep, std::vector<model::isa::Region>& out);
 
 // One DMA transfer: what the trace's `copy` (or a table load) asks the engines to do.
 struct DmaJob {

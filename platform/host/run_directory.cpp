@@ -16,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kManifest = ".neuronsim-outputs";
-const char* const kOutputs[] = {"stats.json",   "instructions.csv", "timeline.json", "host.json", "config.yaml",
-                                kRunIncomplete, "demo.trace",       "streams",       "inputs"};
+const char* const kOutputs[] = {"stats.json",  "instructions.csv", "timeline.json", "host.json", "config.yaml",
+                                "hazards.txt", kRunIncomplete,     "demo.trace",    "streams",   "inputs"};
 
 void write_file(const std::string& path, const std::string& text) { model::io::write_file_atomic(path, text); }
 
@@ -79,6 +79,11 @@ RunReport run_into_directory(const Config& cfg, RunInputs& inputs, const std::st
         write_run_manifest(out, rep.dumps);
         write_file(out + "/stats.json", run_stats(cfg, inputs, options.device, rep).dump(2) + "\n");
         write_file(out + "/host.json", host_figures(rep).dump(2) + "\n");
+        if (options.device.hazards != DeviceOptions::Hazards::Off) {
+            std::string text;
+            for (const std::string& line : rep.hazard_text) text += line + "\n";
+            write_file(out + "/hazards.txt", text);
+        }
         if (rep.interrupted) {
             write_file(out + "/" + kRunIncomplete, std::string("interrupted by ") + (rep.interrupted == SIGTERM ? "SIGTERM" : "SIGINT") + " after " +
                                                        std::to_string(rep.instructions) +

@@ -23,6 +23,7 @@ public:
 };
 
 // The fixed outputs: stats.json, instructions.csv, timeline.json, host.json, config.yaml,
+// hazards.txt (one line per hazard found, when they are looked for),
 // RUN_INCOMPLETE, demo.trace (the CLI's built-in trace), streams/ (the assembled trace) and
 // inputs/ (the trace and inputs the Python package staged).
 // Makes `out` ready for a run: created if absent; an earlier run's outputs removed when

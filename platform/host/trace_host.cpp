@@ -55,6 +55,7 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     DeviceOptions d = options_.device;
     d.record_dir = d.record_csv || d.record_timeline ? options_.out_dir : "";
     d.progress_total = total;
+    if (d.hazards == DeviceOptions::Hazards::Warn) d.hazards = DeviceOptions::Hazards::Collect;
     d.queues.clear();  // only the trace's streams ring a queue: no threads for the others
     for (const auto& s : streams_) {
         try {
@@ -272,6 +273,27 @@ std::string TraceHost::describe_error() {
     return place.empty() ? message : place + ": " + message;
 }
 
+std::map<std::pair<std::string, uint64_t>, std::string> TraceHost::source_places(std::vector<std::pair<std::string, uint64_t>> wanted) const {
+    std::sort(wanted.begin(), wanted.end());
+    std::map<std::pair<std::string, uint64_t>, std::string> out;
+    for (size_t i = 0; i < wanted.size();) {
+        const Stream* s = nullptr;
+        for (const auto& x : streams_)
+            if (x->name == wanted[i].first) s = x.get();
+        if (!s || s->lines.empty()) {
+            ++i;
+            continue;
+        }
+        model::trace::SourceLines lines(s->lines, true);
+        uint64_t at = 0, line = lines.next();  // the line of bundle `at`
+        for (; i < wanted.size() && wanted[i].first == s->name; ++i) {
+            while (at < wanted[i].second) line = lines.next(), ++at;
+            if (line) out[wanted[i]] = lines.source() + ":" + std::to_string(line);
+        }
+    }
+    return out;
+}
+
 std::string TraceHost::source_place(const Stream& s, uint64_t index) const {
     if (s.lines.empty()) return "";
     model::trace::SourceLines lines(s.lines, true);
@@ -345,6 +367,20 @@ RunReport TraceHost::run() {
     rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
     rep.simulated = sc_core::sc_time(static_cast<double>(stats::get(rep.stats, stats::core::simulated_ps).get<uint64_t>()), sc_core::SC_PS);
     rep.instructions = core_->instructions_completed();
+    rep.hazards = core_->hazards();
+    if (!rep.hazards.empty()) {
+        std::vector<std::pair<std::string, uint64_t>> wanted;
+        for (const Hazard& h : rep.hazards) {
+            if (!h.first.engine.empty()) wanted.push_back({h.first.engine, h.first.index});
+            wanted.push_back({h.second.engine, h.second.index});
+        }
+        const auto places = source_places(std::move(wanted));
+        auto place = [&](const Hazard::Side& x) {
+            auto it = places.find({x.engine, x.index});
+            return it == places.end() ? std::string() : it->second;
+        };
+        for (const Hazard& h : rep.hazards) rep.hazard_text.push_back(h.describe(place(h.first), place(h.second)));
+    }
     if (options_.device.cost_model) {
         rep.cost_model = nlohmann::ordered_json::parse(core_->cost_model_json());
         rep.divergences = core_->top_divergences();

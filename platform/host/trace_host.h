@@ -35,6 +35,8 @@ struct RunOptions {
     // dumps. device.cancel, set (by a signal handler), asks the run to stop: run() returns what
     // completed with `interrupted` set (polled between slices of simulated time, and by the
     // engines inside long instructions).
+    // device.hazards Warn is taken as Collect: the host reports each hazard itself, by its
+    // trace lines (RunReport::hazard_text).
     DeviceOptions device;
 };
 
@@ -48,6 +50,10 @@ struct RunReport {
     // With device.cost_model: the totals per "<engine> <mnemonic>" and the largest divergences.
     nlohmann::ordered_json cost_model;
     std::vector<NeuronCore::Divergence> divergences;
+    // The hazards the device found (device.hazards), each also as one line naming its
+    // instructions' trace lines ("FILE:LINE").
+    std::vector<Hazard> hazards;
+    std::vector<std::string> hazard_text;
 };
 
 class TraceHost : public sc_core::sc_module {
@@ -78,6 +84,8 @@ private:
     std::string describe_error();
     // "FILE:LINE" of a stream's instruction, from its .lines file; empty without one.
     std::string source_place(const Stream& s, uint64_t index) const;
+    // The same for many (stream, index) pairs, each stream's file read once.
+    std::map<std::pair<std::string, uint64_t>, std::string> source_places(std::vector<std::pair<std::string, uint64_t>> wanted) const;
 
     Config cfg_;
     RunOptions options_;

@@ -127,13 +127,17 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     const uint32_t ppc = cfg.memory.partitions / cfg.gpsimd.cores;
     firmware_model::ExecResult r;
     uint32_t partitions = 0;
+    std::vector<Region> reads, writes;
     for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
         check_cancel(ctx_.options());
         firmware_model::ExecResult rc = firmware_.execute(b, c, access, c * ppc, ppc);
         for (const auto& line : rc.log) model::log(model::LogLevel::Debug, "pool", line);
         partitions += rc.partitions;
+        reads.insert(reads.end(), rc.reads.begin(), rc.reads.end());
+        writes.insert(writes.end(), rc.writes.begin(), rc.writes.end());
         if (c == 0) r = std::move(rc);
     }
+    note_access(reads, writes);
     uint64_t cyc;
     if (r.impl) {
         const unsigned ob = static_cast<unsigned>(model::fp::dtype_bytes(static_cast<model::fp::Dtype>(b.u8(offsetof(ConvLutOp, out_dtype)))));

@@ -338,5 +338,57 @@ TEST(RunCli, OutputsCanBeLimited) {
     EXPECT_NE(bad.err.find("--window abc: expected START:END in ns"), std::string::npos) << bad.err;
 }
 
+// Hazards (docs/hazards.md): the demo with GPSIMD's wait for the DMA left out decodes SBUF the
+// copy is still writing. Warned about on stderr with both trace lines, listed in hazards.txt,
+// counted in stats.json; --hazards error makes the complete run exit 1; off looks for none.
+TEST(RunCli, HazardsAreWarnedListedAndCanFailTheRun) {
+    TempDir t;
+    std::string demo = read_file(kSrc + "/traces/demo.trace");
+    const size_t w = demo.find(" wait=0>=1");
+    ASSERT_NE(w, std::string::npos);
+    demo.erase(w, std::string(" wait=0>=1").size());
+    const std::string trace = t.write("race.trace", demo);
+    const std::string args = "run " + trace + " -p gpsimd.cptc_flag=true --no-progress --out ";
+    CliResult r = run_cli(args + t.file("warn"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string listed = read_file(t.file("warn/hazards.txt"));
+    EXPECT_NE(listed.find("write after read: dma.0#0 (copy, " + trace + ":12) writes sbuf partitions 0-127 bytes [0x0, 0x50), which pool#0 (conv_lut_load, " +
+                          trace + ":13) reads, and no semaphore orders them"),
+              std::string::npos)
+        << listed;
+    EXPECT_NE(listed.find("read of unwritten bytes: pool#0 (conv_lut_load, " + trace + ":13) reads sbuf partitions 0-127 bytes [0x0, 0x50)"), std::string::npos)
+        << listed;
+    EXPECT_NE(r.err.find("neuronsim run: 2 hazards (docs/hazards.md):"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(listed.substr(0, listed.find('\n'))), std::string::npos) << r.err;
+    const nlohmann::json h = nlohmann::json::parse(read_file(t.file("warn/stats.json")))["core"]["hazards"];
+    EXPECT_EQ(h["checked"], true);
+    EXPECT_EQ(h["write_after_read"], 1);
+    EXPECT_EQ(h["unwritten_reads"], 1);
+    EXPECT_EQ(h["read_after_write"], 0);
+    EXPECT_NE(read_file(t.file("warn/.neuronsim-outputs")).find("hazards.txt"), std::string::npos);
+
+    CliResult e = run_cli(args + t.file("error") + " --hazards error");
+    EXPECT_EQ(e.status, 1) << e.err;
+    EXPECT_NE(e.err.find("--hazards error: exit status 1 (the outputs are complete)"), std::string::npos) << e.err;
+    EXPECT_FALSE(std::filesystem::exists(t.file("error/RUN_INCOMPLETE")));
+    EXPECT_EQ(read_file(t.file("error/hazards.txt")), listed);
+    EXPECT_TRUE(std::filesystem::exists(t.file("error/gelu.bin")));
+
+    CliResult off = run_cli(args + t.file("off") + " --hazards off");
+    ASSERT_EQ(off.status, 0) << off.err;
+    EXPECT_EQ(off.err.find("hazard"), std::string::npos) << off.err;
+    EXPECT_FALSE(std::filesystem::exists(t.file("off/hazards.txt")));
+    EXPECT_EQ(nlohmann::json::parse(read_file(t.file("off/stats.json")))["core"]["hazards"]["checked"], false);
+
+    // The demo as written has none: an empty list, and error passes.
+    CliResult clean = run_cli("run " + kSrc + "/traces/demo.trace -p gpsimd.cptc_flag=true --no-progress --hazards error --out " + t.file("clean"));
+    EXPECT_EQ(clean.status, 0) << clean.err;
+    EXPECT_EQ(read_file(t.file("clean/hazards.txt")), "");
+
+    CliResult bad = run_cli("run --hazards maybe --out " + t.file("bad"));
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--hazards: expected warn, error or off, got \"maybe\""), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace neuronsim::test

@@ -437,5 +437,50 @@ TEST(NeuronCore, AFetchDelayPastTheEndOfTimeLatchesAFetchError) {
     EXPECT_NE(msg.find("passes the end of simulated time"), std::string::npos) << msg;
 }
 
+// In a VP the device's hazards (DeviceOptions::hazards, Warn by default) are SystemC warnings
+// of type neuronsim/hazard, and NeuronCoreDevice::hazards() lists them. dma0 loads partitions 0-1
+// while dma1 stores partitions 1-2 with no semaphore; partition 2 the host wrote through the
+// SBUF window, so every hazard is in partition 1. A warning is made when the hazard is found,
+// before the earlier instruction's completion may be known: the list says the rest.
+std::vector<std::string> hazard_reports;
+void capture_hazards(const sc_core::sc_report& r, const sc_core::sc_actions&) {
+    if (std::string(r.get_msg_type()) == "neuronsim/hazard") hazard_reports.push_back(std::to_string(r.get_severity()) + "|" + r.get_msg());
+}
+
+TEST(NeuronCore, HazardsAreWarningsThroughTheReportHandlerAndListed) {
+    const auto previous = sc_core::sc_report_handler::set_handler(capture_hazards);
+    std::vector<Hazard> found;
+    nlohmann::json stats = run_device("mariana", [&](Host& h, TestDram& dram, NeuronCore& core) {
+        uint8_t row[64] = {1};
+        EXPECT_EQ(h.access(tlm::TLM_WRITE_COMMAND, reg::kSbufWindow + 2 * 262144, row, 64), tlm::TLM_OK_RESPONSE);
+        h.run_queue(dram, core.queue_index("dma0"), 0x10000, {kCopy});
+        h.run_queue(dram, core.queue_index("dma1"), 0x20000, {"dma1 copy src=sbuf:1:0x0 dst=dram:0x3000 partitions=2 bytes=64 dst_stride=64"});
+        sc_core::wait(sc_core::sc_time(100, sc_core::SC_US));
+        found = core.hazards();
+    });
+    sc_core::sc_report_handler::set_handler(previous);
+    // Both copies issue at 250 ns; which one the kernel runs first decides the kind: a read of
+    // partition 1 before dma0 wrote it (unwritten, then write after read) or after (read after write).
+    ASSERT_FALSE(found.empty());
+    ASSERT_EQ(hazard_reports.size(), found.size());
+    for (size_t i = 0; i < found.size(); ++i) {
+        const std::string text = found[i].describe();
+        const std::string head = text.substr(0, text.find("; "));
+        EXPECT_EQ(hazard_reports[i].substr(0, hazard_reports[i].find("; ")), std::to_string(sc_core::SC_WARNING) + "|" + head);
+    }
+    bool race = false;
+    for (const Hazard& x : found) {
+        EXPECT_EQ(x.memory, "sbuf");
+        EXPECT_EQ(x.partition_first, 1u) << x.describe();  // partition 2 the host wrote; 0 only dma0 touches
+        EXPECT_EQ(x.partition_last, 1u) << x.describe();
+        if (x.kind != "read of unwritten bytes") {
+            race = true;
+            EXPECT_TRUE(x.kind == "read after write" || x.kind == "write after read") << x.kind;
+        }
+    }
+    EXPECT_TRUE(race);
+    EXPECT_EQ(stats["hazards"]["checked"], true);
+}
+
 }  // namespace
 }  // namespace neuronsim::test
