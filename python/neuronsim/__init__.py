@@ -16,7 +16,7 @@ the logger "neuronsim".
 """
 from . import _core
 from ._core import Error
-from ._messages import NeuronsimWarning
+from ._messages import HazardError, HazardWarning, NeuronsimWarning
 from . import act
 from .runs import Result, run, generations, config_yaml
 from .kernel import Kernel, Tile, DramTensor
@@ -24,4 +24,4 @@ from . import kernels
 
 __version__ = _core.__version__
 
-__all__ = ["act", "run", "Result", "Kernel", "Tile", "DramTensor", "Error", "NeuronsimWarning", "generations", "config_yaml", "kernels", "__version__"]
+__all__ = ["act", "run", "Result", "Kernel", "Tile", "DramTensor", "Error", "HazardError", "NeuronsimWarning", "HazardWarning", "generations", "config_yaml", "kernels", "__version__"]

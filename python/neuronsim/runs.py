@@ -3,11 +3,12 @@ import csv
 import json
 import os
 import tempfile
+import warnings
 
 import numpy as np
 
 from . import _core
-from ._messages import deliver
+from ._messages import HazardError, HazardWarning, deliver
 
 __all__ = ["run", "Result", "Stats", "generations", "config_yaml"]
 
@@ -104,6 +105,9 @@ class Result:
     dumps         {file name: path} of the trace's .dump outputs
     r[name]       a Kernel's output as an array of its shape and dtype (bf16 as float32)
     dump(name, dtype)  any dump as a flat array of dtype
+    hazards       the hazards found (docs/hazards.md), each a dict: kind, first and second (engine,
+                  index, mnemonic, issue_ns, end_ns; first is None for an unwritten read), memory,
+                  partitions and bytes as [first, end) pairs, text (the line, with trace lines)
     """
 
     def __init__(self, out_dir, info, outputs, tmp):
@@ -121,6 +125,7 @@ class Result:
         tl = os.path.join(out_dir, "timeline.json")
         self.timeline = tl if os.path.exists(tl) else None
         self.dumps = {d: os.path.join(out_dir, d) for d in info["dumps"]}
+        self.hazards = list(info["hazards"])
         self._outputs = outputs
 
     @property
@@ -207,7 +212,7 @@ def _stage_trace(trace, inputs, stage):
 
 
 def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="full", act_numerics="pwp", inputs=None, out=None, force=False,
-        pwp=None, threads=None, cost_model=False, csv=True, timeline=True, uninitialised="zero"):
+        pwp=None, threads=None, cost_model=False, csv=True, timeline=True, uninitialised="zero", hazards="warn"):
     """Runs a trace (a file, or trace text) or a Kernel on one generation and returns a Result.
 
     gen           sunda, cayman, mariana (default; a Kernel's own gen= if it has one), mariana_plus,
@@ -222,6 +227,10 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
                   an earlier run there is replaced only with force=True, as `neuronsim run`
     uninitialised "zero", or "nan": SBUF and PSUM start as 0xff bytes (NaN in every float type),
                   as nki.simulate_kernel's memory, so a read of never-written data shows
+    hazards       "warn" (default): races between engines that no semaphore orders and reads of
+                  bytes nothing wrote (docs/hazards.md) are each a HazardWarning and listed in
+                  Result.hazards; "error": the same, then HazardError (its .result is the run);
+                  "off": not looked for
     pwp, threads, cost_model, csv, timeline: as `neuronsim run --pwp/--threads/--cost-model/--no-csv/--no-timeline`
     """
     from .kernel import Kernel
@@ -233,6 +242,8 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
         raise ValueError(f"uninitialised: expected 'zero' or 'nan', got {uninitialised!r}")
     if act_numerics not in ("pwp", "exact"):
         raise ValueError(f"act_numerics: expected 'pwp' or 'exact', got {act_numerics!r}")
+    if hazards not in ("warn", "error", "off"):
+        raise ValueError(f"hazards: expected 'warn', 'error' or 'off', got {hazards!r}")
     overlays, extra = _config_layers(config)
     tmp = None
     if out is None:
@@ -251,7 +262,7 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
         else:
             trace = _stage_trace(trace_or_kernel, inputs, stage)
         info = _core.run_trace(trace, out, gen or "", overlays, extra + _overrides(overrides), numerics, act_numerics, "" if pwp is None else os.fspath(pwp),
-                               threads, bool(cost_model), bool(csv), bool(timeline), True, uninitialised)
+                               threads, bool(cost_model), bool(csv), bool(timeline), True, uninitialised, hazards)
     except BaseException as e:
         incomplete = os.path.join(out, "RUN_INCOMPLETE")
         if os.path.exists(incomplete):
@@ -265,4 +276,12 @@ def run(trace_or_kernel, gen=None, *, config=None, overrides=None, numerics="ful
         raise
     finally:
         deliver()
-    return Result(out, info, outputs, tmp)
+    result = Result(out, info, outputs, tmp)
+    for h in result.hazards:
+        warnings.warn(h["text"], HazardWarning, stacklevel=2)
+    if hazards == "error" and result.hazards:
+        e = HazardError(f"{len(result.hazards)} hazard{'s' if len(result.hazards) != 1 else ''} (hazards='error'): {result.hazards[0]['text']}"
+                        + (f" (and {len(result.hazards) - 1} more: Result.hazards, {out}/hazards.txt)" if len(result.hazards) > 1 else ""))
+        e.result = result
+        raise e
+    return result

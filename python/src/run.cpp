@@ -27,10 +27,12 @@ namespace {
 // RUN_INCOMPLETE, as the CLI does.
 py::dict run_trace(const std::string& trace, const std::string& out, const std::string& gen, const std::vector<std::string>& overlays,
                    std::vector<std::string> overrides, const std::string& numerics, const std::string& act_numerics, const std::string& pwp,
-                   std::optional<unsigned> threads, bool cost_model, bool csv, bool timeline, bool prepared, const std::string& uninitialised) {
+                   std::optional<unsigned> threads, bool cost_model, bool csv, bool timeline, bool prepared, const std::string& uninitialised,
+                   const std::string& hazards) {
     if (numerics != "full" && numerics != "none") throw Error("numerics: expected 'full' or 'none', got '" + numerics + "'");
     if (act_numerics != "pwp" && act_numerics != "exact") throw Error("act_numerics: expected 'pwp' or 'exact', got '" + act_numerics + "'");
     if (uninitialised != "zero" && uninitialised != "nan") throw Error("uninitialised: expected 'zero' or 'nan', got '" + uninitialised + "'");
+    if (hazards != "warn" && hazards != "error" && hazards != "off") throw Error("hazards: expected 'warn', 'error' or 'off', got '" + hazards + "'");
     // SystemC's simulation context is one per process: runs from several Python threads take
     // turns (the lock is taken with the GIL released, so a waiting thread blocks no other).
     RunReport rep;
@@ -58,6 +60,7 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
         d.act_exact = act_numerics == "exact";
         d.uninitialised_nan = uninitialised == "nan";
         d.timing_only = numerics == "none";
+        d.hazards = hazards == "off" ? DeviceOptions::Hazards::Off : DeviceOptions::Hazards::Collect;
         d.cost_model = cost_model;
         d.record_csv = csv;
         d.record_timeline = timeline;
@@ -73,8 +76,21 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
         model::io::write_file_atomic(out + "/" + kRunIncomplete, std::string("failed: ") + e.what() + "\n");
         throw;
     }
+    py::list found;
+    for (size_t i = 0; i < rep.hazards.size(); ++i) {
+        const Hazard& h = rep.hazards[i];
+        auto side = [](const Hazard::Side& x) -> py::object {
+            if (x.engine.empty()) return py::none();
+            return py::dict(py::arg("engine") = x.engine, py::arg("index") = x.index, py::arg("mnemonic") = x.mnemonic, py::arg("issue_ns") = x.issue_ps / 1000.0,
+                            py::arg("end_ns") = x.completed ? py::object(py::float_(x.end_ps / 1000.0)) : py::object(py::none()));
+        };
+        found.append(py::dict(py::arg("kind") = h.kind, py::arg("first") = side(h.first), py::arg("second") = side(h.second), py::arg("memory") = h.memory,
+                              py::arg("partitions") = py::make_tuple(h.partition_first, h.partition_last + 1),
+                              py::arg("bytes") = py::make_tuple(h.byte_first, h.byte_end), py::arg("text") = rep.hazard_text[i]));
+    }
     return py::dict(py::arg("simulated_ns") = rep.simulated.to_seconds() * 1e9, py::arg("instructions") = rep.instructions,
-                    py::arg("wall_seconds") = rep.wall_seconds, py::arg("dumps") = rep.dumps, py::arg("generation") = generation);
+                    py::arg("wall_seconds") = rep.wall_seconds, py::arg("dumps") = rep.dumps, py::arg("generation") = generation,
+                    py::arg("hazards") = found);
 }
 
 }  // namespace
@@ -82,7 +98,7 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
 void bind_run(py::module_& m) {
     m.def("run_trace", &run_trace, py::arg("trace"), py::arg("out"), py::arg("gen"), py::arg("overlays"), py::arg("overrides"), py::arg("numerics"),
           py::arg("act_numerics"), py::arg("pwp"), py::arg("threads"), py::arg("cost_model"), py::arg("csv"), py::arg("timeline"), py::arg("prepared"),
-          py::arg("uninitialised"));
+          py::arg("uninitialised"), py::arg("hazards"));
     m.def(
         "memory",
         [](const std::string& gen) {

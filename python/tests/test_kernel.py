@@ -68,9 +68,26 @@ def test_without_the_semaphores_the_kernel_races():
         k.write(d)
         path = os.path.join(d, "raced.trace")
         open(path, "w").write(raced_text)
-        raced = ns.run(path).dump("y.bin", np.float32).reshape(a.shape)
+        with pytest.warns(ns.HazardWarning) as caught:
+            raced_run = ns.run(path)
+        raced = raced_run.dump("y.bin", np.float32).reshape(a.shape)
+        with pytest.raises(ns.HazardError) as failed, pytest.warns(ns.HazardWarning):
+            ns.run(path, hazards="error")
     assert np.array_equal(good.view(np.uint32), ns.act.eval(a, "gelu").view(np.uint32))
     assert not np.array_equal(raced.view(np.uint32), good.view(np.uint32))
+    # The simulator says why (docs/hazards.md): each activation reads a tile its load writes
+    # with no semaphore between them, named by the raced trace's lines.
+    kinds = [h["kind"] for h in raced_run.hazards]
+    assert "read after write" in kinds
+    raw = next(h for h in raced_run.hazards if h["kind"] == "read after write")
+    assert raw["first"]["engine"].startswith("dma") and raw["second"]["engine"] == "act"
+    assert "raced.trace:" in raw["text"] and raw["partitions"] == (0, 128)
+    assert len(caught) == len(raced_run.hazards)
+    assert raced_run.stats.core.hazards.read_after_write == kinds.count("read after write")
+    assert failed.value.result.hazards == raced_run.hazards
+    # The builder's own semaphores leave none.
+    assert ns.run(k).hazards == []
+    assert ns.run(gelu_kernel(a, buffers=1)).hazards == []
 
 
 def test_activation_reduce_gives_the_row_sums_of_a_softmax():

@@ -85,10 +85,17 @@ def test_never_written_sbuf_is_nan_when_asked():
     k.dma_copy(raw, t)
     k.activation(o, t, "gelu")
     k.dma_copy(y, o)
-    zero = ns.run(k)
+    with pytest.warns(ns.HazardWarning, match="read of unwritten bytes"):
+        zero = ns.run(k)
+    # docs/hazards.md: the DMA and the activation read SBUF nothing wrote
+    assert [h["kind"] for h in zero.hazards] == ["read of unwritten bytes"] * 2
+    engines = {h["second"]["engine"] for h in zero.hazards}
+    assert "act" in engines and len(engines) == 2
+    assert all(h["first"] is None for h in zero.hazards)
     assert np.all(zero["raw"].view(np.uint32) == 0)
     assert np.all(zero["y"] == 0)  # gelu(0) = 0: plausible, and wrong
-    nan = ns.run(k, uninitialised="nan")
+    nan = ns.run(k, uninitialised="nan", hazards="off")
+    assert nan.hazards == [] and nan.stats.core.hazards.checked is False
     assert np.all(nan["raw"].view(np.uint32) == 0xFFFFFFFF)
     assert nan.stats.run.uninitialised == "nan" and zero.stats.run.uninitialised == "zero"
     # what the tables make of the NaN is the ACT engine's business (no NaN branch), but it is
