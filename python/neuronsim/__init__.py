@@ -19,9 +19,9 @@ from ._core import Error
 from ._messages import HazardError, HazardWarning, NeuronsimWarning
 from . import act
 from .runs import Result, run, generations, config_yaml
-from .kernel import Kernel, Tile, DramTensor
+from .kernel import CptcWeights, DramTensor, Kernel, Tile
 from . import kernels
 
 __version__ = _core.__version__
 
-__all__ = ["act", "run", "Result", "Kernel", "Tile", "DramTensor", "Error", "HazardError", "NeuronsimWarning", "HazardWarning", "generations", "config_yaml", "kernels", "__version__"]
+__all__ = ["act", "run", "Result", "Kernel", "Tile", "DramTensor", "CptcWeights", "Error", "HazardError", "NeuronsimWarning", "HazardWarning", "generations", "config_yaml", "kernels", "__version__"]

@@ -14,7 +14,7 @@
 Tiles are allocated in SBUF or PSUM by shape and dtype (the same name gives the same tile
 back: that is how a kernel reuses its buffers). Each operation goes to one engine stream: DMA
 copies to the DMA queues (loads from DRAM on dma.0, stores to DRAM on dma.1, others on dma.2,
-or queue=), activations to ACT. The semaphores come from the data: an operation waits for
+or queue=), activations to ACT, CPTC decodes (cptc_input, cptc_decode) to GPSIMD (pool). The semaphores come from the data: an operation waits for
 the last operation of every other stream that wrote what it reads (read after write), read or
 wrote what it writes (write after read, write after write), by byte ranges per partition. Each
 stream counts its completed producers on a semaphore of its own, so a wait is "that stream's
@@ -30,13 +30,13 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["Kernel", "Tile", "DramTensor", "decode", "encode", "DTYPES"]
+__all__ = ["Kernel", "Tile", "DramTensor", "CptcWeights", "decode", "encode", "DTYPES"]
 
 _ACCUMULATOR_CMDS = ("idle", "zero", "accumulate", "zero_accumulate", "load")
 _QUEUE = __import__("re").compile(r"^(act|pool|dma\.\d+|dma\d+(\.\d+)?)$")
 
 # name: (bytes per element, trace dtype name)
-DTYPES = {"fp32": 4, "bf16": 2, "fp16": 2}
+DTYPES = {"fp32": 4, "bf16": 2, "fp16": 2, "uint8": 1, "int8": 1}
 _ALIGN = 64  # bytes: where tiles start in a partition, and DRAM tensors (x64)
 
 
@@ -65,11 +65,17 @@ def encode(a, dtype):
         if a.dtype != np.float32:
             raise TypeError(f"{dtype} data: expected float32 (rounded to nearest even) or uint16 bits, got {a.dtype}")
         return (_bf16_bits(a) if dtype == "bf16" else a.astype("<f2").view("<u2")).tobytes()
+    if dtype in ("uint8", "int8"):
+        want = np.uint8 if dtype == "uint8" else np.int8
+        if a.dtype != want:
+            raise TypeError(f"{dtype} data: expected {np.dtype(want).name}, got {a.dtype}")
+        return a.tobytes()
     raise ValueError(f"dtype '{dtype}': expected one of {', '.join(DTYPES)}")
 
 
 def decode(raw, dtype):
-    """Raw little-endian bytes (uint8 array) of `dtype` elements as float32 (bf16, fp16: exactly)."""
+    """Raw little-endian bytes (uint8 array) of `dtype` elements as float32 (bf16, fp16: exactly),
+    or as uint8/int8 for those."""
     raw = np.ascontiguousarray(raw, dtype=np.uint8)
     if dtype == "fp32":
         return raw.view("<f4").astype(np.float32)
@@ -77,6 +83,8 @@ def decode(raw, dtype):
         return (raw.view("<u2").astype(np.uint32) << 16).view(np.float32)
     if dtype == "fp16":
         return raw.view("<f2").astype(np.float32)
+    if dtype in ("uint8", "int8"):
+        return raw.view(np.uint8 if dtype == "uint8" else np.int8).copy()
     raise ValueError(f"dtype '{dtype}': expected one of {', '.join(DTYPES)}")
 
 
@@ -135,6 +143,26 @@ class DramTensor:
 
     def region(self):
         return self[:, :]
+
+
+class CptcWeights:
+    """Values quantised to CPTC-K streams in DRAM (Kernel.cptc_input): `tensor` holds one
+    partition's stream per row (uint8, `stream_bytes` per row); w[rows] is a region of it for
+    dma_copy. `out_dtype` is what the routed decode kernel stores, `cols` values per row,
+    `expected` what it stores (as decode() gives it), `kernel` the routed cptc_decode_impl<N>."""
+
+    def __init__(self, tensor, info, cols):
+        self.tensor, self.cols = tensor, cols
+        self.out_dtype, self.fields, self.kernel = info["out_dtype"], info["fields"], info["kernel"]
+        self.stream_bytes = tensor.shape[1]
+        self.expected = decode(info["decoded"].reshape(-1), self.out_dtype).reshape(tensor.shape[0], cols)
+
+    @property
+    def shape(self):
+        return self.tensor.shape
+
+    def __getitem__(self, key):
+        return self.tensor[key]
 
 
 class _DramRegion:
@@ -276,6 +304,22 @@ class Kernel:
         file = self._file(f"{name}.bin")
         self._data.append((f".data dram:0x{t.addr:x} file={file}", file, encode(a, dtype)))
         return t
+
+    def cptc_input(self, name, values, bits=4, out=None, block=64):
+        """`values` (rows, cols; float32) quantised to CPTC-`bits` streams in DRAM for the decode
+        kernel the routing sends CPTC-K to (docs/cptc-format.md), one row per partition. out:
+        what the decode stores (fp16, fp32, int8, uint8; default: the kernel's first). Returns
+        CptcWeights: load its rows into a uint8 SBUF tile of (128, w.stream_bytes), then
+        cptc_decode."""
+        a = np.asarray(values)
+        if a.ndim != 2 or a.dtype != np.float32:
+            raise TypeError(f"cptc_input '{name}': expected a 2-D float32 array, got {a.ndim}-D {a.dtype}")
+        info = _core.cptc_encode(a, int(bits), "" if out is None else str(out), int(block))
+        streams = info["bytes"]
+        t = self._dram_tensor(name, streams.shape, "uint8")
+        file = self._file(f"{name}.cptc{int(bits)}.bin")
+        self._data.append((f".data dram:0x{t.addr:x} file={file}", file, encode(streams, "uint8")))
+        return CptcWeights(t, info, a.shape[1])
 
     def dram_output(self, name, shape, dtype="fp32"):
         """A DRAM tensor whose contents after the run are Result[name] (an array of `shape`)."""
@@ -448,6 +492,22 @@ class Kernel:
             f.append(f"accumulator_cmd={accumulate}")
         f += [f"src={src.location()}", "src.step=1,0,0", f"src.num={src.cols},1,1", f"dst={dst.location()}", "dst.step=1,0,0", f"dst.num={dst.cols},1,1"]
         return self._add("act", f"activate {' '.join(f)}", reads, dst.spans())
+
+    def cptc_decode(self, dst, src, weights):
+        """dst = the decode of the CPTC streams in `src` on GPSIMD (conv_lut_load, the routed
+        cptc_decode_impl<N>): src a (128, weights.stream_bytes) uint8 SBUF tile holding rows of
+        `weights`, dst a (128, weights.cols) SBUF tile of weights.out_dtype. The generation must
+        stage the CPTC library (MARIANA and later with run(..., overrides={"gpsimd.cptc_flag": True}))."""
+        if not isinstance(weights, CptcWeights):
+            raise TypeError("cptc_decode: weights must be the CptcWeights of cptc_input")
+        full = self.memory["partitions"]
+        for t, what, cols, dtype in ((src, "src", weights.stream_bytes, "uint8"), (dst, "dst", weights.cols, weights.out_dtype)):
+            if not isinstance(t, Tile) or t.space != "sbuf":
+                raise ValueError(f"cptc_decode: {what} must be an SBUF tile (GPSIMD reaches SBUF only)")
+            if (t.p0, t.partitions, t.cols, t.dtype) != (0, full, cols, dtype):
+                raise ValueError(f"cptc_decode: {what} is {t.shape} {t.dtype} at partition {t.p0}; the decode runs on all {full} partitions: "
+                                 f"expected ({full}, {cols}) {dtype} at partition 0")
+        return self._add("pool", f"conv_lut_load {weights.fields} src={src.location()} dst={dst.location()}", src.spans(), dst.spans())
 
     def read_accumulator(self, dst):
         """dst (a (partitions, 1) fp32 tile) = ACT's per-partition accumulator."""

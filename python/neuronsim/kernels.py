@@ -8,7 +8,7 @@ import numpy as np
 
 from .kernel import Kernel
 
-__all__ = ["activation_layer", "softmax"]
+__all__ = ["activation_layer", "cptc_dequant_activation", "softmax"]
 
 
 def activation_layer(x, func="gelu", dtype="fp32", buffers=2, gen=None, name="activation_layer"):
@@ -55,4 +55,31 @@ def softmax(x, buffers=2, gen=None, name="softmax"):
         k.activation(t, t, "identity", scale=rc)
         k.dma_copy(Y[r], t)
         k.dma_copy(S[r], s)
+    return k
+
+
+def cptc_dequant_activation(w, bits=4, func="gelu", dtype="fp32", buffers=2, gen=None, name="cptc_dequant_activation"):
+    """y = func(decode(CPTC-K(w))) over a (rows, cols) float32 array, rows a multiple of 128:
+    each tile's compressed streams loaded, decoded on GPSIMD (the routed cptc_decode_impl<N>)
+    and activated on ACT from the decoded type into `dtype`, then stored, as `neuronsim kernel
+    cptc-dequant-act` schedules it. Outputs: "y"; the CptcWeights are k.weights (their
+    .expected is what the decode stores). Needs a generation that stages the CPTC library:
+    run(k, gen="mariana", overrides={"gpsimd.cptc_flag": True})."""
+    w = np.asarray(w, dtype=np.float32)
+    rows, cols = w.shape
+    if rows % 128:
+        raise ValueError(f"cptc_dequant_activation: {rows} rows; a CPTC decode runs on all 128 partitions: rows must be a multiple of 128")
+    k = Kernel(name, gen=gen)
+    W = k.cptc_input("w", w, bits=bits)
+    Y = k.dram_output("y", w.shape, dtype=dtype)
+    for i, r in enumerate(k.row_tiles(rows)):
+        b = i % buffers
+        stream = k.sbuf((128, W.stream_bytes), "uint8", name=f"stream{b}")
+        dec = k.sbuf((128, cols), W.out_dtype, name=f"decoded{b}")
+        o = k.sbuf((128, cols), dtype, name=f"out{b}")
+        k.dma_copy(stream, W[r])
+        k.cptc_decode(dec, stream, W)
+        k.activation(o, dec, func=func)
+        k.dma_copy(Y[r], o)
+    k.weights = W
     return k

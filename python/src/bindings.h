@@ -7,5 +7,6 @@ namespace neuronsim::python {
 
 void bind_act(pybind11::module_& m);
 void bind_run(pybind11::module_& m);
+void bind_cptc(pybind11::module_& m);
 
 }  // namespace neuronsim::python

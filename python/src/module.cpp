@@ -67,4 +67,5 @@ PYBIND11_MODULE(_core, m) {
     m.def("take_messages", &take_messages, "The library's queued messages as (level, topic, text), oldest first; clears the queue.");
     neuronsim::python::bind_act(m);
     neuronsim::python::bind_run(m);
+    neuronsim::python::bind_cptc(m);
 }

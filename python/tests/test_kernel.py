@@ -230,3 +230,43 @@ def test_an_activation_layer_with_a_partial_last_tile():
     x = np.random.default_rng(12).standard_normal((200, 40)).astype(np.float32)
     r = ns.run(ns.kernels.activation_layer(x, "silu"))
     assert np.array_equal(r["y"].view(np.uint32), ns.act.eval(x, "silu").view(np.uint32))
+
+
+@pytest.mark.parametrize("bits", [4, 3, 7])
+def test_cptc_dequant_activation_decodes_on_gpsimd_and_activates(bits):
+    # CPTC4 -> impl<3> (fp16), CPTC3 -> impl<5> (uint8, the integer leg), CPTC7 -> impl<6>:
+    # the run's output is gelu of exactly what the encoder says the decode stores.
+    w = np.random.default_rng(bits).uniform(-1, 1, (256, 192)).astype(np.float32)
+    if bits == 3:
+        w = (w + 1) * 3.5
+    k = ns.kernels.cptc_dequant_activation(w, bits=bits)
+    r = ns.run(k, gen="mariana", overrides={"gpsimd.cptc_flag": True})
+    W = k.weights
+    assert W.kernel.startswith({4: "cptc_decode_impl<3>", 3: "cptc_decode_impl<5>", 7: "cptc_decode_impl<6>"}[bits])
+    assert W.out_dtype == ("uint8" if bits == 3 else "fp16")
+    want = ns.act.eval(W.expected.astype(np.float32), "gelu")
+    assert np.array_equal(r["y"].view(np.uint32), want.view(np.uint32))
+    assert r.hazards == []
+    assert r.stats.core.pool.cptc_decodes == 2
+    # the quantisation is the encoder's: close to w, not equal
+    assert np.max(np.abs(W.expected.astype(np.float32) - w)) < (0.6 if bits == 3 else 0.2)
+
+
+def test_cptc_decode_checks_its_tiles():
+    k = ns.Kernel("bad_cptc")
+    W = k.cptc_input("w", np.zeros((128, 64), np.float32), bits=4)
+    s = k.sbuf((128, W.stream_bytes), "uint8", name="s")
+    with pytest.raises(ValueError, match="expected \\(128, 64\\) fp16 at partition 0"):
+        k.cptc_decode(k.sbuf((128, 64), "fp32", name="d32"), s, W)
+    with pytest.raises(ValueError, match="src is \\(64, "):
+        k.cptc_decode(k.sbuf((128, 64), "fp16", name="d"), s[0:64], W)
+    with pytest.raises(ValueError, match="SBUF tile"):
+        k.cptc_decode(k.psum((128, 64), "fp16", name="p"), s, W)
+    with pytest.raises(TypeError, match="2-D float32"):
+        k.cptc_input("w2", np.zeros((4, 4), np.float64))
+    # without the CPTC library staged, the device says how to stage it
+    d = k.sbuf((128, 64), "fp16", name="d")
+    k.dma_copy(s, W[0:128])
+    k.cptc_decode(d, s, W)
+    with pytest.raises(ns.Error, match="gpsimd.cptc_flag=true"):
+        ns.run(k, gen="mariana")
