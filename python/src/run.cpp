@@ -81,7 +81,8 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
         const Hazard& h = rep.hazards[i];
         auto side = [](const Hazard::Side& x) -> py::object {
             if (x.engine.empty()) return py::none();
-            return py::dict(py::arg("engine") = x.engine, py::arg("index") = x.index, py::arg("mnemonic") = x.mnemonic, py::arg("issue_ns") = x.issue_ps / 1000.0,
+            return py::dict(py::arg("engine") = x.engine, py::arg("index") = x.index, py::arg("mnemonic") = x.mnemonic,
+                            py::arg("issue_ns") = x.issue_ps / 1000.0,
                             py::arg("end_ns") = x.completed ? py::object(py::float_(x.end_ps / 1000.0)) : py::object(py::none()));
         };
         found.append(py::dict(py::arg("kind") = h.kind, py::arg("first") = side(h.first), py::arg("second") = side(h.second), py::arg("memory") = h.memory,
@@ -89,8 +90,7 @@ py::dict run_trace(const std::string& trace, const std::string& out, const std::
                               py::arg("bytes") = py::make_tuple(h.byte_first, h.byte_end), py::arg("text") = rep.hazard_text[i]));
     }
     return py::dict(py::arg("simulated_ns") = rep.simulated.to_seconds() * 1e9, py::arg("instructions") = rep.instructions,
-                    py::arg("wall_seconds") = rep.wall_seconds, py::arg("dumps") = rep.dumps, py::arg("generation") = generation,
-                    py::arg("hazards") = found);
+                    py::arg("wall_seconds") = rep.wall_seconds, py::arg("dumps") = rep.dumps, py::arg("generation") = generation, py::arg("hazards") = found);
 }
 
 }  // namespace
