@@ -216,7 +216,6 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
                                  float bias, float& acc, bool summing, Load load, Store store) {
     constexpr size_t kBatch = 512;
     float vin[kBatch], vout[kBatch];
-    uint8_t* dptr[kBatch];
     uint32_t flagged[kBatch];
     const uint8_t* srow = src.at(p, 0, 0, 0) - src.ap.start + src.ap.lo;  // byte lo of the row
     uint8_t* drow = dst.at(p, 0, 0, 0) - dst.ap.start + dst.ap.lo;
@@ -233,10 +232,16 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
     for (uint64_t at = 0; at < n; at += kBatch) {
         if (at % (kBatch << 10) == 0) check_cancel(ctx_.options());  // every half million elements
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
-        if (plain_src) {
+        if (plain_src && src.bytes == 4) {  // (a constant stride: the loop vectorises)
+            const uint8_t* s = srow + at * 4;
+            for (size_t j = 0; j < m; ++j) {
+                float v = scale * load(s + j * 4);  // multiply, then add: two roundings, no FMA
+                vin[j] = v + bias;
+            }
+        } else if (plain_src) {
             const uint8_t* s = srow + at * src.bytes;
             for (size_t j = 0; j < m; ++j) {
-                float v = scale * load(s + j * src.bytes);  // multiply, then add: two roundings, no FMA
+                float v = scale * load(s + j * src.bytes);
                 vin[j] = v + bias;
             }
         } else {
@@ -246,25 +251,31 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
             }
         }
         const size_t k = model::pwp::fast_pass(*fn.flat, vin, vout, m, flagged);
-        if (plain_dst && k == 0 && !summing) {
+        // The elements the batch pass handed back, by the reference path, in place (an error
+        // stops the instruction: its outputs are then not defined).
+        for (size_t f = 0; f < k; ++f) {
+            const size_t j = flagged[f];
+            try {
+                vout[j] = model::pwp::evaluate_from_tables(view, fn.meta, vin[j]);
+            } catch (const Error& e) {
+                throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(at + j) + ": " + e.what());
+            }
+        }
+        // The sum in element order (binary32 adds, one rounding each: not reassociated).
+        // (The sum is kept in a local: the stores through byte pointers could alias `acc`.)
+        if (summing) {
+            float a = acc;
+            for (size_t j = 0; j < m; ++j) a = a + vout[j];
+            acc = a;
+        }
+        if (plain_dst && dst.bytes == 4) {
+            uint8_t* d = drow + at * 4;
+            for (size_t j = 0; j < m; ++j) store(vout[j], d + j * 4);
+        } else if (plain_dst) {
             uint8_t* d = drow + at * dst.bytes;
             for (size_t j = 0; j < m; ++j) store(vout[j], d + j * dst.bytes);
-            continue;
-        }
-        for (size_t j = 0; j < m; ++j) dptr[j] = plain_dst ? drow + (at + j) * dst.bytes : drow + dc.next();
-        size_t f = 0;
-        for (size_t j = 0; j < m; ++j) {
-            float y = vout[j];
-            if (f < k && flagged[f] == j) {
-                ++f;
-                try {
-                    y = model::pwp::evaluate_from_tables(view, fn.meta, vin[j]);
-                } catch (const Error& e) {
-                    throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(at + j) + ": " + e.what());
-                }
-            }
-            if (summing) acc = acc + y;
-            store(y, dptr[j]);
+        } else {
+            for (size_t j = 0; j < m; ++j) store(vout[j], drow + dc.next());
         }
     }
 }
