@@ -55,7 +55,9 @@ struct Hazard {
     };
     Side first, second;  // the earlier access, the one that found it
     std::string memory;  // sbuf, psum, dram
-    uint32_t partition_first = 0, partition_last = 0;  // the bounding box of the bytes both touch
+    // The bounding box of the bytes both touch (of an unwritten read: of the unwritten bytes its
+    // operands read, all operands together).
+    uint32_t partition_first = 0, partition_last = 0;
     uint64_t byte_first = 0, byte_end = 0;  // in each partition (DRAM: the address), [first, end)
     // One line: "read after write: act#2 (activate) reads sbuf partitions 0-127 bytes
     // [0x0, 0x200), which dma.0#0 (dma_copy) writes, and no semaphore orders them ...". A host

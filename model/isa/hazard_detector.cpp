@@ -34,7 +34,7 @@ bool HazardDetector::Cell::same(const Cell& o) const {
 int HazardDetector::stream(const std::string& name) {
     for (size_t i = 0; i < streams_.size(); ++i)
         if (streams_[i].name == name) return static_cast<int>(i);
-    streams_.push_back({name, {}, 0, 0});
+    streams_.push_back({name, floor_, 0, 0, {}});
     return static_cast<int>(streams_.size() - 1);
 }
 
@@ -66,6 +66,12 @@ void HazardDetector::reset() {
         all[i] = streams_[i].base;
     }
     for (Stream& st : streams_) st.clock = all;
+    floor_ = all;
+}
+
+void HazardDetector::issued(int s, uint64_t index) {
+    Stream& st = streams_[static_cast<size_t>(s)];
+    st.next = std::max(st.next, index + 1);
 }
 
 HazardDetector::Shadow& HazardDetector::shadow(MemSpace space, uint32_t partition) {
@@ -80,16 +86,26 @@ HazardDetector::Access HazardDetector::make(int s, uint64_t index, uint64_t issu
     return {s, index, st.base + index, issue_ps, mnemonic};
 }
 
-bool HazardDetector::ordered(const Access& earlier, int s) const {
-    if (earlier.stream < 0 || earlier.stream == s) return true;  // the host's, or the stream's own (its engine orders it)
-    const Clock& c = streams_[static_cast<size_t>(s)].clock;
+bool HazardDetector::ordered(const Access& earlier, const Access& later) const {
+    if (earlier.stream < 0) return true;  // the host's
+    // The stream's own: its engine orders them, except a transfer it triggered against what
+    // the engine itself does next.
+    if (earlier.stream == later.stream && (!earlier.async || later.async)) return true;
+    const Clock& c = streams_[static_cast<size_t>(later.stream)].clock;
     return static_cast<size_t>(earlier.stream) < c.size() && earlier.seq < c[static_cast<size_t>(earlier.stream)];
 }
 
 void HazardDetector::report(Kind k, const Access& first, const Access& second, MemSpace space, uint32_t p, int64_t lo, int64_t hi) {
-    const auto key = std::make_tuple(static_cast<int>(k), first.stream, first.seq, second.stream, second.seq);
+    const auto key = std::make_tuple(static_cast<int>(k), static_cast<int>(space), first.stream, first.seq, second.stream, second.seq);
+    auto found = by_pair_.find(key);
+    if (found == by_pair_.end() && hazards_.size() >= kMaxListed) {  // counted, not listed
+        by_pair_.emplace(key, SIZE_MAX);
+        ++counts_[static_cast<int>(k)];
+        return;
+    }
     auto [it, fresh] = by_pair_.emplace(key, hazards_.size());
     if (!fresh) {
+        if (it->second == SIZE_MAX) return;
         Region& r = hazards_[it->second].where;
         r.p0 = std::min(r.p0, p);
         r.p1 = std::max(r.p1, p + 1);
@@ -168,19 +184,22 @@ void HazardDetector::touch(const Access& a, bool write, const Region& r) {
             Cell& c = it->second;
             const Access& w = c.writer;
             if (write) {
-                if (w.stream != -1 && !ordered(w, a.stream)) report(Kind::WriteAfterWrite, w, a, r.space, p, it->first, c.end);
+                if (w.stream != -1 && !ordered(w, a)) report(Kind::WriteAfterWrite, w, a, r.space, p, it->first, c.end);
                 for (const Access& rd : c.reads)
-                    if (!ordered(rd, a.stream)) report(Kind::WriteAfterRead, rd, a, r.space, p, it->first, c.end);
+                    if (!ordered(rd, a)) report(Kind::WriteAfterRead, rd, a, r.space, p, it->first, c.end);
                 c.writer = a;
                 c.reads.clear();
             } else {
                 if (w.stream == -1) {
                     if (!unwritten_ok) report(Kind::UninitialisedRead, Access{}, a, r.space, p, it->first, c.end);
-                } else if (!ordered(w, a.stream)) {
+                } else if (!ordered(w, a)) {
                     report(Kind::ReadAfterWrite, w, a, r.space, p, it->first, c.end);
                 }
-                auto at = std::lower_bound(c.reads.begin(), c.reads.end(), a.stream, [](const Access& x, int s) { return x.stream < s; });
-                if (at != c.reads.end() && at->stream == a.stream) *at = a;
+                // A stream's last read, and its last transfer's read when that is earlier (the
+                // engine's own later reads do not order it): by stream, the transfer's first.
+                auto at = std::lower_bound(c.reads.begin(), c.reads.end(), a,
+                                           [](const Access& x, const Access& y) { return x.stream != y.stream ? x.stream < y.stream : x.async > y.async; });
+                if (at != c.reads.end() && at->stream == a.stream && at->async == a.async) *at = a;
                 else c.reads.insert(at, a);
             }
             pos = c.end;
@@ -191,8 +210,9 @@ void HazardDetector::touch(const Access& a, bool write, const Region& r) {
 }
 
 void HazardDetector::access(int s, uint64_t index, uint64_t issue_ps, const std::string* mnemonic, const std::vector<Region>& reads,
-                            const std::vector<Region>& writes) {
-    const Access a = make(s, index, issue_ps, mnemonic);
+                            const std::vector<Region>& writes, bool async) {
+    Access a = make(s, index, issue_ps, mnemonic);
+    a.async = async;
     const size_t before = hazards_.size();
     for (const Region& r : reads) touch(a, false, r);
     for (const Region& r : writes) touch(a, true, r);

@@ -35,6 +35,10 @@ public:
         uint64_t seq = 0;  // in the stream since the detector began
         uint64_t issue_ps = 0;
         const std::string* mnemonic = nullptr;
+        // A transfer an engine triggered and goes on without (ACT's and POOL's copies): its own
+        // later instructions are not ordered after it unless a wait says so; its later copies
+        // are (one queue, in order).
+        bool async = false;
         bool operator==(const Access& o) const { return stream == o.stream && seq == o.seq; }
     };
     enum class Kind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite, UninitialisedRead };
@@ -61,7 +65,11 @@ public:
     void publish(uint32_t semaphore, const Clock& c);
 
     // What instruction `index` of `s` reads and writes (issued at `issue_ps`).
-    void access(int s, uint64_t index, uint64_t issue_ps, const std::string* mnemonic, const std::vector<Region>& reads, const std::vector<Region>& writes);
+    void access(int s, uint64_t index, uint64_t issue_ps, const std::string* mnemonic, const std::vector<Region>& reads, const std::vector<Region>& writes,
+                bool async = false);
+    // Instruction `index` of `s` was fetched (every instruction, also those that touch no
+    // memory: its number may be released by a semaphore update).
+    void issued(int s, uint64_t index);
     void completed(int s, uint64_t index, uint64_t end_ps);  // it retired
     // The host wrote these bytes (a load before the run, or a window write during it).
     void host_wrote(const Region& r);
@@ -71,12 +79,18 @@ public:
     // and the streams count their instructions from 0 again.
     void reset();
 
+    // The first kMaxListed hazards (count() counts them all).
     const std::vector<Hazard>& hazards() const { return hazards_; }
     // When an instruction completed (completed()); false while it has not.
     bool end_of(const Access& a, uint64_t& end_ps) const;
     // Called with each hazard an access() found, once that access has been looked at whole.
     std::function<void(const Hazard&)> on_found;
     uint64_t count(Kind k) const { return counts_[static_cast<int>(k)]; }
+    // The intervals shadowing a partition (what the detector's memory grows with).
+    size_t cells(MemSpace space, uint32_t partition) const {
+        const auto& v = shadows_[static_cast<int>(space)];
+        return partition < v.size() ? v[partition].size() : 0;
+    }
 
 private:
     struct Cell {
@@ -96,20 +110,22 @@ private:
 
     Shadow& shadow(MemSpace space, uint32_t partition);
     Access make(int s, uint64_t index, uint64_t issue_ps, const std::string* mnemonic);
-    bool ordered(const Access& earlier, int s) const;  // earlier happens before what s does now
+    bool ordered(const Access& earlier, const Access& later) const;  // earlier happens before later
     void touch(const Access& a, bool write, const Region& r);
     void report(Kind k, const Access& first, const Access& second, MemSpace space, uint32_t p, int64_t lo, int64_t hi);
     static void split(Shadow& m, int64_t at);
     static void merge_around(Shadow& m, int64_t lo, int64_t hi);
 
     std::vector<Stream> streams_;
+    Clock floor_;  // what every stream knows since the last reset (a stream made later too)
+    static constexpr size_t kMaxListed = 100000;  // hazards listed; the counts go on
     std::vector<Clock> semaphores_;
     std::vector<Shadow> shadows_[3];  // by space, then partition
     bool untracked_[3] = {true, false, false};  // DRAM: the host's, never reported as unwritten
     std::vector<Hazard> hazards_;
-    // (kind, first stream, first seq, second stream, second seq) -> its hazard, for merging
-    // the partitions and intervals of one pair.
-    std::map<std::tuple<int, int, uint64_t, int, uint64_t>, size_t> by_pair_;
+    // (kind, space, first stream, first seq, second stream, second seq) -> its hazard, for
+    // merging the partitions and intervals of one pair.
+    std::map<std::tuple<int, int, int, uint64_t, int, uint64_t>, size_t> by_pair_;
     uint64_t counts_[4] = {0, 0, 0, 0};
 };
 

@@ -90,10 +90,10 @@ int Engine::hazard_stream() {
     return hazard_stream_;
 }
 
-void Engine::note_access(const std::vector<Region>& reads, const std::vector<Region>& writes) {
+void Engine::note_access(const std::vector<Region>& reads, const std::vector<Region>& writes, bool async) {
     model::isa::HazardDetector* hz = ctx_.hazards();
     if (!hz || !current_ || (reads.empty() && writes.empty())) return;
-    hz->access(hazard_stream(), current_->index, now().value(), current_->r.mnemonic, reads, writes);
+    hz->access(hazard_stream(), current_->index, now().value(), current_->r.mnemonic, reads, writes, async);
 }
 
 void Engine::wait_dma_slot() {
@@ -150,7 +150,7 @@ void Engine::trigger_dma(DmaJob job, std::function<void()> on_done, std::functio
             append_regions(t, t.src, reads);
             append_regions(t, t.dst, writes);
         }
-        note_access(reads, writes);
+        note_access(reads, writes, !waits_for_own_transfers());
     }
     job.done = [this, f, fail, on_done, at_end, epoch] {
         if (epoch != epoch_) return;
@@ -223,6 +223,7 @@ void Engine::run() {
             const OpcodeInfo* info = find_opcode(b.opcode());
             r.mnemonic = info ? &info->mnemonic : &kUnknown;
             if (model::isa::HazardDetector* hz = ctx_.hazards()) {
+                hz->issued(hazard_stream(), index_);
                 if (ev.wait != WaitMode::None) hz->acquire(hazard_stream(), ev.wait_idx);
                 if (ev.update != UpdateMode::None) f.knowledge = hz->knowledge(hazard_stream());
             }

@@ -116,7 +116,11 @@ protected:
     }
     // What the instruction being issued reads and writes, for the hazard detector (when one
     // looks): execute() says it as the instruction issues.
-    void note_access(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes);
+    // `async`: a transfer the engine triggered and does not wait for (trigger_dma on ACT, POOL).
+    void note_access(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes, bool async = false);
+    // Whether the engine's own later instructions wait for the transfers it triggers: a DMA
+    // queue's instructions are its transfers, in order; ACT and POOL go on without them.
+    virtual bool waits_for_own_transfers() const { return false; }
     EngineContext& ctx_;
 
     // What execute() tells the record of its instruction (instructions.csv, timeline, the
@@ -189,6 +193,7 @@ public:
 protected:
     bool execute(const model::isa::Bundle& b, uint64_t index) override;
     bool reports_when_idle() const override { return false; }
+    bool waits_for_own_transfers() const override { return true; }
 
 private:
     int dma_engine_;

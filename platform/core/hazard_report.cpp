@@ -36,7 +36,7 @@ std::string Hazard::describe(const std::string& first_place, const std::string& 
                                                    : " partitions " + std::to_string(partition_first) + "-" + std::to_string(partition_last);
     where += (memory == "dram" ? " [" : " bytes [") + hex(byte_first) + ", " + hex(byte_end) + ")";
     const std::string b = who(second, second_place);
-    if (first.engine.empty()) return kind + ": " + b + " reads " + where + ", which nothing wrote before";
+    if (first.engine.empty()) return kind + ": " + b + " reads bytes that nothing had written, within " + where;
     const std::string a = who(first, first_place);
     std::string t = kind + ": " + b + (kind == "read after write" ? " reads " : " writes ") + where + ", which " + a +
                     (kind == "write after read"    ? " reads"

@@ -302,6 +302,23 @@ std::string TraceHost::source_place(const Stream& s, uint64_t index) const {
     return line ? lines.source() + ":" + std::to_string(line) : "";
 }
 
+void TraceHost::describe_hazards(RunReport& rep) const {
+    rep.hazards = core_->hazards();
+    if (!rep.hazards.empty()) {
+        std::vector<std::pair<std::string, uint64_t>> wanted;
+        for (const Hazard& h : rep.hazards) {
+            if (!h.first.engine.empty()) wanted.push_back({h.first.engine, h.first.index});
+            wanted.push_back({h.second.engine, h.second.index});
+        }
+        const auto places = source_places(std::move(wanted));
+        auto place = [&](const Hazard::Side& x) {
+            auto it = places.find({x.engine, x.index});
+            return it == places.end() ? std::string() : it->second;
+        };
+        for (const Hazard& h : rep.hazards) rep.hazard_text.push_back(h.describe(place(h.first), place(h.second)));
+    }
+}
+
 RunReport TraceHost::run() {
     // Elaborate (the sockets complete their binding), load the trace's SBUF/PSUM data through
     // the core's windows, then simulate: the host's wall time counts the simulation only.
@@ -356,7 +373,14 @@ RunReport TraceHost::run() {
         }
         failure = "deadlock at " + std::to_string(sc_core::sc_time_stamp().to_seconds() * 1e9) + " ns: no engine can proceed:" + stuck;
     }
-    if (!failure.empty()) throw Error(failure);
+    if (!failure.empty()) {
+        // The races found before it may be why it failed: the error names them.
+        describe_hazards(rep);
+        if (!rep.hazard_text.empty())
+            failure += "\n(" + std::to_string(rep.hazard_text.size()) + " hazard" + (rep.hazard_text.size() == 1 ? "" : "s") +
+                       " found before it, docs/hazards.md; the first: " + rep.hazard_text[0] + ")";
+        throw Error(failure);
+    }
     // An interrupted run reports what completed so far, without dumps (their data may be half
     // made); a timing-only one has no values a dump could hold.
     if (!rep.interrupted && !options_.device.timing_only)
@@ -367,20 +391,7 @@ RunReport TraceHost::run() {
     rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
     rep.simulated = sc_core::sc_time(static_cast<double>(stats::get(rep.stats, stats::core::simulated_ps).get<uint64_t>()), sc_core::SC_PS);
     rep.instructions = core_->instructions_completed();
-    rep.hazards = core_->hazards();
-    if (!rep.hazards.empty()) {
-        std::vector<std::pair<std::string, uint64_t>> wanted;
-        for (const Hazard& h : rep.hazards) {
-            if (!h.first.engine.empty()) wanted.push_back({h.first.engine, h.first.index});
-            wanted.push_back({h.second.engine, h.second.index});
-        }
-        const auto places = source_places(std::move(wanted));
-        auto place = [&](const Hazard::Side& x) {
-            auto it = places.find({x.engine, x.index});
-            return it == places.end() ? std::string() : it->second;
-        };
-        for (const Hazard& h : rep.hazards) rep.hazard_text.push_back(h.describe(place(h.first), place(h.second)));
-    }
+    describe_hazards(rep);
     if (options_.device.cost_model) {
         rep.cost_model = nlohmann::ordered_json::parse(core_->cost_model_json());
         rep.divergences = core_->top_divergences();

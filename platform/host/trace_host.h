@@ -84,6 +84,8 @@ private:
     std::string describe_error();
     // "FILE:LINE" of a stream's instruction, from its .lines file; empty without one.
     std::string source_place(const Stream& s, uint64_t index) const;
+    // rep.hazards and rep.hazard_text from the device, named by their trace lines.
+    void describe_hazards(RunReport& rep) const;
     // The same for many (stream, index) pairs, each stream's file read once.
     std::map<std::pair<std::string, uint64_t>, std::string> source_places(std::vector<std::pair<std::string, uint64_t>> wanted) const;
 

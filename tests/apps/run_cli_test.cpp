@@ -356,7 +356,9 @@ TEST(RunCli, HazardsAreWarnedListedAndCanFailTheRun) {
                           trace + ":13) reads, and no semaphore orders them"),
               std::string::npos)
         << listed;
-    EXPECT_NE(listed.find("read of unwritten bytes: pool#0 (conv_lut_load, " + trace + ":13) reads sbuf partitions 0-127 bytes [0x0, 0x50)"), std::string::npos)
+    EXPECT_NE(listed.find("read of unwritten bytes: pool#0 (conv_lut_load, " + trace +
+                          ":13) reads bytes that nothing had written, within sbuf partitions 0-127 bytes [0x0, 0x50)"),
+              std::string::npos)
         << listed;
     EXPECT_NE(r.err.find("neuronsim run: 2 hazards (docs/hazards.md):"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(listed.substr(0, listed.find('\n'))), std::string::npos) << r.err;

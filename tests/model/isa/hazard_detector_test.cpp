@@ -199,6 +199,69 @@ TEST(HazardDetector, AfterAResetEverythingBeforeIsOrdered) {
     EXPECT_EQ(p.d.hazards()[0].second.seq, 1u);
 }
 
+TEST(HazardDetector, AStreamFirstUsedAfterAResetKnowsEverythingBefore) {
+    Program p;
+    const int dma = p.stream("dma.0");
+    p.run(dma, 0, {}, {sbuf(0, 1, 0, 64)});
+    p.d.reset();
+    const int act = p.stream("act");  // made after the reset
+    p.run(act, 0, {sbuf(0, 1, 0, 64)}, {});
+    EXPECT_TRUE(p.d.hazards().empty());
+}
+
+TEST(HazardDetector, NumbersReleasedBeforeAResetAreNotReused) {
+    // dma.0#1 touches no memory but releases "dma.0 up to #1" into semaphore 2 before the
+    // reset; after it, dma.0's new #0 and #1 are new instructions, and a wait on semaphore 2
+    // (which kept its clock) must not order act after them.
+    Program p;
+    const int dma = p.stream("dma.0"), act = p.stream("act");
+    p.run(dma, 0, {}, {sbuf(0, 1, 0, 64)});
+    p.d.issued(dma, 1);
+    p.retire(dma, 1, p.d.knowledge(dma), 2);
+    p.d.reset();
+    p.run(dma, 0, {}, {sbuf(0, 1, 0, 64)});
+    p.run(act, 0, {sbuf(0, 1, 0, 64)}, {}, 2);
+    ASSERT_EQ(p.d.hazards().size(), 1u);
+    EXPECT_EQ(p.d.hazards()[0].first.seq, 2u);  // #0 after the reset is the stream's third
+}
+
+TEST(HazardDetector, AnAsyncTransferIsOrderedBeforeItsOwnStreamOnlyByAWait) {
+    // act#0 triggers a copy into the bytes act#1 reads: a race unless act#1 waits for an
+    // update released at or after act#0; act's later copies are ordered (one queue).
+    Program p;
+    const int act = p.stream("act");
+    p.d.access(act, 0, 0, &kCopy, {}, {sbuf(0, 1, 0, 64)}, true);
+    p.d.completed(act, 0, 50);
+    p.run(act, 1, {sbuf(0, 1, 0, 64)}, {});
+    ASSERT_EQ(p.d.hazards().size(), 1u);
+    EXPECT_EQ(p.d.hazards()[0].kind, Kind::ReadAfterWrite);
+    p.d.access(act, 2, 0, &kCopy, {sbuf(0, 1, 0, 64)}, {}, true);
+    EXPECT_EQ(p.d.hazards().size(), 1u);
+    // With a wait: act#3 copies into new bytes and releases semaphore 1; act#4 waits for it.
+    p.d.access(act, 3, 0, &kCopy, {}, {sbuf(0, 1, 64, 128)}, true);
+    p.d.publish(1, p.d.release(p.d.knowledge(act), act, 3));
+    p.run(act, 4, {sbuf(0, 1, 64, 128)}, {}, 1);
+    EXPECT_EQ(p.d.hazards().size(), 1u);
+}
+
+TEST(HazardDetector, EqualNeighboursMerge) {
+    // 1000 writes side by side by one instruction are one cell, and one read over all of
+    // them one hazard whose box is the whole range.
+    Program p;
+    const int dma = p.stream("dma.0"), act = p.stream("act");
+    std::vector<Region> w;
+    for (int i = 0; i < 1000; ++i) w.push_back(sbuf(0, 1, i * 4, i * 4 + 4));
+    p.run(dma, 0, {}, w);
+    EXPECT_EQ(p.d.cells(MemSpace::Sbuf, 0), 1u);
+    p.run(act, 0, {sbuf(0, 1, 0, 4000)}, {});
+    EXPECT_EQ(p.d.cells(MemSpace::Sbuf, 0), 1u);
+    p.run(act, 1, {sbuf(0, 1, 100, 200)}, {});  // a newer read of act in the middle: three cells
+    EXPECT_EQ(p.d.cells(MemSpace::Sbuf, 0), 3u);
+    ASSERT_EQ(p.d.hazards().size(), 2u);  // act#0's read of dma.0's write, and act#1's
+    EXPECT_EQ(p.d.hazards()[0].where.lo, 0);
+    EXPECT_EQ(p.d.hazards()[0].where.hi, 4000);
+}
+
 TEST(HazardDetector, OnePairIsOneHazardOverAllItsBytes) {
     Program p;
     const int dma = p.stream("dma.0"), act = p.stream("act");

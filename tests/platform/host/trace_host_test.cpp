@@ -236,7 +236,72 @@ TEST_F(PlatformTest, AReadOfBytesNothingWroteIsReportedAndTheTracesDataCountsAsW
     // One report of the instruction, over the bounding box of its src rows and bias values in
     // partitions 2-3.
     EXPECT_EQ(r.hazard_text[0], "read of unwritten bytes: act#1 (activate, " + t.file("x.trace") +
-                                    ":6) reads sbuf partitions 2-3 bytes [0x100, 0x8004), which nothing wrote before");
+                                    ":6) reads bytes that nothing had written, within sbuf partitions 2-3 bytes [0x100, 0x8004)");
+}
+
+// An engine goes on without the copies it triggers (ACT's hardware DGE, POOL's software DGE):
+// its own next instruction reading what the copy writes races it unless a wait orders them.
+TEST_F(PlatformTest, AnEnginesOwnCopyIsNotOrderedBeforeItsNextInstruction) {
+    cfg = parse_config(builtin_config_text("mariana"), "mariana", {"dma.fixed_overhead_ns=1000", "dma.bytes_per_ns_per_engine=32"});
+    RunReport r =
+        run("act load_act_func_set set=exp_and_others\n"
+            "act copy src=dram:0x0 dst=sbuf:0:0x0 partitions=128 bytes=512 src_stride=0\n"
+            "act activate func=exp num_active_channels=128 scale=1.0 bias=0 bias_src_n=immediate in_bias_dtype=fp32:fp32 out_dtype=fp32 src=sbuf:0:0x0 "
+            "src.step=1,0,0 src.num=128,1,1 dst=sbuf:0:0x1000 dst.step=1,0,0 dst.num=128,1,1\n");
+    ASSERT_EQ(r.hazards.size(), 1u);
+    EXPECT_EQ(r.hazards[0].kind, "read after write");
+    EXPECT_EQ(r.hazards[0].first.engine, "act");
+    EXPECT_EQ(r.hazards[0].first.index, 1u);
+    EXPECT_EQ(r.hazards[0].second.index, 2u);
+    EXPECT_NE(r.hazard_text[0].find("in this run they overlapped"), std::string::npos) << r.hazard_text[0];
+    // The copy's update waited for by the activation orders them.
+    reset_systemc_context();
+    r =
+        run("act load_act_func_set set=exp_and_others\n"
+            "act copy src=dram:0x0 dst=sbuf:0:0x0 partitions=128 bytes=512 src_stride=0 update=5+1\n"
+            "act activate func=exp num_active_channels=128 scale=1.0 bias=0 bias_src_n=immediate in_bias_dtype=fp32:fp32 out_dtype=fp32 src=sbuf:0:0x0 "
+            "src.step=1,0,0 src.num=128,1,1 dst=sbuf:0:0x1000 dst.step=1,0,0 dst.num=128,1,1 wait=5>=1\n");
+    EXPECT_TRUE(r.hazards.empty()) << r.hazard_text[0];
+    // Two copies of one engine's queue are in order.
+    reset_systemc_context();
+    r =
+        run(".data sbuf:0:0x0 u32 1\n"
+            "pool copy src=dram:0x0 dst=sbuf:0:0x100 partitions=1 bytes=4\n"
+            "pool copy src=sbuf:0:0x100 dst=dram:0x1000 partitions=1 bytes=4\n");
+    EXPECT_TRUE(r.hazards.empty()) << r.hazard_text[0];
+    // POOL's own next instruction (an ExtendedInstCopy) after its copy: a race.
+    reset_systemc_context();
+    r =
+        run("pool copy src=dram:0x0 dst=sbuf:0:0x0 partitions=128 bytes=4 src_stride=0\n"
+            "pool ext spec=1 in_dtype=3 num_active_rows=128 src=sbuf:0:0x0 src.num=4,1 src.step=1,0 dst=sbuf:0:0x100 dst.num=4,1,1 dst.step=1,0,0\n");
+    ASSERT_EQ(r.hazards.size(), 1u);
+    EXPECT_EQ(r.hazards[0].kind, "read after write");
+    EXPECT_EQ(r.hazards[0].first.engine, "pool");
+    EXPECT_EQ(r.hazards[0].second.engine, "pool");
+}
+
+TEST_F(PlatformTest, AFailedRunNamesTheHazardsFoundBeforeIt) {
+    const std::string e = error_of(
+        "dma0 copy src=dram:0x0 dst=sbuf:0:0x0 partitions=1 bytes=4\n"
+        "dma1 copy src=sbuf:0:0x0 dst=dram:0x100 partitions=1 bytes=4\n"
+        "act sync wait=7>=1\n");  // nothing updates semaphore 7: a deadlock
+    EXPECT_NE(e.find("deadlock"), std::string::npos) << e;
+    EXPECT_NE(e.find(" found before it, docs/hazards.md; the first: "), std::string::npos) << e;
+}
+
+// The semaphore's release reaches the waiter when the hand-off lands: a wait that held on an
+// earlier update (before the hand-off of the one that matters) does not acquire it.
+TEST_F(PlatformTest, AWaitAcquiresOnlyUpdatesItCouldSee) {
+    // dma0 and dma1 both count on semaphore 3; act waits for >= 1 and reads what dma1 wrote:
+    // dma0's update alone satisfies it, in this run too (dma1's copy is 64 times longer).
+    RunReport r =
+        run(".data sbuf:0:0x8000 f32 0\n"
+            "dma0 copy src=dram:0x0 dst=sbuf:0:0x0 partitions=1 bytes=4 update=3+1\n"
+            "dma1 copy src=dram:0x0 dst=sbuf:0:0x100 partitions=1 bytes=256 update=3+1\n"
+            "act sync wait=3>=1\n"
+            "act copy src=sbuf:0:0x100 dst=dram:0x2000 partitions=1 bytes=4 update=9+1\n");
+    ASSERT_EQ(r.hazards.size(), 1u) << "a wait acquires the releases visible when it holds, not dma1's later one";
+    EXPECT_EQ(r.hazards[0].first.engine, "dma1");
 }
 
 TEST_F(PlatformTest, AWriteOverWhatAnotherEngineStillReadsIsAWriteAfterRead) {
