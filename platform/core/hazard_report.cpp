@@ -2,17 +2,12 @@
 
 #include <cstdio>
 
+#include "model/fp/bits.h"
 #include "model/isa/address.h"
 
 namespace neuronsim {
 
 namespace {
-
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
-}
 
 // Integer picoseconds as ns with 3 decimals: exact.
 std::string ns(uint64_t ps) {
@@ -34,7 +29,7 @@ std::string Hazard::describe(const std::string& first_place, const std::string& 
     if (memory != "dram")
         where += partition_first == partition_last ? " partition " + std::to_string(partition_first)
                                                    : " partitions " + std::to_string(partition_first) + "-" + std::to_string(partition_last);
-    where += (memory == "dram" ? " [" : " bytes [") + hex(byte_first) + ", " + hex(byte_end) + ")";
+    where += (memory == "dram" ? " [" : " bytes [") + model::fp::hex(byte_first) + ", " + model::fp::hex(byte_end) + ")";
     const std::string b = who(second, second_place);
     if (first.engine.empty()) return kind + ": " + b + " reads bytes that nothing had written, within " + where;
     const std::string a = who(first, first_place);

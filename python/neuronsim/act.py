@@ -32,7 +32,9 @@ def _catalog():
 
 
 def functions():
-    """The built-in catalog's functions: name, func_id (trainium), sets holding it, domain, ..."""
+    """The built-in catalog's profiles: name, stem, func_id (trainium), sets holding it, domain, ...
+    One entry per profile, so a function with two (ln: ln_40p and ln_400p) appears twice; they
+    differ by stem."""
     return [dict(f) for f in _catalog()]
 
 
