@@ -21,10 +21,20 @@ const std::array<uint8_t, 64>& deinterleave_table() {
 
 static uint64_t group_bytes(unsigned bits) { return (uint64_t{bits} * 8 + 15) / 16 * 16; }
 
+namespace {
+void check_block_size(unsigned block_size) {
+    if (block_size == 0 || block_size % 8 || block_size > 248)
+        throw Error("CPTC block_size " + std::to_string(block_size) + " is not a non-zero multiple of 8 up to 248 (the field is one byte)");
+}
+}  // namespace
+
 uint64_t stream_bytes(unsigned bits, uint64_t elements, unsigned block_size, bool block_scales) {
     uint64_t groups = (elements + kGroup - 1) / kGroup;
     uint64_t n = groups * group_bytes(bits);
-    if (block_scales) n += ((elements + block_size - 1) / block_size * 2 + 15) / 16 * 16;
+    if (block_scales) {
+        if (block_size == 0) throw Error("CPTC block_size 0: a block scale covers at least one element");
+        n += ((elements + block_size - 1) / block_size * 2 + 15) / 16 * 16;
+    }
     return n;
 }
 
@@ -202,11 +212,6 @@ void reconstruct(const Target& t, int32_t code, uint16_t s0, float block_scale, 
 }
 
 namespace {
-
-void check_block_size(unsigned block_size) {
-    if (block_size == 0 || block_size % 8 || block_size > 248)
-        throw Error("CPTC block_size " + std::to_string(block_size) + " is not a non-zero multiple of 8 up to 248 (the field is one byte)");
-}
 
 void check_finite(const std::vector<float>& values) {
     for (size_t i = 0; i < values.size(); ++i)

@@ -125,9 +125,9 @@ void ActEngine::dge_copy(const Bundle& b, uint64_t index) {
     wait_dma_slot();  // a full queue is a stall before it issues
     // It reads SBUF/PSUM rows an earlier ACT instruction may still write, and writes rows one
     // may still read or write: it waits for them (a DMA moves its data asynchronously).
-    auto rows = [&](const DmaEndpoint& ep) {
+    auto rows = [&](const DmaEndpoint& ep) {  // (DRAM rows are no ACT result: left out)
         std::vector<Region> r;
-        append_regions(t, ep, r);
+        if (ep.space == DmaSpace::Sbuf || ep.space == DmaSpace::Psum) append_regions(t, ep, r);
         return r;
     };
     const sc_core::sc_time earliest = results_ready(rows(t.dst), true, results_ready(rows(t.src), false));

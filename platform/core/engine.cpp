@@ -331,12 +331,9 @@ void Engine::retire() {
         last_end_ = std::max(last_end_, r.end);
         model::isa::HazardDetector* hz = ctx_.hazards();
         try {
-            if (hz && f->ev.update != UpdateMode::None) {
-                const model::isa::HazardDetector::Clock released = hz->release(f->knowledge, hazard_stream(), f->index);
-                ctx_.semaphores().update(f->ev, &label_, f->index, false, &released);
-            } else {
-                ctx_.semaphores().update(f->ev, &label_, f->index);
-            }
+            const bool releases = hz && f->ev.update != UpdateMode::None;
+            const model::isa::HazardDetector::Clock released = releases ? hz->release(f->knowledge, hazard_stream(), f->index) : f->knowledge;
+            ctx_.semaphores().update(f->ev, &label_, f->index, false, releases ? &released : nullptr);
         } catch (const Error& e) {
             EngineFailure ef;
             ef.engine = label_;

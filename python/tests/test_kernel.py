@@ -264,6 +264,8 @@ def test_cptc_decode_checks_its_tiles():
         k.cptc_decode(k.psum((128, 64), "fp16", name="p"), s, W)
     with pytest.raises(TypeError, match="2-D float32"):
         k.cptc_input("w2", np.zeros((4, 4), np.float64))
+    with pytest.raises(ns.Error, match="block_size 0"):  # (was a division by zero)
+        k.cptc_input("w3", np.zeros((128, 64), np.float32), block=0)
     # without the CPTC library staged, the device says how to stage it
     d = k.sbuf((128, 64), "fp16", name="d")
     k.dma_copy(s, W[0:128])
