@@ -85,20 +85,17 @@ void ActEngine::activate(const Bundle& b) {
     const bool load_alpha = model::isa::activate_reads_imm(prelu, op.accumulator_cmd);
     const bool batched = !prelu && !fn.exact && fn.flat && elements_batchable(src, dst);
 
-    // The partitions may run on several host threads when none can see another's writes:
-    // every operand read from the memory dst writes (src, pointer operands) lies in the
-    // partitions dst writes, at the same start, so partition p reads only what partition p
-    // itself writes, and only after reading it. Then reading every operand first is the same
-    // as reading it at the start of its partition.
-    bool independent = pool_->threads() > 1 && nch > 1 && !ctx_.options().act_reference_kernel;
-    auto same_rows = [&](MemSpace space, uint32_t partition) { return space != dst.space || partition == dst.partition; };
-    auto pointer_ok = [&](std::optional<OperandSource> mode, uint32_t field) {
-        if (!mode || *mode == OperandSource::Immediate) return true;
-        const Location l = decode_addr4(*mode == OperandSource::Register ? ctx_.reg(field & 0xFF) : field);
-        return same_rows(l.space, l.partition);
+    // The partitions may run on several host threads when none can see another's writes
+    // (partitions_independent); then reading every operand first is the same as reading it at
+    // the start of its partition.
+    std::vector<Location> reads{decode_addr4(op.src.start_addr)};
+    auto pointer_at = [&](std::optional<OperandSource> mode, uint32_t field) {
+        if (mode && *mode != OperandSource::Immediate) reads.push_back(decode_addr4(*mode == OperandSource::Register ? ctx_.reg(field & 0xFF) : field));
     };
-    independent = independent && same_rows(src.space, src.partition) && pointer_ok(scale_mode, op.scale_value) && pointer_ok(bias_mode, op.bias) &&
-                  (!load_alpha || pointer_ok(imm_mode, op.imm));
+    pointer_at(scale_mode, op.scale_value);
+    pointer_at(bias_mode, op.bias);
+    if (load_alpha) pointer_at(imm_mode, op.imm);
+    const bool independent = partitions_independent(dst, nch, reads);
     std::vector<Region> pointers;
     auto pointer_read = [&](std::optional<OperandSource> mode, uint32_t field, size_t bytes) {
         if (mode && *mode != OperandSource::Immediate)
@@ -121,7 +118,23 @@ void ActEngine::activate(const Bundle& b) {
         }
         const bool summing = op.accumulator_cmd >= model::isa::kAccAccumulate;
         auto body = [&](auto load, auto store) {
-            if (batched) return activate_batched(src, dst, p, fn, view, scale, bias, acc, summing, load, store);
+            if (batched) {
+                auto pre = [scale, bias](float x) {
+                    const float v = scale * x;  // multiply, then add: two roundings, no FMA
+                    return v + bias;
+                };
+                if (!summing)
+                    return this->batched(
+                        src, dst, p, fn, view, load, pre, [](const float*, size_t) {}, store);
+                // The sum in element order (binary32 adds, one rounding each: not reassociated),
+                // in a local: the stores through byte pointers could alias `acc`.
+                auto sum = [&acc](const float* y, size_t m) {
+                    float a = acc;
+                    for (size_t j = 0; j < m; ++j) a = a + y[j];
+                    acc = a;
+                };
+                return this->batched(src, dst, p, fn, view, load, pre, sum, store);
+            }
             // Operands by value: the stores go through uint8_t pointers, which may alias.
             for_each(src, dst, p, [&acc, &view, &fn, scale, bias, alpha, prelu, summing, load, store](const uint8_t* s, uint8_t* d) {
                 float v = scale * load(s);  // multiply, then add: two roundings, no FMA
@@ -150,29 +163,41 @@ void ActEngine::activate(const Bundle& b) {
     };
     detail_.function = fn.meta.bare_name();
     start_streaming(src, dst, nch, in, out, std::move(pointers));
-    if (!independent) {
-        for (uint32_t p = 0; p < nch; ++p) {
-            float scale, bias, alpha;
-            operands(p, scale, bias, alpha);
-            partition(p, scale, bias, alpha);
-        }
-    } else {
-        std::vector<float> scale(nch), bias(nch), alpha(nch);
+    std::vector<float> scale(nch), bias(nch), alpha(nch);
+    if (independent)
         for (uint32_t p = 0; p < nch; ++p) operands(p, scale[p], bias[p], alpha[p]);
-        // Each partition's error is kept; the first partition's is the one a single thread
-        // would have met first. (Partitions after it may have been written: after an error the
-        // instruction's outputs are not defined.)
-        std::vector<std::exception_ptr> failed(nch);
-        pool_->run(nch, [&](size_t p) {
-            try {
-                partition(static_cast<uint32_t>(p), scale[p], bias[p], alpha[p]);
-            } catch (...) {
-                failed[p] = std::current_exception();
-            }
-        });
-        for (const auto& e : failed)
-            if (e) std::rethrow_exception(e);
+    each_partition(nch, independent, [&](uint32_t p) {
+        if (!independent) operands(p, scale[p], bias[p], alpha[p]);
+        partition(p, scale[p], bias[p], alpha[p]);
+    });
+}
+
+bool ActEngine::partitions_independent(const Pattern& dst, uint32_t nch, const std::vector<Location>& reads) const {
+    if (pool_->threads() <= 1 || nch <= 1 || ctx_.options().act_reference_kernel) return false;
+    for (const Location& l : reads)
+        if (l.space == dst.space && l.partition != dst.partition) return false;
+    return true;
+}
+
+template <typename F>
+void ActEngine::each_partition(uint32_t nch, bool independent, F&& partition) {
+    if (!independent) {
+        for (uint32_t p = 0; p < nch; ++p) partition(p);
+        return;
     }
+    // Each partition's error is kept; the first partition's is the one a single thread would
+    // have met first. (Partitions after it may have been written: after an error the
+    // instruction's outputs are not defined.)
+    std::vector<std::exception_ptr> failed(nch);
+    pool_->run(nch, [&](size_t p) {
+        try {
+            partition(static_cast<uint32_t>(p));
+        } catch (...) {
+            failed[p] = std::current_exception();
+        }
+    });
+    for (const auto& e : failed)
+        if (e) std::rethrow_exception(e);
 }
 
 // Every element of partition p in pattern order; dst walks its own pattern in the same order.
@@ -207,13 +232,14 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
     }
 }
 
-// Activate's batched partition loop (see the header): walks src and dst in pattern order,
-// evaluates up to kBatch pre-scaled inputs with the fast pass, then stores in element order,
-// sending the flagged elements through the table-memory evaluator (whose error ends the
-// partition at that element, as for_each does).
-template <typename Load, typename Store>
-void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, float scale,
-                                 float bias, float& acc, bool summing, Load load, Store store) {
+// The batched partition loop (see the header): walks src and dst in pattern order, evaluates up
+// to kBatch inputs with the fast pass, sends the flagged elements through the table-memory
+// evaluator (whose error ends the partition at that element, as for_each does), folds, stores.
+// (act_activate.cpp is built with GCC's dynamic vectoriser cost model: the loops over a batch
+// vectorise, which -O2's very-cheap model declines for their run-time trip counts.)
+template <typename Load, typename Pre, typename Fold, typename Store>
+void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, Load load, Pre pre,
+                        Fold fold, Store store) {
     constexpr size_t kBatch = 512;
     float vin[kBatch], vout[kBatch];
     uint32_t flagged[kBatch];
@@ -234,21 +260,12 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
         if (plain_src && src.bytes == 4) {  // (a constant stride: the loop vectorises)
             const uint8_t* s = srow + at * 4;
-            for (size_t j = 0; j < m; ++j) {
-                float v = scale * load(s + j * 4);  // multiply, then add: two roundings, no FMA
-                vin[j] = v + bias;
-            }
+            for (size_t j = 0; j < m; ++j) vin[j] = pre(load(s + j * 4));
         } else if (plain_src) {
             const uint8_t* s = srow + at * src.bytes;
-            for (size_t j = 0; j < m; ++j) {
-                float v = scale * load(s + j * src.bytes);
-                vin[j] = v + bias;
-            }
+            for (size_t j = 0; j < m; ++j) vin[j] = pre(load(s + j * src.bytes));
         } else {
-            for (size_t j = 0; j < m; ++j) {
-                float v = scale * load(srow + sc.next());
-                vin[j] = v + bias;
-            }
+            for (size_t j = 0; j < m; ++j) vin[j] = pre(load(srow + sc.next()));
         }
         const size_t k = model::pwp::fast_pass(*fn.flat, vin, vout, m, flagged);
         // The elements the batch pass handed back, by the reference path, in place (an error
@@ -261,13 +278,7 @@ void ActEngine::activate_batched(const Pattern& src, const Pattern& dst, uint32_
                 throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(at + j) + ": " + e.what());
             }
         }
-        // The sum in element order (binary32 adds, one rounding each: not reassociated).
-        // (The sum is kept in a local: the stores through byte pointers could alias `acc`.)
-        if (summing) {
-            float a = acc;
-            for (size_t j = 0; j < m; ++j) a = a + vout[j];
-            acc = a;
-        }
+        fold(static_cast<const float*>(vout), m);
         if (plain_dst && dst.bytes == 4) {
             uint8_t* d = drow + at * 4;
             for (size_t j = 0; j < m; ++j) store(vout[j], d + j * 4);
@@ -369,17 +380,31 @@ void ActEngine::activate_quantize(const Bundle& b) {
     const float qzero = model::fp::float_of(op.quant_zero_value);
     detail_.function = fn.meta.bare_name();
     start_streaming(src, dst, nch, in, out, {pointer_region(op.bias_addr, 4, nch)});
-    for (uint32_t p = 0; p < nch; ++p) {
-        const float bias = model::fp::to_f32(Dtype::Fp32, bias_ptr.at(p, 0, 0, 0));
-        if (ctx_.options().timing_only) continue;
-        for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
-            float v = model::fp::to_f32(in, s) * dqscale;
-            v = v + bias;
-            float q = qscale * fn.eval(view, v);
+    const bool batch = !fn.exact && fn.flat && elements_batchable(src, dst);
+    const bool independent = partitions_independent(dst, nch, {decode_addr4(op.src.start_addr), decode_addr4(op.bias_addr)});
+    std::vector<float> bias(nch);
+    auto read_bias = [&](uint32_t p) { bias[p] = model::fp::to_f32(Dtype::Fp32, bias_ptr.at(p, 0, 0, 0)); };
+    if (independent)
+        for (uint32_t p = 0; p < nch; ++p) read_bias(p);
+    each_partition(nch, independent, [&](uint32_t p) {
+        if (!independent) read_bias(p);
+        if (ctx_.options().timing_only) return;
+        const float b = bias[p];
+        auto load = [in](const uint8_t* s) { return model::fp::to_f32(in, s); };
+        auto pre = [dqscale, b](float x) {
+            const float v = x * dqscale;
+            return v + b;
+        };
+        auto store = [qscale, qzero, out](float y, uint8_t* d) {
+            float q = qscale * y;
             q = q + qzero;
             model::fp::from_f32(out, q, d);
-        });
-    }
+        };
+        if (batch)
+            return batched(
+                src, dst, p, fn, view, load, pre, [](const float*, size_t) {}, store);
+        for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) { store(fn.eval(view, pre(load(s))), d); });
+    });
 }
 
 void ActEngine::activate2(const Bundle& b) {
@@ -429,17 +454,32 @@ void ActEngine::activate2(const Bundle& b) {
     const float identity = op.reduce_op == kMax ? -INFINITY : (op.reduce_op == kMin || op.reduce_op == kAbsMin) ? INFINITY : 0.0f;
     detail_.function = fn.meta.bare_name();
     start_streaming(src, dst, nch, in, out, {});
-    for (uint32_t p = 0; p < nch; ++p) {
+    const bool batch = !prelu && !fn.exact && fn.flat && elements_batchable(src, dst);
+    const bool reducing = op.reduce_cmd >= 2;  // REDUCE, RESET_REDUCE
+    each_partition(nch, partitions_independent(dst, nch, {decode_addr4(op.src.start_addr)}), [&](uint32_t p) {
         float& acc = acc_[src.partition + p];
         if (op.reduce_cmd == 1 || op.reduce_cmd == 3) acc = identity;  // RESET, RESET_REDUCE
-        if (ctx_.options().timing_only) continue;
+        if (ctx_.options().timing_only) return;
+        auto load = [in](const uint8_t* s) { return model::fp::to_f32(in, s); };
+        auto pre = [&](float x) { return alu(op.op1, alu(op.op0, x, imm0), imm1); };
+        auto store = [out](float y, uint8_t* d) { model::fp::from_f32(out, y, d); };
+        if (batch) {
+            // In element order, in a local (the stores through byte pointers could alias `acc`).
+            auto fold = [&](const float* y, size_t m) {
+                if (!reducing) return;
+                float a = acc;
+                for (size_t j = 0; j < m; ++j) a = reduce(a, y[j]);
+                acc = a;
+            };
+            return batched(src, dst, p, fn, view, load, pre, fold, store);
+        }
         for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
-            float t = alu(op.op1, alu(op.op0, model::fp::to_f32(in, s), imm0), imm1);
-            float y = prelu ? model::pwp::exact(model::pwp::ActFn::Prelu, t, slope) : fn.eval(view, t);
-            if (op.reduce_cmd >= 2) acc = reduce(acc, y);  // REDUCE, RESET_REDUCE
-            model::fp::from_f32(out, y, d);
+            const float t = pre(load(s));
+            const float y = prelu ? model::pwp::exact(model::pwp::ActFn::Prelu, t, slope) : fn.eval(view, t);
+            if (reducing) acc = reduce(acc, y);
+            store(y, d);
         });
-    }
+    });
 }
 
 }  // namespace neuronsim::platform

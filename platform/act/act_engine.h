@@ -20,6 +20,7 @@
 
 #include "model/common/worker_pool.h"
 #include "model/fp/dtype.h"
+#include "model/isa/address.h"
 #include "model/isa/layouts.h"
 #include "model/isa/region.h"
 #include "model/pwp/catalog.h"
@@ -82,11 +83,23 @@ private:
     Resolved resolve(uint8_t opcode, uint8_t func_id) const;
     template <typename F>
     void for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f);
-    // Activate's partition p by batches: gather, the fast pass, then results stored in element
-    // order (the reference path for flagged elements). Same results and errors as for_each.
-    template <typename Load, typename Store>
-    void activate_batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, float scale, float bias,
-                          float& acc, bool summing, Load load, Store store);
+    // Partition p by batches (Activate, ActivateQuantize, Activate2): each element loaded and
+    // mapped by `pre` to the function's input, the fast pass over the batch (the reference path
+    // for the elements it flags), `fold` over the batch's results in element order (the
+    // accumulator, Activate2's reduction), then `store` of each result in element order. Same
+    // results and errors as for_each.
+    template <typename Load, typename Pre, typename Fold, typename Store>
+    void batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, Load load, Pre pre, Fold fold,
+                 Store store);
+    // Runs partition(p) for every p < nch: on the host threads when `independent` (no partition
+    // reads what another writes), else in order; either way the error thrown is the first
+    // partition's.
+    template <typename F>
+    void each_partition(uint32_t nch, bool independent, F&& partition);
+    // Whether the partitions of an instruction writing `dst` may run on several host threads:
+    // each operand at `reads` (SBUF/PSUM locations) lies in another memory or starts at dst's
+    // partition, so partition p reads only rows partition p writes.
+    bool partitions_independent(const Pattern& dst, uint32_t nch, const std::vector<model::isa::Location>& reads) const;
     static bool elements_batchable(const Pattern& src, const Pattern& dst);
     // Counts the traffic, fills the record and issues the instruction (issue()), before its data.
     void start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out,

@@ -1,6 +1,7 @@
 #include "platform/dma/dma_engines.h"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 
 #include "model/common/error.h"
@@ -324,6 +325,21 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
             buf.resize(std::min<uint64_t>(t.bytes, kChunk));
             for (uint32_t r = run.first; r < run.last; ++r) {
                 const uint64_t src = tlm_address(t.src, r, t.bytes), dst = tlm_address(t.dst, r, t.bytes);
+                // Both sides of the row in DMI regions: one copy, no buffer, the same accesses
+                // counted and the same latencies annotated as the chunks through the sockets.
+                TlmPort::Span s, d;
+                if (from.span(src, t.bytes, false, s) && to.span(dst, t.bytes, true, d)) {
+                    for (uint64_t at = 0; at < t.bytes; at += kChunk) {
+                        if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
+                        const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
+                        std::memmove(d.ptr + at, s.ptr + at, n);  // (src and dst may overlap)
+                        annotated = add_delay(annotated, s.latency, "the memories' annotated delays");
+                        annotated = add_delay(annotated, d.latency, "the memories' annotated delays");
+                        from.count_direct(1);
+                        to.count_direct(1);
+                    }
+                    continue;
+                }
                 for (uint64_t at = 0; at < t.bytes; at += kChunk) {
                     if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
                     if (stale(p)) {  // (a memory may wait inside a transport: a RESET may come meanwhile)

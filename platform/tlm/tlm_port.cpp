@@ -41,6 +41,14 @@ const tlm::tlm_dmi* TlmPort::region(uint64_t addr, bool write) const {
     return nullptr;
 }
 
+bool TlmPort::span(uint64_t addr, uint64_t len, bool write, Span& out) const {
+    const tlm::tlm_dmi* d = len ? region(addr, write) : nullptr;
+    if (!d || len - 1 > d->get_end_address() - addr) return false;  // (compared before adding: no wrap)
+    out.ptr = d->get_dmi_ptr() + (addr - d->get_start_address());
+    out.latency = write ? d->get_write_latency() : d->get_read_latency();
+    return true;
+}
+
 bool TlmPort::covered(uint64_t addr) const {
     for (const tlm::tlm_dmi& d : regions_)
         if (addr >= d.get_start_address() && addr <= d.get_end_address()) return true;

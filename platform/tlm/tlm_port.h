@@ -45,6 +45,17 @@ public:
     // or nullptr. Requests DMI when it has none for the range.
     uint8_t* direct(uint64_t addr, uint64_t len);
 
+    // [addr, addr + len) inside one DMI region cached for reading (write: for writing): its
+    // pointer and the latency one access through it takes, or false (then read() or write(),
+    // which may ask for DMI). Asks nothing of the target; each use is counted by
+    // count_direct(), as read() and write() count theirs.
+    struct Span {
+        uint8_t* ptr = nullptr;
+        sc_core::sc_time latency;
+    };
+    bool span(uint64_t addr, uint64_t len, bool write, Span& out) const;
+    void count_direct(uint64_t accesses) { counters_.dmi_accesses += accesses; }
+
     struct Counters {
         uint64_t transports = 0, dmi_accesses = 0, dmi_grants = 0, invalidations = 0;
     };

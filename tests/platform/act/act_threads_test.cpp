@@ -1,7 +1,8 @@
-// Activate's fast path and host threads (docs/act-engine.md) against the element-by-element kernel on
-// one thread (act_reference_kernel, the oracle): every output byte, the accumulator, stats.json,
-// instructions.csv and timeline.json identical for run.host_threads 1, 2 and 3, over operand
-// layouts that may and may not be batched or split across threads.
+// The fast path and host threads of Activate, ActivateQuantize and Activate2 (docs/act-engine.md)
+// against the element-by-element kernel on one thread (act_reference_kernel, the oracle): every
+// output byte, the accumulators, stats.json, instructions.csv and timeline.json identical for
+// run.host_threads 1, 2 and 3, over operand layouts and dtypes that may and may not be batched
+// or split across threads.
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -78,7 +79,30 @@ TEST_F(ActThreadsTest, FastPathAndThreadsAreByteIdenticalToTheReferenceKernel) {
         + activate("7",
                    "num_active_channels=32 scale=1.0 src=sbuf:0:0x4000 src.num=16,1,1 src.step=0,0,0 "
                    "dst=sbuf:0:0x4000 dst.num=16,1,1 dst.step=1,0,0") +
-        ".dump sbuf:0:0x0 bytes=40960 partitions=128 file=all.bin\n";
+        // bf16 in, fp16 out, accumulating onto the lanes' sums: batched, threaded.
+        + "act activate func=7 in_bias_dtype=6 out_dtype=7 bias_src_n=1 num_active_channels=128 scale=0.75 bias=0.5 accumulator_cmd=2 "
+          "src=sbuf:0:0x0 src.num=512,1,1 src.step=1,0,0 dst=sbuf:0:0x5000 dst.num=512,1,1 dst.step=1,0,0\n"
+          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9004 dst.num=1\n"
+          // ActivateQuantize: strided src, bias pointer in the same partitions, bf16 out.
+          "act activate_quantize func=7 quant_scale=3 dequant_scale=0.5 bias_addr=sbuf:0:0x8000 quant_zero=-2 in_bias_dtype=10 out_dtype=6 "
+          "num_active_channels=128 src=sbuf:0:0x0 src.num=64,4,1 src.step=3,256,0 dst=sbuf:0:0x6000 dst.num=256,1,1 dst.step=1,0,0\n"
+          // ... in place (the same pattern: batched), and over partitions 64.. from 0.. (in order).
+          "act activate_quantize func=7 quant_scale=1 dequant_scale=1 bias_addr=sbuf:0:0x8000 quant_zero=0 in_bias_dtype=10 out_dtype=10 "
+          "num_active_channels=64 src=sbuf:0:0x7000 src.num=128,1,1 src.step=1,0,0 dst=sbuf:0:0x7000 dst.num=128,1,1 dst.step=1,0,0\n"
+          "act activate_quantize func=7 quant_scale=1 dequant_scale=2 bias_addr=sbuf:0:0x8000 quant_zero=0 in_bias_dtype=10 out_dtype=10 "
+          "num_active_channels=64 src=sbuf:0:0x100 src.num=128,1,1 src.step=1,0,0 dst=sbuf:64:0x100 dst.num=128,1,1 dst.step=1,0,0\n"
+          // Activate2: mult+add then an add reduction; abs_max over bf16 inputs to fp16; a
+          // store one element past its load (not batched).
+          "act activate2 func=7 op0=6 op1=4 imm0=0.5 imm1=-1 reduce_cmd=3 reduce_op=4 in_dtype=10 out_dtype=10 num_active_channels=128 "
+          "src=sbuf:0:0x0 src.num=256,4 src.step=1,256 dst=sbuf:0:0x6800 dst.num=1024,1 dst.step=1,0\n"
+          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9008 dst.num=1\n"
+          "act activate2 func=7 op0=5 op1=0 imm0=0.25 imm1=0 reduce_cmd=3 reduce_op=10 in_dtype=6 out_dtype=7 num_active_channels=128 "
+          "src=sbuf:0:0x0 src.num=1024,1 src.step=1,0 dst=sbuf:0:0x7800 dst.num=1024,1 dst.step=1,0\n"
+          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x900c dst.num=1\n"
+          "act activate2 func=7 op0=0 op1=0 reduce_cmd=2 reduce_op=9 in_dtype=10 out_dtype=10 num_active_channels=32 "
+          "src=sbuf:0:0x6800 src.num=100,1 src.step=1,0 dst=sbuf:0:0x6804 dst.num=100,1 dst.step=1,0\n"
+          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9010 dst.num=1\n"
+          ".dump sbuf:0:0x0 bytes=40960 partitions=128 file=all.bin\n";
     struct Mode {
         bool reference;
         const char* threads;
