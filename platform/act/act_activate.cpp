@@ -2,6 +2,7 @@
 // loops over the partitions (threaded, batched through the fast pass where they can be).
 #include "platform/act/act_engine.h"
 #include "platform/act/act_operand.h"
+#include "platform/act/act_pass_tap.h"
 #include "platform/core/work_budget.h"
 
 #include <algorithm>
@@ -267,6 +268,7 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
         } else {
             for (size_t j = 0; j < m; ++j) vin[j] = pre(load(srow + sc.next()));
         }
+        if (ActPassTap* tap = act_pass_tap()) tap->batch(vin, m);
         const size_t k = model::pwp::fast_pass(*fn.flat, vin, vout, m, flagged);
         // The elements the batch pass handed back, by the reference path, in place (an error
         // stops the instruction: its outputs are then not defined).
@@ -345,7 +347,10 @@ ActEngine::Resolved ActEngine::resolve(uint8_t opcode, uint8_t func_id) const {
     Resolved r;
     r.meta = model::pwp::decode_profile_slot(tables_->profile() + slot * model::pwp::kProfileSlotBytes, func_id);
     r.meta.func_name = tables_->function_name(slot);
-    if (!ctx_.options().act_reference_kernel) r.flat = &tables_->flat(slot, r.meta);
+    if (!ctx_.options().act_reference_kernel) {
+        r.flat = &tables_->flat(slot, r.meta);
+        if (ActPassTap* tap = act_pass_tap()) tap->table(*r.flat);
+    }
     if (ctx_.options().act_exact) {
         r.exact = model::pwp::find_catalog_fn(r.meta.func_name);
         if (r.exact && r.exact->resident() && !r.exact->act) r.exact = nullptr;  // no closed form: the table is exact

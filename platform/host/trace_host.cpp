@@ -163,15 +163,21 @@ void TraceHost::apply(const model::trace::DataDirective& d, const std::string& w
 void TraceHost::dump(const model::trace::DumpDirective& d) {
     const fs::path path = fs::path(options_.out_dir) / d.file;
     model::io::make_directories(path.parent_path().string());
-    std::vector<uint8_t> buf(d.bytes);
+    // Through a buffer of at most 1 MiB: a dump of a large tensor touches no more fresh memory
+    // than that (first touches are most of what a large dump costs).
+    std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(d.bytes, uint64_t{1} << 20)));
     model::io::AtomicFile f(path.string());  // the dump appears whole or not at all
     for (uint32_t p = 0; p < d.partitions; ++p) {
         model::isa::Location l = d.at;
         l.partition += p;
         const uint64_t a = map_.linear(l, d.bytes, ".dump " + d.file);
-        if (d.at.space == MemSpace::Dram) dram_->read(a, buf.data(), d.bytes);
-        else mmio_.debug_read((d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a, buf.data(), d.bytes);
-        f.write(buf.data(), buf.size());
+        for (uint64_t done = 0; done < d.bytes;) {
+            const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), d.bytes - done));
+            if (d.at.space == MemSpace::Dram) dram_->read(a + done, buf.data(), n);
+            else mmio_.debug_read((d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a + done, buf.data(), n);
+            f.write(buf.data(), n);
+            done += n;
+        }
     }
     f.commit();
 }

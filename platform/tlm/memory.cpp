@@ -13,8 +13,7 @@ namespace neuronsim::platform {
 Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions)
     : sc_core::sc_module(name), socket("socket"), size_(bytes), partitions_(partitions) {
     if (partitions_) {
-        dense_.reset(static_cast<uint8_t*>(std::calloc(size_, 1)));
-        if (!dense_ && size_) throw Error(std::string(this->name()) + ": cannot allocate its " + std::to_string(size_) + " bytes");
+        dense_ = map_zeroed(size_, std::string(this->name()) + ": its " + std::to_string(size_) + " bytes");
     }
     socket.register_b_transport(this, &Memory::b_transport);
     socket.register_transport_dbg(this, &Memory::transport_dbg);
@@ -41,20 +40,18 @@ uint8_t* Memory::page(uint64_t index, bool create, bool overwritten) const {
     auto it = pages_.find(index);
     if (it != pages_.end()) {
         Page& p = it->second;
-        if (!p.shared) return p.own.get();
+        if (!p.shared) return p.own;
         if (!create) return const_cast<uint8_t*>(p.shared);  // (read only: callers that read)
-        std::unique_ptr<uint8_t[]> own = allocate_page(index << kPageBits, pages_.size() << kPageBits);
-        if (!overwritten) std::memcpy(own.get(), p.shared, uint64_t{1} << kPageBits);
+        uint8_t* own = allocate_page(index << kPageBits, pages_.size() << kPageBits, false);
+        if (!overwritten) std::memcpy(own, p.shared, uint64_t{1} << kPageBits);
         p.shared = nullptr;
-        p.own = std::move(own);
-        return p.own.get();
+        p.own = own;
+        return own;
     }
     if (!create) return nullptr;
-    std::unique_ptr<uint8_t[]> own = allocate_page(index << kPageBits, add_page_room(index));
-    if (!overwritten) std::memset(own.get(), 0, uint64_t{1} << kPageBits);
-    uint8_t* raw = own.get();
-    pages_[index].own = std::move(own);
-    return raw;
+    uint8_t* own = allocate_page(index << kPageBits, add_page_room(index), !overwritten);
+    pages_[index].own = own;
+    return own;
 }
 
 // Room for one more page in the map, within the resident limit; returns the bytes held now.
@@ -72,9 +69,9 @@ uint64_t Memory::add_page_room(uint64_t index) const {
     return resident;
 }
 
-std::unique_ptr<uint8_t[]> Memory::allocate_page(uint64_t at, uint64_t resident) const {
+uint8_t* Memory::allocate_page(uint64_t at, uint64_t resident, bool zeroed) const {
     try {
-        return std::unique_ptr<uint8_t[]>(new uint8_t[uint64_t{1} << kPageBits]);  // (zeroed by the caller only where it must be)
+        return pool_.take(zeroed);
     } catch (const std::bad_alloc&) {
         throw Error(std::string(name()) + ": the host is out of memory for a page at " + model::fp::hex(at) + " (" + std::to_string(resident) +
                     " bytes of pages held; " + limit_name_ + " bounds them)");
@@ -91,7 +88,8 @@ void Memory::map_shared(uint64_t addr, const uint8_t* data, uint64_t len, std::s
         if (!partitions_ && n == kPage && (it == pages_.end() || it->second.shared)) {
             if (it == pages_.end()) add_page_room(addr >> kPageBits);
             Page& p = pages_[addr >> kPageBits];
-            p.own.reset();
+            if (p.own) pool_.give_back(p.own);
+            p.own = nullptr;
             p.shared = data;
         } else {
             write(addr, data, n);  // a page the region shares with other bytes (or dense memory): copied

@@ -16,6 +16,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "platform/core/stats.h"
+#include "platform/tlm/zeroed_pages.h"
 
 namespace neuronsim::platform {
 
@@ -58,7 +59,7 @@ private:
     // private (a shared page copied) when `create`, else null when never written.
     uint8_t* page(uint64_t index, bool create, bool overwritten = false) const;
     uint64_t add_page_room(uint64_t index) const;
-    std::unique_ptr<uint8_t[]> allocate_page(uint64_t at, uint64_t resident) const;
+    uint8_t* allocate_page(uint64_t at, uint64_t resident, bool zeroed) const;
     void check(uint64_t addr, uint64_t len) const;
 
     static constexpr uint64_t kPageBits = 16;
@@ -66,15 +67,13 @@ private:
     uint32_t partitions_;
     uint64_t resident_limit_ = ~uint64_t{0};
     std::string limit_name_;
-    // calloc'd: the kernel hands out zero pages on first touch, so a run pays (in time and
+    // Mapped zeroed: the kernel hands out zero pages on first touch, so a run pays (in time and
     // resident memory) only for the SBUF/PSUM it uses, not for zeroing all of it.
-    struct Free {
-        void operator()(uint8_t* p) const { std::free(p); }
-    };
-    std::unique_ptr<uint8_t, Free> dense_;
+    ZeroedBytes dense_;
+    mutable ZeroedPagePool pool_{size_t{1} << kPageBits};  // DRAM's pages (owned here, not by pages_)
     struct Page {
         const uint8_t* shared = nullptr;  // a map_shared page until it is written
-        std::unique_ptr<uint8_t[]> own;
+        uint8_t* own = nullptr;  // from pool_
     };
     mutable std::unordered_map<uint64_t, Page> pages_;
     std::vector<std::shared_ptr<const void>> shared_owners_;

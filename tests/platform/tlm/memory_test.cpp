@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "model/common/error.h"
 #include "platform/tlm/memory.h"
+#include "platform/tlm/zeroed_pages.h"
 #include "tests/support/systemc_fixture.h"
 
 namespace neuronsim::test {
@@ -131,6 +134,56 @@ TEST_F(MemoryTest, SharedPagesCountAgainstTheResidentLimit) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("the test's limit"), std::string::npos) << e.what();
     }
+}
+
+// DRAM pages come from zeroed slabs: a page first written in part reads zero around the write;
+// a page released (a written page mapped over by a shared region) is handed out again and is
+// zero again when the next partial write takes it, not the bytes it held.
+TEST_F(MemoryTest, NewAndReusedPagesReadZeroAroundAPartialWrite) {
+    constexpr uint64_t kPage = 65536;
+    platform::Memory dram("dram", uint64_t{1} << 32);
+    std::vector<uint8_t> full(kPage, 0xab);
+    dram.write(7 * kPage, full.data(), kPage);  // a whole page: taken without zeroing
+    auto region = std::make_shared<std::vector<uint8_t>>(kPage, 0x11);
+    dram.map_shared(7 * kPage, region->data(), kPage, region);  // the 0xab page goes back to the pool
+    const uint8_t b = 0x77;
+    dram.write(40 * kPage + 1000, &b, 1);  // a new page, written in part: the released one, zeroed
+    std::vector<uint8_t> r(kPage);
+    dram.read(40 * kPage, r.data(), kPage);
+    std::vector<uint8_t> expect(kPage, 0);
+    expect[1000] = 0x77;
+    EXPECT_EQ(r, expect);
+    dram.read(7 * kPage, r.data(), kPage);
+    EXPECT_EQ(r, *region);
+    for (uint64_t i = 0; i < 40; ++i) dram.write(100 * kPage + i * kPage + 5, &b, 1);  // past one slab
+    dram.read(139 * kPage, r.data(), kPage);
+    expect[1000] = 0, expect[5] = 0x77;
+    EXPECT_EQ(r, expect);
+}
+
+TEST(ZeroedPagePool, PagesAreDistinctZeroedAndReused) {
+    platform::ZeroedPagePool pool(65536);
+    std::vector<uint8_t*> got;
+    for (int i = 0; i < 70; ++i) {  // over two 2 MiB slabs
+        uint8_t* p = pool.take(true);
+        for (uint8_t* q : got) ASSERT_TRUE(p + 65536 <= q || q + 65536 <= p) << "page " << i << " overlaps another";
+        ASSERT_EQ(std::count(p, p + 65536, 0), 65536) << "page " << i << " is not zero";
+        std::memset(p, 0xcd, 65536);
+        got.push_back(p);
+    }
+    pool.give_back(got[3]);
+    uint8_t* again = pool.take(true);
+    EXPECT_EQ(again, got[3]);
+    EXPECT_EQ(std::count(again, again + 65536, 0), 65536);
+}
+
+TEST(MapZeroed, ZeroBytesIsNullAndLargeMapsAreZero) {
+    EXPECT_EQ(platform::map_zeroed(0, "test").get(), nullptr);
+    const size_t n = (size_t{5} << 20) + 12345;
+    platform::ZeroedBytes m = platform::map_zeroed(n, "test");
+    ASSERT_NE(m.get(), nullptr);
+    EXPECT_EQ(std::count(m.get(), m.get() + n, 0), static_cast<std::ptrdiff_t>(n));
+    m.get()[n - 1] = 1;  // the last byte is mapped
 }
 
 }  // namespace
