@@ -166,6 +166,7 @@ std::string config_fields_markdown() {
         {"memory", "the core's memories: partitions, SBUF, PSUM and DRAM"},
         {"act", "the Activation engine (ScalarE): clock, rates, pipeline stages, table memory and table loads"},
         {"gpsimd", "the GpSimd engine (POOL): clock, firmware dispatch, the CPTC decode kernels"},
+        {"vector", "the Vector engine (VectorE, DVE): clock, pipeline stages, performance modes"},
         {"dma", "the DMA engines and queues"},
         {"sync", "semaphores and the Sync engine that sequences the DMA queue streams"},
         {"run", "the run's limits and budgets, and the host threads"},

@@ -348,6 +348,27 @@ std::vector<ConfigField> make_table() {
         };
         t.push_back(std::move(f));
     }
+    t.push_back(number<double>("vector.clock_ghz", NS_FIELD(vector.clock_ghz), 0.01, 100, "GHz", "VectorE clock",
+                               "0.96 (v3), 1.2 (v4) [P] §0; MAVERICK 1.2 [A] as v4"));
+    t.push_back(number<u32>("vector.static_overhead_cycles", NS_FIELD(vector.static_overhead_cycles), 0, big, "cycles", "fixed instruction overhead",
+                            "100 [P] §1.4 (the Vector cost model)"));
+    t.push_back(number<u32>("vector.min_ii_cycles", NS_FIELD(vector.min_ii_cycles), 0, big, "cycles", "minimum initiation interval", "64 [P] §3"));
+    t.push_back(number<u32>("vector.access_startup_cycles", NS_FIELD(vector.access_startup_cycles), 0, big, "cycles", "SBUF/PSUM access start-up",
+                            "60 [P] §1.4 (NC-v2's figure, kept for v3+ [A])"));
+    t.push_back(number<u32>("vector.pipeline_latency_cycles", NS_FIELD(vector.pipeline_latency_cycles), 0, big, "cycles",
+                            "from the last element streamed to the results committed", "40 [A]: ACT's derived drain; no VectorE figure is public"));
+    t.push_back(number<u32>("vector.strided_slowdown", NS_FIELD(vector.strided_slowdown), 1, 64, "x",
+                            "slowdown when an innermost stride is >= 16 bytes (outside a performance mode)", "2 [P] §1.4"));
+    t.push_back(number<u32>("vector.copy_speedup_contiguous", NS_FIELD(vector.copy_speedup_contiguous), 1, 64, "x",
+                            "tensor_copy and tensor_scalar with 16-bit input and output, every operand contiguous", "4 on v3+ [P] §3"));
+    t.push_back(
+        number<u32>("vector.copy_speedup_strided", NS_FIELD(vector.copy_speedup_strided), 1, 64, "x", "... with an operand strided", "2 on v3+ [P] §3"));
+    t.push_back(number<u32>("vector.tensor_tensor_speedup", NS_FIELD(vector.tensor_tensor_speedup), 1, 64, "x", "tensor_tensor with 16-bit inputs and output",
+                            "2 on v3+ [P] §3 (stated for BF16; FP16 [A])"));
+    t.push_back(flag("vector.fp8_perf_mode", NS_FIELD(vector.fp8_perf_mode), "fp8 counts with bf16/fp16 for the performance modes",
+                     "v3 false, v4+ true (512 elements/cycle for BF16/FP16/FP8) [P] §0"));
+    t.push_back(number<u32>("vector.reciprocal_cycles_per_element", NS_FIELD(vector.reciprocal_cycles_per_element), 1, 64, "cycles",
+                            "reciprocal's streaming per element", "8 [P] §1.4 (max(MIN_II, 8N) on VectorE)"));
     t.push_back(number<double>("run.skip_unknown_cost_ns", NS_FIELD(run.skip_unknown_cost_ns), 0, 1e9, "ns",
                                "time of an unmodelled opcode under `--skip-unknown`", "100 [A]"));
     t.push_back(number<u64>("run.max_elements_per_instruction", NS_FIELD(run.max_elements_per_instruction), 1, u64{1} << 40, "elements",

@@ -90,6 +90,19 @@ struct GpsimdConfig {
     std::map<uint32_t, uint32_t> cptc_routing;  // 3-bit CPTC value -> cptc_decode_impl<N>
 };
 
+// VectorE (docs/vector-engine.md, docs/timing-model.md "VectorE"): the same four stages as ACT
+// (static overhead, access start-up, streaming, drain); streaming is about N cycles per input
+// tensor, N elements per partition, at least min_ii, with the v3+ performance modes.
+struct VectorConfig {
+    double clock_ghz{};
+    uint32_t static_overhead_cycles{}, min_ii_cycles{}, access_startup_cycles{}, pipeline_latency_cycles{};
+    uint32_t strided_slowdown{};  // innermost stride >= 16 bytes, outside a performance mode
+    uint32_t copy_speedup_contiguous{}, copy_speedup_strided{};  // tensor_copy / tensor_scalar, 16-bit (and fp8 with fp8_perf_mode)
+    uint32_t tensor_tensor_speedup{};  // tensor_tensor, 16-bit
+    bool fp8_perf_mode{};  // fp8 counts with bf16/fp16 for the performance modes
+    uint32_t reciprocal_cycles_per_element{};
+};
+
 struct RunConfig {
     double skip_unknown_cost_ns{};
     // Work bounds (platform/core/work_budget.h): far above any real kernel, far below "forever".
@@ -114,6 +127,7 @@ struct Config {
     SyncConfig sync;
     ActConfig act;
     GpsimdConfig gpsimd;
+    VectorConfig vector;
     RunConfig run;
     DeviceConfig device;
     std::string source;  // where it came from, for messages (the preset and its layers)

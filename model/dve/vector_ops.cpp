@@ -13,17 +13,14 @@ namespace {
 constexpr const char* kAluNames[] = {"add", "subtract", "multiply", "max", "min", "divide"};
 constexpr const char* kReduceNames[] = {"add", "max", "min"};
 
-uint8_t* at(const Tile& t, uint32_t p, uint32_t i) {
-    return t.base + p * t.partition_stride + uint64_t{i} * t.step * fp::dtype_bytes(t.dtype);
-}
+uint8_t* at(const Tile& t, uint32_t p, uint32_t i) { return t.base + p * t.partition_stride + uint64_t{i} * t.step * fp::dtype_bytes(t.dtype); }
 float get(const Tile& t, uint32_t p, uint32_t i) { return fp::to_f32(t.dtype, at(t, p, i)); }
 void put(const Tile& t, uint32_t p, uint32_t i, float v) { fp::from_f32(t.dtype, v, at(t, p, i)); }
 
 void check(const Tile& t, const char* op, const char* operand, bool output) {
     const std::string where = std::string(op) + ": " + operand;
     if (!dve_dtype(t.dtype) || (!output && t.dtype == fp::Dtype::Fp32R))
-        throw Error(where + " has element type " + fp::dtype_name(static_cast<uint8_t>(t.dtype)) + ", which VectorE does not " +
-                    (output ? "write" : "read"));
+        throw Error(where + " has element type " + fp::dtype_name(static_cast<uint8_t>(t.dtype)) + ", which VectorE does not " + (output ? "write" : "read"));
     if (t.partitions == 0 || t.n == 0) throw Error(where + " is empty (" + std::to_string(t.partitions) + " x " + std::to_string(t.n) + ")");
     if (!t.base) throw Error(where + " has no memory");
     if (t.step == 0) throw Error(where + " has an element step of 0");
@@ -84,6 +81,18 @@ std::optional<ReduceOp> parse_reduce(std::string_view name) {
     for (int i = 0; i < 3; ++i)
         if (name == kReduceNames[i]) return static_cast<ReduceOp>(i);
     return std::nullopt;
+}
+
+std::optional<AluOp> alu_of_code(uint8_t code) {
+    switch (code) {
+        case 0x04: return AluOp::Add;
+        case 0x05: return AluOp::Subtract;
+        case 0x06: return AluOp::Multiply;
+        case 0x07: return AluOp::Divide;
+        case 0x08: return AluOp::Max;
+        case 0x09: return AluOp::Min;
+        default: return std::nullopt;
+    }
 }
 
 float alu(AluOp op, float a, float b) {
@@ -153,8 +162,8 @@ void tensor_reduce(const Tile& in, ReduceOp op, bool negate, const Tile& out) {
     check(in, "tensor_reduce", "data", false);
     check(out, "tensor_reduce", "out", true);
     if (out.partitions != in.partitions || out.n != 1)
-        throw Error("tensor_reduce: out is " + std::to_string(out.partitions) + " x " + std::to_string(out.n) + ", expected " +
-                    std::to_string(in.partitions) + " x 1 (one element per partition)");
+        throw Error("tensor_reduce: out is " + std::to_string(out.partitions) + " x " + std::to_string(out.n) + ", expected " + std::to_string(in.partitions) +
+                    " x 1 (one element per partition)");
     const AluOp alu_op = op == ReduceOp::Add ? AluOp::Add : op == ReduceOp::Max ? AluOp::Max : AluOp::Min;
     for (uint32_t p = 0; p < in.partitions; ++p) {
         float acc = get(in, p, 0);
@@ -202,8 +211,8 @@ void transpose(const Tile& in, const Tile& out) {
         throw Error("transpose: data is " + std::to_string(in.partitions) + " x " + std::to_string(in.n) +
                     "; VectorE transposes blocks of at most 32 x 32 (one 32-partition bank)");
     if (out.partitions != in.n || out.n != in.partitions)
-        throw Error("transpose: out is " + std::to_string(out.partitions) + " x " + std::to_string(out.n) + ", expected " + std::to_string(in.n) +
-                    " x " + std::to_string(in.partitions));
+        throw Error("transpose: out is " + std::to_string(out.partitions) + " x " + std::to_string(out.n) + ", expected " + std::to_string(in.n) + " x " +
+                    std::to_string(in.partitions));
     // Through a copy: out may be in's memory.
     float block[32][32];
     for (uint32_t p = 0; p < in.partitions; ++p)

@@ -22,6 +22,10 @@ std::optional<AluOp> parse_alu(std::string_view name);
 // (quiet) NaN, and +0 > -0 (neuronsim's choice; the hardware's is not public).
 float alu(AluOp op, float a, float b);
 
+// The ISA's ALU codes of the op/op0/op1/reduce_op fields (docs/isa-codes.md): add 0x04,
+// subtract 0x05, multiply 0x06, divide 0x07, max 0x08, min 0x09; nullopt for another code.
+std::optional<AluOp> alu_of_code(uint8_t code);
+
 enum class ReduceOp : uint8_t { Add, Max, Min };
 const char* reduce_name(ReduceOp op);
 std::optional<ReduceOp> parse_reduce(std::string_view name);

@@ -69,11 +69,13 @@ const Names* names_of(const std::string& field) {
     static const Names bias_source = {{"pointer", 0}, {"immediate", 1}, {"register", 2}};
     if (field == "func") return &func_names();
     if (field == "set") return &set_names();
-    if (field == "in_dtype" || field == "out_dtype" || field == "dtype" || field == "lut_dtype") return &dtype_names();
+    if (field == "in_dtype" || field == "out_dtype" || field == "dtype" || field == "lut_dtype" || field == "in0_dtype" || field == "in1_dtype" ||
+        field == "operand_dtype")
+        return &dtype_names();
     if (field == "accumulator_cmd") return &acc;
-    if (field == "op0" || field == "op1" || field == "reduce_op") return &alu_names();
+    if (field == "op" || field == "op0" || field == "op1" || field == "reduce_op") return &alu_names();
     if (field == "reduce_cmd") return &reduce;
-    if (field == "scale_src" || field == "imm_src" || field == "relu_param_src") return &source;
+    if (field == "scale_src" || field == "imm_src" || field == "relu_param_src" || field == "operand0_src" || field == "operand1_src") return &source;
     if (field == "bias_src_n") return &bias_source;
     return nullptr;
 }

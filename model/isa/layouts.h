@@ -126,6 +126,42 @@ struct ConvLutOp {
     uint8_t row_grp, col_grp, block_size, lut_dtype;
     Tensor3D dst;  // neuronsim (reserved4)
 };
+// VectorE (docs/vector-engine.md): neuronsim's own layouts. The vendor's DVE structs are not
+// published beyond their families (hardware-facts §J.1); these keep the header, the EVENTS field
+// and TENSOR2D operands (a start partition, two free dimensions, num_active_channels partitions).
+// tensor_tensor: out = src0 <op> src1.
+struct DveTensorTensorOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t op, in0_dtype, in1_dtype, out_dtype;
+    Tensor2D src0, src1, dst;
+    uint8_t num_active_channels;
+    uint8_t reserved[11];
+};
+// tensor_scalar: out = (src <op0> operand0) <op1> operand1 (op1 bypass: one step). An operand is
+// the fp32 immediate, or (operand*_src 1) the first element of each partition at operand*_addr.
+struct DveTensorScalarOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t op0, op1, reverse0, reverse1;
+    Tensor2D src, dst;
+    uint32_t imm0, imm1;
+    uint32_t operand0_addr, operand1_addr;
+    uint8_t in_dtype, out_dtype, operand_dtype, num_active_channels;
+    uint8_t operand0_src, operand1_src;
+    uint8_t reserved[2];
+};
+// The one-tensor operations: tensor_reduce (reduce_op, negate), tensor_copy, memset (value),
+// iota (base, partition_step, step as int32), reciprocal, transpose.
+struct DveUnaryOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t reduce_op, negate, reserved0[2];
+    Tensor2D src, dst;
+    uint32_t imm0, imm1, imm2;
+    uint8_t in_dtype, out_dtype, num_active_channels;
+    uint8_t reserved1[9];
+};
 #pragma pack(pop)
 
 static_assert(sizeof(Tensor1D) == 8 && sizeof(Tensor2D) == 12 && sizeof(Tensor3D) == 16);
@@ -146,6 +182,12 @@ static_assert(sizeof(ConvLutOp) == 64 && offsetof(ConvLutOp, src) == 16 && offse
               offsetof(ConvLutOp, num_active_cols) == 39 && offsetof(ConvLutOp, multiplicative_const) == 40 && offsetof(ConvLutOp, row_grp) == 44 &&
               offsetof(ConvLutOp, col_grp) == 45 && offsetof(ConvLutOp, block_size) == 46 && offsetof(ConvLutOp, lut_dtype) == 47 &&
               offsetof(ConvLutOp, dst) == 48);
+static_assert(sizeof(DveTensorTensorOp) == 64 && offsetof(DveTensorTensorOp, src0) == 16 && offsetof(DveTensorTensorOp, dst) == 40 &&
+              offsetof(DveTensorTensorOp, num_active_channels) == 52);
+static_assert(sizeof(DveTensorScalarOp) == 64 && offsetof(DveTensorScalarOp, src) == 16 && offsetof(DveTensorScalarOp, imm0) == 40 &&
+              offsetof(DveTensorScalarOp, operand0_addr) == 48 && offsetof(DveTensorScalarOp, in_dtype) == 56 &&
+              offsetof(DveTensorScalarOp, operand0_src) == 60);
+static_assert(sizeof(DveUnaryOp) == 64 && offsetof(DveUnaryOp, src) == 16 && offsetof(DveUnaryOp, imm0) == 40 && offsetof(DveUnaryOp, in_dtype) == 52);
 static_assert(sizeof(ControlOp) == 64 && sizeof(DmaCopyOp) == 64 && offsetof(DmaCopyOp, src_addr) == 16 && offsetof(DmaCopyOp, bytes) == 32);
 
 enum Opcode : uint8_t {
@@ -154,6 +196,14 @@ enum Opcode : uint8_t {
     kTableLoad = 0x23,
     kReadAccumulator = 0x24,
     kActivate2 = 0x25,
+    kDveTensorTensor = 0x50,  // VectorE: 0x43 and 0x46 are the ISA's TensorScalar and Copy (§A.1);
+    kDveTensorScalar = 0x43,  // the others are neuronsim's codes in the 0x41-0x68 tensor band (§J.3)
+    kDveTensorReduce = 0x51,
+    kDveTensorCopy = 0x46,
+    kDveMemset = 0x52,
+    kDveIota = 0x53,
+    kDveReciprocal = 0x54,
+    kDveTranspose = 0x55,
     kSync = 0xA0,
     kHalt = 0xA1,
     kDmaCopy = 0xD1,

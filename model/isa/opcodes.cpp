@@ -108,11 +108,59 @@ std::vector<OpcodeInfo> build() {
     t.push_back({kConvLutLoad, "conv_lut_load", kOnPool, "ConvLutLoad: legacy PE LUT load, or CPTC decode when lut_dtype is CPTC (S2_CONVLUT)", convlut({})});
     t.push_back({kExtended, "ext", kOnPool, "extended opcode: spec 0 Nop, 1 Copy, 7 CPTC decode (ExtendedInstCptcDecode)",
                  convlut({{"spec", OFF(ConvLutOp, spec), FieldKind::U8}})});
+    // VectorE (docs/vector-engine.md; layouts.h: neuronsim's byte layouts).
+    auto dve_unary = [&](std::vector<Field> head, bool src, bool imms) {
+        std::vector<Field> f = head;
+        if (src) f = cat(f, tensor("src", OFF(DveUnaryOp, src), 2));
+        f = cat(f, tensor("dst", OFF(DveUnaryOp, dst), 2));
+        if (imms)
+            f = cat(f, {{"imm0", OFF(DveUnaryOp, imm0), FieldKind::U32},
+                        {"imm1", OFF(DveUnaryOp, imm1), FieldKind::U32},
+                        {"imm2", OFF(DveUnaryOp, imm2), FieldKind::U32}});
+        if (src) f.push_back({"in_dtype", OFF(DveUnaryOp, in_dtype), FieldKind::U8});
+        return cat(f, {{"out_dtype", OFF(DveUnaryOp, out_dtype), FieldKind::U8}, {"num_active_channels", OFF(DveUnaryOp, num_active_channels), FieldKind::U8}});
+    };
+    t.push_back(
+        {kDveTensorTensor, "tensor_tensor", kOnDve, "VectorE: dst = src0 <op> src1, elementwise (TENSOR2D operands)",
+         cat(cat({{"op", OFF(DveTensorTensorOp, op), FieldKind::U8},
+                  {"in0_dtype", OFF(DveTensorTensorOp, in0_dtype), FieldKind::U8},
+                  {"in1_dtype", OFF(DveTensorTensorOp, in1_dtype), FieldKind::U8},
+                  {"out_dtype", OFF(DveTensorTensorOp, out_dtype), FieldKind::U8}},
+                 cat(tensor("src0", OFF(DveTensorTensorOp, src0), 2), tensor("src1", OFF(DveTensorTensorOp, src1), 2))),
+             cat(tensor("dst", OFF(DveTensorTensorOp, dst), 2), {{"num_active_channels", OFF(DveTensorTensorOp, num_active_channels), FieldKind::U8}}))});
+    t.push_back({kDveTensorScalar, "tensor_scalar", kOnDve, "VectorE: dst = (src <op0> operand0) <op1> operand1; an operand is imm* or one value per partition",
+                 cat(cat({{"op0", OFF(DveTensorScalarOp, op0), FieldKind::U8},
+                          {"op1", OFF(DveTensorScalarOp, op1), FieldKind::U8},
+                          {"reverse0", OFF(DveTensorScalarOp, reverse0), FieldKind::U8},
+                          {"reverse1", OFF(DveTensorScalarOp, reverse1), FieldKind::U8}},
+                         cat(tensor("src", OFF(DveTensorScalarOp, src), 2), tensor("dst", OFF(DveTensorScalarOp, dst), 2))),
+                     {{"imm0", OFF(DveTensorScalarOp, imm0), FieldKind::F32},
+                      {"imm1", OFF(DveTensorScalarOp, imm1), FieldKind::F32},
+                      {"operand0", OFF(DveTensorScalarOp, operand0_addr), FieldKind::Addr4},
+                      {"operand1", OFF(DveTensorScalarOp, operand1_addr), FieldKind::Addr4},
+                      {"in_dtype", OFF(DveTensorScalarOp, in_dtype), FieldKind::U8},
+                      {"out_dtype", OFF(DveTensorScalarOp, out_dtype), FieldKind::U8},
+                      {"operand_dtype", OFF(DveTensorScalarOp, operand_dtype), FieldKind::U8},
+                      {"num_active_channels", OFF(DveTensorScalarOp, num_active_channels), FieldKind::U8},
+                      {"operand0_src", OFF(DveTensorScalarOp, operand0_src), FieldKind::U8},
+                      {"operand1_src", OFF(DveTensorScalarOp, operand1_src), FieldKind::U8}})});
+    t.push_back({kDveTensorReduce, "tensor_reduce", kOnDve, "VectorE: dst[p] = reduce_op over src's free elements, in element order (negate: of the result)",
+                 dve_unary({{"reduce_op", OFF(DveUnaryOp, reduce_op), FieldKind::U8}, {"negate", OFF(DveUnaryOp, negate), FieldKind::U8}}, true, false)});
+    t.push_back({kDveTensorCopy, "tensor_copy", kOnDve, "VectorE: dst = src, converted between element types", dve_unary({}, true, false)});
+    t.push_back({kDveMemset, "memset", kOnDve, "VectorE: every dst element = imm0 (an fp32 bit pattern: value=)",
+                 dve_unary({{"value", OFF(DveUnaryOp, imm0), FieldKind::F32}}, false, false)});
+    t.push_back({kDveIota, "iota", kOnDve, "VectorE: dst[p][i] = base + p * partition_step + i * step (int32 fields)",
+                 dve_unary({{"base", OFF(DveUnaryOp, imm0), FieldKind::U32},
+                            {"partition_step", OFF(DveUnaryOp, imm1), FieldKind::U32},
+                            {"step", OFF(DveUnaryOp, imm2), FieldKind::U32}},
+                           false, false)});
+    t.push_back({kDveReciprocal, "reciprocal", kOnDve, "VectorE: dst = 1 / src (IEEE division)", dve_unary({}, true, false)});
+    t.push_back({kDveTranspose, "transpose", kOnDve, "VectorE: dst[j][p] = src[p][j], a block of at most 32 x 32", dve_unary({}, true, false)});
     t.push_back({kSync, "sync", kOnAll, "semaphore wait and/or update only (EventSemaphore)", {}});
     t.push_back({kHalt, "halt", kOnAll, "end of this engine's stream (the rest is not executed)", {}});
     t.push_back({kDmaCopy,
                  "copy",
-                 kOnAll,
+                 kOnAct | kOnPool | kOnDma,  // (VectorE triggers no DMA here)
                  "DMA copy of `partitions` rows of `bytes` (neuronsim's descriptor); on act/pool a DGE trigger",
                  {{"src", OFF(DmaCopyOp, src_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, src_addr)},
                   {"dst", OFF(DmaCopyOp, dst_space), FieldKind::SpaceAddr, 1, OFF(DmaCopyOp, dst_addr)},
@@ -244,6 +292,7 @@ StreamName parse_stream_name(const std::string& e) {
     StreamName n;
     if (e == "act"sv) n.cls = kOnAct;
     else if (e == "pool"sv) n.cls = kOnPool;
+    else if (e == "dve"sv) n.cls = kOnDve;
     else if (e.rfind("dma", 0) == 0) {
         const auto dot = e.find('.');
         const std::string eng = e.substr(3, dot == std::string::npos ? std::string::npos : dot - 3);

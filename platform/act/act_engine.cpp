@@ -35,15 +35,12 @@ using model::isa::Region;
 using model::fp::hex2;
 
 void ActEngine::bind(CoreMemories& m) {
-    sbuf.socket().bind(m.sbuf.socket);
-    psum.socket().bind(m.psum.socket);
+    DatapathEngine::bind(m);
     m.dma.act_tables.socket().bind(tables_->socket);
 }
 
 ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
-    : Engine(name, "act", ctx, source, ctx.config().act.clock_ghz),
-      sbuf("sbuf_socket", "SBUF"),
-      psum("psum_socket", "PSUM"),
+    : DatapathEngine(name, "act", ctx, source, ctx.config().act.clock_ghz),
       tables_(std::make_unique<ActTables>("act_tables", ctx.config().act.tables)),
       acc_(ctx.config().memory.partitions, 0.0f) {
     timing_.cfg = &ctx.config().act;
@@ -51,15 +48,6 @@ ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, Instructi
 }
 
 ActEngine::~ActEngine() = default;
-
-uint8_t* ActEngine::memory(MemSpace s) {
-    const Config& c = ctx_.config();
-    TlmPort& port = s == MemSpace::Sbuf ? sbuf : psum;
-    const uint64_t size = uint64_t{c.memory.partitions} * (s == MemSpace::Sbuf ? c.memory.sbuf_bytes_per_partition : c.memory.psum_bytes_per_partition());
-    uint8_t* p = port.direct(0, size);
-    if (!p) throw Error(port.what() + " did not grant DMI over its " + std::to_string(size) + " bytes; the ACT engine streams tensors through DMI");
-    return p;
-}
 
 bool ActEngine::execute(const Bundle& b, uint64_t index) {
     const uint8_t op = b.opcode();
@@ -79,41 +67,13 @@ bool ActEngine::execute(const Bundle& b, uint64_t index) {
 }
 
 void ActEngine::reset_state() {
-    Engine::reset_state();
-    pending_.clear();
-    pipe_ = ActPipeline{};
+    DatapathEngine::reset_state();
     pending_switch_ = nullptr;
     if (tables_loading_) {  // the abandoned load may have written part of the tables: no set is resident
         tables_loading_ = false;
         tables_->set_resident("", 0, {});
         tables_loaded_.notify(sc_core::SC_ZERO_TIME);
     }
-}
-
-sc_core::sc_time ActEngine::results_ready(const std::vector<Region>& reads, bool any, sc_core::sc_time at) {
-    at = std::max(at, now());
-    pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.end <= now(); }), pending_.end());
-    for (const Pending& p : pending_)
-        if ((model::isa::any_overlap(p.writes, reads) || (any && model::isa::any_overlap(p.reads, reads))) && p.end > at) {
-            at = p.end;
-            detail_.producer = &label();
-            detail_.producer_index = p.index;
-        }
-    return at;
-}
-
-void ActEngine::issue(const ActTiming::Stages& st, std::vector<Region> reads, std::vector<Region> writes) {
-    const sc_core::sc_time earliest = results_ready(reads, false);
-    uint64_t ps[4];
-    for (int k = 0; k < 4; ++k) ps[k] = cycles(static_cast<double>(st.cycles[k])).value();
-    const ActPipeline::Slot s = pipe_.issue(earliest.value(), ps);
-    const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS);
-    if (start > now()) hold(start - now());
-    detail_.start = now();
-    detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
-    seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
-    note_access(reads, writes);
-    pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
 }
 
 void ActEngine::dge_copy(const Bundle& b, uint64_t index) {
@@ -131,7 +91,7 @@ void ActEngine::dge_copy(const Bundle& b, uint64_t index) {
         return r;
     };
     const sc_core::sc_time earliest = results_ready(rows(t.dst), true, results_ready(rows(t.src), false));
-    const ActPipeline::Slot s = pipe_.sequencer(earliest.value(), sc_core::sc_time(c.act.hwdge_ns, sc_core::SC_NS).value());
+    const StagePipeline::Slot s = pipe_.sequencer(earliest.value(), sc_core::sc_time(c.act.hwdge_ns, sc_core::SC_NS).value());
     const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS), generated(static_cast<double>(s.end), sc_core::SC_PS);
     if (start > now()) hold(start - now());
     detail_.start = start;

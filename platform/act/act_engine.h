@@ -27,18 +27,17 @@
 #include "model/pwp/fast_eval.h"
 #include "platform/act/act_tables.h"
 #include "platform/act/act_timing.h"
-#include "platform/core/engine.h"
+#include "platform/core/datapath_engine.h"
 #include "platform/tlm/tlm_port.h"
 
 namespace neuronsim::platform {
 
 struct Pattern;  // a validated tensor operand (act_operand.h)
 
-class ActEngine : public Engine {
+class ActEngine : public DatapathEngine {
 public:
-    // Its memories: SBUF and PSUM through `sbuf` and `psum` (DMI: the engine streams whole
-    // tensors), its own table memory (`tables`, a child module the DMA writes).
-    TlmPort sbuf, psum;
+    // Its memories: SBUF and PSUM (DatapathEngine's sbuf, psum), its own table memory
+    // (`tables`, a child module the DMA writes).
 
     ActEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source);
     ~ActEngine() override;
@@ -55,14 +54,8 @@ private:
     void load_set(const model::isa::Bundle& b, uint64_t index);
     void dge_copy(const model::isa::Bundle& b, uint64_t index);
     void check_loaded_image(const std::string& name) const;
-    // A datapath instruction enters the pipeline once the ACT instructions in flight whose
-    // results it reads have completed; waits until it issues (then its data is read).
-    void issue(const ActTiming::Stages& st, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);
     // A table load in flight: instructions that use the tables (or load them) wait for it.
     void wait_for_tables();
-    // The latest completion of an in-flight instruction whose writes overlap `reads` (or, with
-    // `any`, whose reads or writes overlap `reads`), and `at`: the instruction's earliest issue.
-    sc_core::sc_time results_ready(const std::vector<model::isa::Region>& reads, bool any, sc_core::sc_time at = sc_core::SC_ZERO_TIME);
     void activate(const model::isa::Bundle& b);
     void activate_quantize(const model::isa::Bundle& b);
     void activate2(const model::isa::Bundle& b);
@@ -105,21 +98,10 @@ private:
     void start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out,
                          std::vector<model::isa::Region> pointer_reads);
 
-    uint8_t* memory(model::isa::MemSpace s);  // the DMI view of SBUF or PSUM
-
     std::unique_ptr<ActTables> tables_;
     std::unique_ptr<model::WorkerPool> pool_;  // run.host_threads: Activate's partitions
     std::vector<float> acc_;
     ActTiming timing_;
-    ActPipeline pipe_;
-    // Datapath instructions in flight: what they read and write, until they complete.
-    struct Pending {
-        sc_core::sc_time end;
-        uint64_t index;
-        std::vector<model::isa::Region> reads, writes;
-    };
-    std::vector<Pending> pending_;
-    uint64_t index_now_ = 0;  // the instruction execute() works on
     bool tables_loading_ = false;  // a LoadActFuncSet's DMA is in flight ...
     uint64_t loading_index_ = 0;  // ... for this instruction
     sc_core::sc_event tables_loaded_;

@@ -117,7 +117,7 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
         detail_.producer = &label();
         detail_.producer_index = pending_.back().index;
     }
-    const ActPipeline::Slot s = pipe_.sequencer(std::max(drained, now()).value(), cycles(ctx_.config().act.static_overhead_cycles).value());
+    const StagePipeline::Slot s = pipe_.sequencer(std::max(drained, now()).value(), cycles(ctx_.config().act.static_overhead_cycles).value());
     const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS), issued(static_cast<double>(s.end), sc_core::SC_PS);
     if (start > now()) hold(start - now());
     detail_.start = start;

@@ -12,6 +12,7 @@
 
 #include "model/fp/dtype.h"
 #include "platform/config.h"
+#include "platform/core/stage_pipeline.h"
 
 namespace neuronsim::platform {
 
@@ -28,9 +29,7 @@ struct ActTiming {
         return std::max<uint64_t>(s, cfg->min_ii_cycles);
     }
     // The four stages' cycles of an Activate / ActivateQuantize / Activate2, and of a ReadAccumulator.
-    struct Stages {
-        uint64_t cycles[4];
-    };
+    using Stages = StageCycles;
     Stages compute(uint64_t elements_per_partition, model::fp::Dtype in, model::fp::Dtype out, bool strided) const {
         return {
             {cfg->static_overhead_cycles, cfg->access_startup_cycles, stream_cycles(elements_per_partition, in, out, strided), cfg->pipeline_latency_cycles}};
@@ -40,37 +39,6 @@ struct ActTiming {
     }
 };
 
-// The four stages' state: when each takes its next instruction.
-class ActPipeline {
-public:
-    struct Slot {
-        uint64_t start = 0;  // enters the first stage (issues)
-        uint64_t moved_on = 0;  // leaves the first stage: the sequencer is free
-        uint64_t end = 0;  // leaves the last stage (its results are committed)
-    };
-    // An instruction that may enter the first stage from `earliest`, with its stages' times.
-    Slot issue(uint64_t earliest, const uint64_t (&ps)[4]) {
-        const uint64_t start = std::max(earliest, free_[0]);
-        uint64_t at = start;
-        for (int k = 0; k < 4; ++k) {
-            at = std::max(at, free_[k]);  // stage k takes it ...
-            if (k) free_[k - 1] = at;  // ... which frees stage k-1
-            at += ps[k];
-        }
-        free_[3] = at;
-        return {start, free_[0], at};
-    }
-    // The sequencer alone, for `ps` (a DGE trigger, a table load's issue).
-    Slot sequencer(uint64_t earliest, uint64_t ps) {
-        const uint64_t start = std::max(earliest, free_[0]);
-        free_[0] = start + ps;
-        return {start, start + ps, start + ps};
-    }
-    // Everything issued has left the pipeline.
-    uint64_t drained() const { return free_[3]; }
-
-private:
-    uint64_t free_[4] = {0, 0, 0, 0};
-};
+using ActPipeline = StagePipeline;
 
 }  // namespace neuronsim::platform

@@ -139,6 +139,22 @@ CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
             const double cyc = 150.0 + static_cast<double>(s.n);
             return {cyc / c.gpsimd.clock_ghz, "nki.isa GpSimd: 150+N cycles at " + num(c.gpsimd.clock_ghz) + " GHz, N=" + std::to_string(s.n)};
         }
+        case kDveTensorTensor:
+        case kDveTensorScalar:
+        case kDveTensorReduce:
+        case kDveTensorCopy:
+        case kDveMemset:
+        case kDveIota:
+        case kDveReciprocal:
+        case kDveTranspose: {
+            // VectorE: about N cycles per input, 2N with two, reciprocal max(MIN_II, 8N)
+            // (public-figures §3, §1.4), plus the static and access overheads as for ScalarE;
+            // no performance mode (the documents' baseline).
+            const uint64_t k = s.opcode == kDveTensorTensor ? 2 : s.opcode == kDveReciprocal ? 8 : 1;
+            const double cyc = static_cast<double>(std::max<uint64_t>(64, k * s.n)) + 160;
+            return {cyc / c.vector.clock_ghz, "nki.isa VectorE: max(64," + (k > 1 ? std::to_string(k) + "*" : std::string()) + "N)+160 cycles at " +
+                                                  num(c.vector.clock_ghz) + " GHz, N=" + std::to_string(s.n)};
+        }
         default: return {};
     }
 }

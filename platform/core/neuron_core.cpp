@@ -261,11 +261,13 @@ void Queue::done(bool halt) {
     if (halted || (head == tail && pending.empty() && completed == fetched)) dev.mark_drained(index);
 }
 
-// The queue a stream name rings: 0 act, 1 pool, then each engine's DMA queues, then the spread ones.
+// The queue a stream name rings: 0 act, 1 pool, then each engine's DMA queues, then the spread
+// ones, then dve (last, so that the earlier queues keep their numbers).
 uint32_t NeuronCoreDevice::queue_index(const Config& c, const std::string& stream) {
     const model::isa::StreamName n = model::isa::parse_stream_name(stream);
     if (n.cls == model::isa::kOnAct) return 0;
     if (n.cls == model::isa::kOnPool) return 1;
+    if (n.cls == model::isa::kOnDve) return 2 + (c.dma.engines + 1) * c.dma.queues_per_engine;
     if (n.cls == model::isa::kOnDma) {
         if (n.spread) {
             if (n.dma_queue >= c.dma.queues_per_engine)
@@ -278,7 +280,7 @@ uint32_t NeuronCoreDevice::queue_index(const Config& c, const std::string& strea
                         c.generation.name + " has " + std::to_string(c.dma.engines) + " engines x " + std::to_string(c.dma.queues_per_engine) + " queues");
         return 2 + n.dma_engine * c.dma.queues_per_engine + n.dma_queue;
     }
-    throw Error("'" + stream + "' is not a stream name (act, pool, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
+    throw Error("'" + stream + "' is not a stream name (act, pool, dve, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
 }
 
 NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceOptions& o)
@@ -307,13 +309,14 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
     dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
-    // One queue and one engine per stream the core can run: ACT, POOL and every DMA queue.
+    // One queue and one engine per stream the core can run: ACT, POOL, every DMA queue, VectorE.
     std::vector<std::pair<std::string, uint32_t>> labels = {{"act", 0}, {"pool", 1}};
     for (uint32_t e = 0; e < cfg.dma.engines; ++e)
         for (uint32_t q = 0; q < cfg.dma.queues_per_engine; ++q)
             labels.push_back({"dma" + std::to_string(e) + (q ? "." + std::to_string(q) : ""), 2 + e * cfg.dma.queues_per_engine + q});
     for (uint32_t q = 0; q < cfg.dma.queues_per_engine; ++q)  // spread over the engines
         labels.push_back({"dma." + std::to_string(q), 2 + cfg.dma.engines * cfg.dma.queues_per_engine + q});
+    labels.push_back({"dve", NeuronCoreDevice::queue_index(cfg, "dve")});
     queues.resize(labels.size());
     for (const auto& [label, q] : labels) queues[q] = std::make_unique<Queue>(*this, q, label);
     for (const std::string& name : o.queues) {
@@ -328,7 +331,8 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
     for (const auto& [label, q] : labels) {
         const model::isa::StreamName n = model::isa::parse_stream_name(label);
         // A DMA queue no doorbell reaches has no engine at all (an idle one reports nothing);
-        // ACT and POOL always exist: the table memory and their stats are the core's.
+        // ACT, POOL and VectorE always exist (the table memory and ACT's and POOL's stats are
+        // the core's; VectorE reports only when it ran).
         if (n.cls == model::isa::kOnDma && !runs_queue(label)) continue;
         EngineSpec spec{label, n.spread ? -1 : static_cast<int>(n.dma_engine), n.dma_queue};
         engines.push_back(make_engine(n.cls, spec, *this, *queues[q]));
@@ -727,6 +731,7 @@ std::string NeuronCoreDevice::stats_json() const {
     for (const auto& e : impl_->engines) {
         if (e->label() == "act") d.act = &e->busy_spans();
         if (e->label() == "pool") d.pool = &e->busy_spans();
+        if (e->label() == "dve" && e->instructions()) d.dve = &e->busy_spans();
     }
     d.dma = impl_->dma_->busy_union();
     d.simulated_ps = window.value();

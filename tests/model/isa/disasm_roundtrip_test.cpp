@@ -49,6 +49,7 @@ bool covered(const OpcodeInfo& info, int byte) {
 const char* engine_for(uint32_t engines) {
     if (engines & kOnAct) return "act";
     if (engines & kOnPool) return "pool";
+    if (engines & kOnDve) return "dve";
     return "dma2.1";
 }
 

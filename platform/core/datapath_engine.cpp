@@ -1,0 +1,62 @@
+#include "platform/core/datapath_engine.h"
+
+#include <algorithm>
+
+#include "model/common/error.h"
+#include "platform/tlm/memory.h"
+
+namespace neuronsim::platform {
+
+using model::isa::MemSpace;
+using model::isa::Region;
+
+DatapathEngine::DatapathEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, double clock_ghz)
+    : Engine(name, label, ctx, source, clock_ghz), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM") {}
+
+void DatapathEngine::bind(CoreMemories& m) {
+    sbuf.socket().bind(m.sbuf.socket);
+    psum.socket().bind(m.psum.socket);
+}
+
+uint8_t* DatapathEngine::memory(MemSpace s) {
+    const Config& c = ctx_.config();
+    TlmPort& port = s == MemSpace::Sbuf ? sbuf : psum;
+    const uint64_t size = uint64_t{c.memory.partitions} * (s == MemSpace::Sbuf ? c.memory.sbuf_bytes_per_partition : c.memory.psum_bytes_per_partition());
+    uint8_t* p = port.direct(0, size);
+    if (!p) throw Error(port.what() + " did not grant DMI over its " + std::to_string(size) + " bytes; the " + label() + " engine streams tensors through DMI");
+    return p;
+}
+
+void DatapathEngine::reset_state() {
+    Engine::reset_state();
+    pending_.clear();
+    pipe_ = StagePipeline{};
+}
+
+sc_core::sc_time DatapathEngine::results_ready(const std::vector<Region>& reads, bool any, sc_core::sc_time at) {
+    at = std::max(at, now());
+    pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.end <= now(); }), pending_.end());
+    for (const Pending& p : pending_)
+        if ((model::isa::any_overlap(p.writes, reads) || (any && model::isa::any_overlap(p.reads, reads))) && p.end > at) {
+            at = p.end;
+            detail_.producer = &label();
+            detail_.producer_index = p.index;
+        }
+    return at;
+}
+
+void DatapathEngine::issue(const StageCycles& st, std::vector<Region> reads, std::vector<Region> writes) {
+    const sc_core::sc_time earliest = results_ready(reads, false);
+    uint64_t ps[4];
+    for (int k = 0; k < 4; ++k) ps[k] = cycles(static_cast<double>(st.cycles[k])).value();
+    const StagePipeline::Slot s = pipe_.issue(earliest.value(), ps);
+    const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS);
+    if (start > now()) hold(start - now());
+    detail_.start = now();
+    detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
+    seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
+    note_access(reads, writes);
+    pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
+}
+
+}  // namespace neuronsim::platform

@@ -1,0 +1,48 @@
+#pragma once
+// What the datapath engines (ACT, VectorE) share: the four-stage pipeline (stage_pipeline.h)
+// and the instructions in flight with the regions they read and write. An instruction enters
+// the pipeline once the in-flight instructions whose results it reads have completed
+// (docs/timing-model.md), so independent instructions overlap and dependent ones show their
+// whole latency.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/isa/address.h"
+#include "model/isa/region.h"
+#include "platform/core/engine.h"
+#include "platform/core/stage_pipeline.h"
+#include "platform/tlm/tlm_port.h"
+
+namespace neuronsim::platform {
+
+class DatapathEngine : public Engine {
+public:
+    // SBUF and PSUM through DMI: the engine streams whole tensors.
+    TlmPort sbuf, psum;
+
+    DatapathEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, double clock_ghz);
+    void bind(CoreMemories& m) override;  // sbuf and psum
+    void reset_state() override;  // and the pipeline, the instructions in flight
+
+protected:
+    // Enters the pipeline once the instructions in flight whose results it reads have
+    // completed; waits until it issues (then its data may be read), and fills detail_.
+    void issue(const StageCycles& st, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);
+    // The latest completion of an in-flight instruction whose writes overlap `reads` (or, with
+    // `any`, whose reads or writes overlap `reads`), and `at`: the instruction's earliest issue.
+    sc_core::sc_time results_ready(const std::vector<model::isa::Region>& reads, bool any, sc_core::sc_time at = sc_core::SC_ZERO_TIME);
+
+    uint8_t* memory(model::isa::MemSpace s);  // the DMI view of SBUF or PSUM
+
+    StagePipeline pipe_;
+    struct Pending {
+        sc_core::sc_time end;
+        uint64_t index;
+        std::vector<model::isa::Region> reads, writes;
+    };
+    std::vector<Pending> pending_;  // issued and not yet completed
+    uint64_t index_now_ = 0;  // the instruction execute() works on (set by the subclass)
+};
+
+}  // namespace neuronsim::platform
