@@ -167,6 +167,7 @@ std::string config_fields_markdown() {
         {"act", "the Activation engine (ScalarE): clock, rates, pipeline stages, table memory and table loads"},
         {"gpsimd", "the GpSimd engine (POOL): clock, firmware dispatch, the CPTC decode kernels"},
         {"vector", "the Vector engine (VectorE, DVE): clock, pipeline stages, performance modes"},
+        {"tensor", "the Tensor engine (TensorE, PE): clock, initiation interval, dtype rates, PSUM banks"},
         {"dma", "the DMA engines and queues"},
         {"sync", "semaphores and the Sync engine that sequences the DMA queue streams"},
         {"run", "the run's limits and budgets, and the host threads"},

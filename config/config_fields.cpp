@@ -349,7 +349,7 @@ std::vector<ConfigField> make_table() {
         t.push_back(std::move(f));
     }
     t.push_back(number<double>("vector.clock_ghz", NS_FIELD(vector.clock_ghz), 0.01, 100, "GHz", "VectorE clock",
-                               "0.96 (v3), 1.2 (v4) [P] §0; MAVERICK 1.2 [A] as v4"));
+                               "1.12 (v2), 0.96 (v3), 1.2 (v4) [P] §0; MAVERICK 1.2 [A] as v4"));
     t.push_back(number<u32>("vector.static_overhead_cycles", NS_FIELD(vector.static_overhead_cycles), 0, big, "cycles", "fixed instruction overhead",
                             "100 [P] §1.4 (the Vector cost model)"));
     t.push_back(number<u32>("vector.min_ii_cycles", NS_FIELD(vector.min_ii_cycles), 0, big, "cycles", "minimum initiation interval", "64 [P] §3"));
@@ -360,15 +360,33 @@ std::vector<ConfigField> make_table() {
     t.push_back(number<u32>("vector.strided_slowdown", NS_FIELD(vector.strided_slowdown), 1, 64, "x",
                             "slowdown when an innermost stride is >= 16 bytes (outside a performance mode)", "2 [P] §1.4"));
     t.push_back(number<u32>("vector.copy_speedup_contiguous", NS_FIELD(vector.copy_speedup_contiguous), 1, 64, "x",
-                            "tensor_copy and tensor_scalar with 16-bit input and output, every operand contiguous", "4 on v3+ [P] §3"));
-    t.push_back(
-        number<u32>("vector.copy_speedup_strided", NS_FIELD(vector.copy_speedup_strided), 1, 64, "x", "... with an operand strided", "2 on v3+ [P] §3"));
+                            "tensor_copy and tensor_scalar with 16-bit input and output, every operand contiguous",
+                            "1 on v2 (no performance mode), 4 on v3+ [P] §3"));
+    t.push_back(number<u32>("vector.copy_speedup_strided", NS_FIELD(vector.copy_speedup_strided), 1, 64, "x", "... with an operand strided",
+                            "1 on v2, 2 on v3+ [P] §3"));
     t.push_back(number<u32>("vector.tensor_tensor_speedup", NS_FIELD(vector.tensor_tensor_speedup), 1, 64, "x", "tensor_tensor with 16-bit inputs and output",
-                            "2 on v3+ [P] §3 (stated for BF16; FP16 [A])"));
+                            "1 on v2, 2 on v3+ [P] §3 (stated for BF16; FP16 [A])"));
     t.push_back(flag("vector.fp8_perf_mode", NS_FIELD(vector.fp8_perf_mode), "fp8 counts with bf16/fp16 for the performance modes",
                      "v3 false, v4+ true (512 elements/cycle for BF16/FP16/FP8) [P] §0"));
     t.push_back(number<u32>("vector.reciprocal_cycles_per_element", NS_FIELD(vector.reciprocal_cycles_per_element), 1, 64, "cycles",
                             "reciprocal's streaming per element", "8 [P] §1.4 (max(MIN_II, 8N) on VectorE)"));
+    t.push_back(number<double>("tensor.clock_ghz", NS_FIELD(tensor.clock_ghz), 0.01, 100, "GHz", "TensorE clock",
+                               "2.8 (v2), 2.4 (v3, v4) [P] §0; MAVERICK 2.4 [A] as v4"));
+    t.push_back(number<u32>("tensor.access_startup_cycles", NS_FIELD(tensor.access_startup_cycles), 0, big, "cycles", "SBUF access start-up",
+                            "60 [A]: the NC-v2 SBUF/PSUM access figure of §1.4, not stated for TensorE"));
+    t.push_back(
+        number<u32>("tensor.min_ii_cycles", NS_FIELD(tensor.min_ii_cycles), 0, big, "cycles", "a matmul's initiation interval is max(N, this)", "64 [P] §3"));
+    t.push_back(number<u32>("tensor.pipeline_latency_cycles", NS_FIELD(tensor.pipeline_latency_cycles), 0, big, "cycles",
+                            "from the last moving column to the PSUM results committed",
+                            "64 [A]: no figure is public; at most min_ii, so that back-to-back matmuls keep the public interval max(N, 64)"));
+    t.push_back(number<u32>("tensor.fp32_slowdown", NS_FIELD(tensor.fp32_slowdown), 1, 64, "x", "fp32 inputs stream this many times slower",
+                            "4 [P] §3 (and §0: 23 vs 92, 20 vs 79 TFLOPS)"));
+    t.push_back(number<u32>("tensor.fp8_speedup", NS_FIELD(tensor.fp8_speedup), 1, 64, "x", "fp8 e4m3/e5m2 inputs stream this many times faster (e3m4 not)",
+                            "1 on v2 (cFP8 at 92 TFLOPS, as BF16), 2 on v3 (158 vs 79 TFLOPS, the double row), 1 on v4 (2x128 non-MX) [P] §0, §5"));
+    t.push_back(number<u32>("tensor.load_stationary_speedup", NS_FIELD(tensor.load_stationary_speedup), 1, 64, "x",
+                            "load_stationary of M columns takes max(M, min_ii) / this", "4 [P] §3 (\"up to 4x faster than MM\"; the best case taken [A])"));
+    t.push_back(number<u32>("tensor.psum_bank_bytes", NS_FIELD(tensor.psum_bank_bytes), 4, 1u << 20, "bytes",
+                            "a PSUM bank per partition; a matmul writes within one", "2048 [P] §0 (8 banks x 2 KiB)"));
     t.push_back(number<double>("run.skip_unknown_cost_ns", NS_FIELD(run.skip_unknown_cost_ns), 0, 1e9, "ns",
                                "time of an unmodelled opcode under `--skip-unknown`", "100 [A]"));
     t.push_back(number<u64>("run.max_elements_per_instruction", NS_FIELD(run.max_elements_per_instruction), 1, u64{1} << 40, "elements",

@@ -58,7 +58,7 @@ namespace derived {
 inline constexpr Stat act_utilisation{"act_utilisation", Unit::fraction, "ACT busy time over `simulated_ps`"};
 inline constexpr Stat pool_utilisation{"pool_utilisation", Unit::fraction, "POOL busy time over `simulated_ps`"};
 inline constexpr Stat dma_utilisation{"dma_utilisation", Unit::fraction, "time some DMA engine moved data, over `simulated_ps`"};
-inline constexpr Stat compute_busy_ps{"compute_busy_ps", Unit::ps, "time ACT, POOL or VectorE was busy (the union)"};
+inline constexpr Stat compute_busy_ps{"compute_busy_ps", Unit::ps, "time ACT, POOL, VectorE or TensorE was busy (the union)"};
 inline constexpr Stat dma_busy_ps{"dma_busy_ps", Unit::ps, "time some DMA engine moved data (the union of the engines' packets)"};
 inline constexpr Stat dma_compute_overlap_ps{"dma_compute_overlap_ps", Unit::ps, "time DMA moved data while ACT or POOL was busy"};
 inline constexpr Stat dma_hidden_fraction{"dma_hidden_fraction", Unit::fraction,
@@ -67,8 +67,8 @@ inline constexpr Stat act_table_load_share{"act_table_load_share", Unit::fractio
 inline constexpr Stat dma_gbps{"dma_gbps", Unit::gbps, "DMA bytes over `dma_busy_ps`: the bandwidth achieved while moving data (0 when none)"};
 inline constexpr Stat dma_peak_gbps{"dma_peak_gbps", Unit::gbps, "the NeuronCore's DMA bandwidth, all engines (`dma.aggregate_bytes_per_ns`)"};
 inline constexpr Stat dma_peak_fraction{"dma_peak_fraction", Unit::fraction, "`dma_gbps` over `dma_peak_gbps`"};
-inline constexpr Stat critical_engine{"critical_engine", Unit::none,
-                                      "the busiest of act, pool, dve and dma (\"none\" in an empty run): what bounds the run when its utilisation is near 1"};
+inline constexpr Stat critical_engine{
+    "critical_engine", Unit::none, "the busiest of act, pool, dve, pe and dma (\"none\" in an empty run): what bounds the run when its utilisation is near 1"};
 // The group in document order.
 inline constexpr const Stat* kAll[] = {&act_utilisation, &pool_utilisation,       &dma_utilisation,     &compute_busy_ps,
                                        &dma_busy_ps,     &dma_compute_overlap_ps, &dma_hidden_fraction, &act_table_load_share,

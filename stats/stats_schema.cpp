@@ -59,8 +59,8 @@ std::vector<Group> build() {
     add(core_group, "core.dma", dma::kAll);
     add(core_group, "core.derived", derived::kAll);
     out.push_back(std::move(core_group));
-    Group engines{"### Engines: `act`, `pool`, `dve` and each DMA queue",
-                  "`<engine>` below is `core.act`, `core.pool`, `core.dve` (when VectorE ran) or `core.queues.<stream>`.",
+    Group engines{"### Engines: `act`, `pool`, `dve`, `pe` and each DMA queue",
+                  "`<engine>` below is `core.act`, `core.pool`, `core.dve` (when VectorE ran), `core.pe` (when TensorE ran) or `core.queues.<stream>`.",
                   true,
                   {}};
     add(engines, "<engine>", engine::kAll);
@@ -104,7 +104,7 @@ const std::vector<Group>& schema() {
 }
 
 std::vector<Entry> stats_json_patterns() {
-    static const std::string_view kEngines[] = {"core.act", "core.pool", "core.dve", "core.queues.<stream>"};
+    static const std::string_view kEngines[] = {"core.act", "core.pool", "core.dve", "core.pe", "core.queues.<stream>"};
     std::vector<Entry> out;
     for (const Group& g : schema()) {
         if (!g.in_stats_json) continue;

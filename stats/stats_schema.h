@@ -29,7 +29,7 @@ struct Group {
 const std::vector<Group>& schema();
 
 // Every key pattern of stats.json with its record ("<engine>" expanded to core.act, core.pool
-// core.dve and core.queues.<stream>); a run's flattened keys ([<n>] for array elements) are among them.
+// core.dve, core.pe and core.queues.<stream>); a run's flattened keys ([<n>] for array elements) are among them.
 std::vector<Entry> stats_json_patterns();
 
 // The record of a key as the sweep flattens it (core.act.table_switches.0.from), or nullptr.

@@ -90,6 +90,16 @@ struct GpsimdConfig {
     std::map<uint32_t, uint32_t> cptc_routing;  // 3-bit CPTC value -> cptc_decode_impl<N>
 };
 
+// TensorE (docs/tensor-engine.md, docs/timing-model.md "TensorE"): access start-up, streaming
+// (max(N, min_ii) cycles for N moving columns, fp32 fp32_slowdown x, fp8 e4/e5 / fp8_speedup;
+// load_stationary that / load_stationary_speedup over M columns) and the array's drain.
+struct TensorConfig {
+    double clock_ghz{};
+    uint32_t access_startup_cycles{}, min_ii_cycles{}, pipeline_latency_cycles{};
+    uint32_t fp32_slowdown{}, fp8_speedup{}, load_stationary_speedup{};
+    uint32_t psum_bank_bytes{};  // a matmul's dst lies in one bank (one accumulation group)
+};
+
 // VectorE (docs/vector-engine.md, docs/timing-model.md "VectorE"): the same four stages as ACT
 // (static overhead, access start-up, streaming, drain); streaming is about N cycles per input
 // tensor, N elements per partition, at least min_ii, with the v3+ performance modes.
@@ -128,6 +138,7 @@ struct Config {
     ActConfig act;
     GpsimdConfig gpsimd;
     VectorConfig vector;
+    TensorConfig tensor;
     RunConfig run;
     DeviceConfig device;
     std::string source;  // where it came from, for messages (the preset and its layers)

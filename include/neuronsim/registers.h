@@ -10,7 +10,7 @@ namespace neuronsim::reg {
 inline constexpr uint64_t kMagic = 0x000;  // "NSIM" = 0x4d49534e
 inline constexpr uint64_t kVersion = 0x004;  // major << 16 | minor << 8 | patch
 inline constexpr uint64_t kNcVersion = 0x008;  // NeuronCore version 2..5
-inline constexpr uint64_t kNumQueues = 0x00c;  // instruction queues (3 + (DMA engines + 1) x queues per engine)
+inline constexpr uint64_t kNumQueues = 0x00c;  // instruction queues (4 + (DMA engines + 1) x queues per engine)
 inline constexpr uint64_t kGenerationName = 0x010;  // 16 bytes, NUL-padded ASCII ("MARIANA")
 inline constexpr uint32_t kMagicValue = 0x4d49534e;
 
@@ -61,8 +61,8 @@ inline constexpr uint64_t kRegisters = 0xc00;  // 256 x 32-bit engine registers 
 // Instruction queues: a block of 0x20 bytes per queue q at kQueues + q * kQueueStride.
 // Queue 0 is ACT, 1 is POOL, 2 + E * queues_per_engine + Q is DMA engine E queue Q (stream
 // dma<E>.<Q>: every transfer on engine E), 2 + engines * queues_per_engine + Q is queue Q spread
-// over the engines (stream dma.<Q>), and the last, 2 + (engines + 1) * queues_per_engine, is
-// VectorE (stream dve).
+// over the engines (stream dma.<Q>), then 2 + (engines + 1) * queues_per_engine is VectorE
+// (stream dve) and the last, one more, TensorE (stream pe).
 inline constexpr uint64_t kQueues = 0x1000;
 inline constexpr uint64_t kQueueStride = 0x20;
 // BASE and SIZE are written only while the queue is idle; a value outside the rule is refused.

@@ -162,6 +162,24 @@ struct DveUnaryOp {
     uint8_t in_dtype, out_dtype, num_active_channels;
     uint8_t reserved1[9];
 };
+// TensorE (docs/tensor-engine.md): neuronsim's layouts, as for VectorE. load_stationary holds a
+// K x M tile (K = num_active_channels partitions, M <= 128 elements each) in the array;
+// matmul streams a K x N moving tile (N <= 512) through it into M PSUM partitions x N fp32,
+// starting the accumulation group (start 1: from +0) or adding to it (start 0).
+struct PeLoadStationaryOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t in_dtype, num_active_channels, reserved0[2];
+    Tensor2D src;
+    uint8_t reserved1[36];
+};
+struct PeMatmulOp {
+    Header header;
+    uint8_t events[8];
+    uint8_t in_dtype, num_active_channels, start, reserved0;
+    Tensor2D moving, dst;
+    uint8_t reserved1[24];
+};
 #pragma pack(pop)
 
 static_assert(sizeof(Tensor1D) == 8 && sizeof(Tensor2D) == 12 && sizeof(Tensor3D) == 16);
@@ -188,9 +206,13 @@ static_assert(sizeof(DveTensorScalarOp) == 64 && offsetof(DveTensorScalarOp, src
               offsetof(DveTensorScalarOp, operand0_addr) == 48 && offsetof(DveTensorScalarOp, in_dtype) == 56 &&
               offsetof(DveTensorScalarOp, operand0_src) == 60);
 static_assert(sizeof(DveUnaryOp) == 64 && offsetof(DveUnaryOp, src) == 16 && offsetof(DveUnaryOp, imm0) == 40 && offsetof(DveUnaryOp, in_dtype) == 52);
+static_assert(sizeof(PeLoadStationaryOp) == 64 && offsetof(PeLoadStationaryOp, src) == 16);
+static_assert(sizeof(PeMatmulOp) == 64 && offsetof(PeMatmulOp, moving) == 16 && offsetof(PeMatmulOp, dst) == 28);
 static_assert(sizeof(ControlOp) == 64 && sizeof(DmaCopyOp) == 64 && offsetof(DmaCopyOp, src_addr) == 16 && offsetof(DmaCopyOp, bytes) == 32);
 
 enum Opcode : uint8_t {
+    kPeLoadStationary = 0x01,  // TensorE: two of CAYMAN's matmul-band codes {0x01, 0x02, 0x03, 0x06,
+    kPeMatmul = 0x02,  // 0x07} (§J.3); which code is which is not public (neuronsim's choice)
     kActivate = 0x21,
     kActivateQuantize = 0x22,
     kTableLoad = 0x23,

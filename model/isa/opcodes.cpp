@@ -156,6 +156,17 @@ std::vector<OpcodeInfo> build() {
                            false, false)});
     t.push_back({kDveReciprocal, "reciprocal", kOnDve, "VectorE: dst = 1 / src (IEEE division)", dve_unary({}, true, false)});
     t.push_back({kDveTranspose, "transpose", kOnDve, "VectorE: dst[j][p] = src[p][j], a block of at most 32 x 32", dve_unary({}, true, false)});
+    // TensorE (docs/tensor-engine.md).
+    t.push_back({kPeLoadStationary, "load_stationary", kOnPe, "TensorE: hold src (K partitions x M <= 128 elements) as the stationary tile",
+                 cat({{"in_dtype", OFF(PeLoadStationaryOp, in_dtype), FieldKind::U8},
+                      {"num_active_channels", OFF(PeLoadStationaryOp, num_active_channels), FieldKind::U8}},
+                     tensor("src", OFF(PeLoadStationaryOp, src), 2))});
+    t.push_back({kPeMatmul, "matmul", kOnPe, "TensorE: dst (M PSUM partitions x N fp32) (+)= stationary^T x moving (K x N <= 512); start 1 begins the group",
+                 cat(cat({{"in_dtype", OFF(PeMatmulOp, in_dtype), FieldKind::U8},
+                          {"num_active_channels", OFF(PeMatmulOp, num_active_channels), FieldKind::U8},
+                          {"start", OFF(PeMatmulOp, start), FieldKind::U8}},
+                         tensor("moving", OFF(PeMatmulOp, moving), 2)),
+                     tensor("dst", OFF(PeMatmulOp, dst), 2))});
     t.push_back({kSync, "sync", kOnAll, "semaphore wait and/or update only (EventSemaphore)", {}});
     t.push_back({kHalt, "halt", kOnAll, "end of this engine's stream (the rest is not executed)", {}});
     t.push_back({kDmaCopy,
@@ -293,6 +304,7 @@ StreamName parse_stream_name(const std::string& e) {
     if (e == "act"sv) n.cls = kOnAct;
     else if (e == "pool"sv) n.cls = kOnPool;
     else if (e == "dve"sv) n.cls = kOnDve;
+    else if (e == "pe"sv) n.cls = kOnPe;
     else if (e.rfind("dma", 0) == 0) {
         const auto dot = e.find('.');
         const std::string eng = e.substr(3, dot == std::string::npos ? std::string::npos : dot - 3);

@@ -36,7 +36,7 @@ struct Field {
     uint16_t offset2 = 0;
 };
 
-enum EngineMask : uint32_t { kOnAct = 1, kOnPool = 2, kOnDma = 4, kOnDve = 8, kOnAll = 15 };
+enum EngineMask : uint32_t { kOnAct = 1, kOnPool = 2, kOnDma = 4, kOnDve = 8, kOnPe = 16, kOnAll = 31 };
 
 struct OpcodeInfo {
     uint8_t opcode;
@@ -69,11 +69,11 @@ std::optional<TensorOperand> tensor_operand(const OpcodeInfo& op, const Bundle& 
 // function (Activate, ActivateQuantize, Activate2, and any later one of the kind).
 bool is_activation(const OpcodeInfo& op);
 
-// Engine stream names: "act", "pool", "dve", "dma<E>", "dma<E>.<Q>", "dma" or "dma.<Q>". Returns the
+// Engine stream names: "act", "pool", "dve", "pe", "dma<E>", "dma<E>.<Q>", "dma" or "dma.<Q>". Returns the
 // mask class or 0.
 uint32_t engine_class(const std::string& engine);
 
-// A stream's name: "act", "pool", "dve", "dma<E>" (queue 0) or "dma<E>.<Q>" (every transfer on DMA
+// A stream's name: "act", "pool", "dve", "pe", "dma<E>" (queue 0) or "dma<E>.<Q>" (every transfer on DMA
 // engine E), "dma" (queue 0) or "dma.<Q>" (transfers spread over the engines by partition);
 // cls 0 when it is none.
 struct StreamName {

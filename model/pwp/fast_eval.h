@@ -15,19 +15,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "model/common/simd_level.h"
 #include "model/pwp/flat_table.h"
 #include "model/pwp/profile.h"
 
 namespace neuronsim::model::pwp {
 
-enum class SimdLevel { Scalar = 0, Avx2 = 1, Avx512 = 2 };
-
-const char* simd_name(SimdLevel l);
-// The widest level this CPU runs.
-SimdLevel best_simd_level();
-// best_simd_level(), lowered by the environment variable NEURONSIM_SIMD=scalar|avx2|avx512
-// (never raised above what the CPU runs): tests and benchmarks pin a level with it.
-SimdLevel active_simd_level();
+using model::active_simd_level;
+using model::best_simd_level;
+using model::simd_name;
+using model::SimdLevel;
 
 // out[i] for every i < n; the indices the pass could not decide are written to `flagged`
 // (capacity n), in increasing order, and counted in the return value. out[i] of a flagged

@@ -155,6 +155,13 @@ CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
             return {cyc / c.vector.clock_ghz, "nki.isa VectorE: max(64," + (k > 1 ? std::to_string(k) + "*" : std::string()) + "N)+160 cycles at " +
                                                   num(c.vector.clock_ghz) + " GHz, N=" + std::to_string(s.n)};
         }
+        case kPeMatmul: {
+            // The compiler's K-only matmul estimator (hardware-facts §E), in its PE band's
+            // model cycles (freq 140 on v2, 120 on v3+): it sees neither N nor the dtype.
+            const double freq = c.generation.nc_version <= 2 ? 140 : 120;
+            return {std::floor((s.rows / 2.0 + 200) * 100 / freq),
+                    "compiler matmul: (K/2+200)*100/" + num(freq) + ", K=" + std::to_string(s.rows) + " (N and the dtype not counted)"};
+        }
         default: return {};
     }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/common/error.h"
+#include "model/fp/dtype.h"
 #include "platform/tlm/memory.h"
 
 namespace neuronsim::platform {
@@ -24,6 +25,13 @@ uint8_t* DatapathEngine::memory(MemSpace s) {
     const uint64_t size = uint64_t{c.memory.partitions} * (s == MemSpace::Sbuf ? c.memory.sbuf_bytes_per_partition : c.memory.psum_bytes_per_partition());
     uint8_t* p = port.direct(0, size);
     if (!p) throw Error(port.what() + " did not grant DMI over its " + std::to_string(size) + " bytes; the " + label() + " engine streams tensors through DMI");
+    return p;
+}
+
+Pattern DatapathEngine::tile(const char* what, const model::isa::Tensor2D& t, model::fp::Dtype d, uint32_t partitions) {
+    Pattern p = pattern(ctx_.config(), memory(model::isa::decode_addr4(t.start_addr).space), what, t.start_addr, t.step_elem, t.num_elem, 2,
+                        model::fp::dtype_bytes(d), partitions);
+    check_quadrant(what, p.partition, partitions);
     return p;
 }
 

@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "model/fp/dtype.h"
 #include "model/isa/address.h"
+#include "model/isa/layouts.h"
 #include "model/isa/region.h"
+#include "platform/act/act_operand.h"
 #include "platform/core/engine.h"
 #include "platform/core/stage_pipeline.h"
 #include "platform/tlm/tlm_port.h"
@@ -34,6 +37,9 @@ protected:
     sc_core::sc_time results_ready(const std::vector<model::isa::Region>& reads, bool any, sc_core::sc_time at = sc_core::SC_ZERO_TIME);
 
     uint8_t* memory(model::isa::MemSpace s);  // the DMI view of SBUF or PSUM
+    // A TENSOR2D operand over `partitions` partitions, checked against its memory and the
+    // start-partition rule.
+    Pattern tile(const char* what, const model::isa::Tensor2D& t, model::fp::Dtype d, uint32_t partitions);
 
     StagePipeline pipe_;
     struct Pending {

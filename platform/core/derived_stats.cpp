@@ -14,10 +14,11 @@ nlohmann::ordered_json derived_stats(const DerivedInputs& in) {
     const BusyIntervals& act = in.act ? *in.act : none;
     const BusyIntervals& pool = in.pool ? *in.pool : none;
     const BusyIntervals& dve = in.dve ? *in.dve : none;
-    const BusyIntervals compute = BusyIntervals::unite(BusyIntervals::unite(act, pool), dve);
+    const BusyIntervals& pe = in.pe ? *in.pe : none;
+    const BusyIntervals compute = BusyIntervals::unite(BusyIntervals::unite(BusyIntervals::unite(act, pool), dve), pe);
     const BusyIntervals overlap = BusyIntervals::intersect(in.dma, compute);
     const double sim = static_cast<double>(in.simulated_ps);
-    const uint64_t act_ps = act.total(), pool_ps = pool.total(), dve_ps = dve.total(), dma_ps = in.dma.total();
+    const uint64_t act_ps = act.total(), pool_ps = pool.total(), dve_ps = dve.total(), pe_ps = pe.total(), dma_ps = in.dma.total();
     uint64_t table_load_ps = 0, dma_bytes = 0;
     const nlohmann::ordered_json& core = *in.core;
     if (core.contains("act") && stats::has(core.at("act"), stats::act::table_load_ps)) table_load_ps = stats::get(core.at("act"), stats::act::table_load_ps);
@@ -37,7 +38,7 @@ nlohmann::ordered_json derived_stats(const DerivedInputs& in) {
     stats::put(o, d::dma_peak_fraction, ratio(gbps, in.dma_peak_bytes_per_ns));
     const char* critical = "none";
     uint64_t most = 0;
-    for (const auto& [name, ps] : {std::pair<const char*, uint64_t>{"act", act_ps}, {"pool", pool_ps}, {"dve", dve_ps}, {"dma", dma_ps}})
+    for (const auto& [name, ps] : {std::pair<const char*, uint64_t>{"act", act_ps}, {"pool", pool_ps}, {"dve", dve_ps}, {"pe", pe_ps}, {"dma", dma_ps}})
         if (ps > most) most = ps, critical = name;
     stats::put(o, d::critical_engine, critical);
     return o;

@@ -16,6 +16,7 @@ struct DerivedInputs {
     const BusyIntervals* act = nullptr;  // when ACT and POOL were busy (null: no such engine)
     const BusyIntervals* pool = nullptr;
     const BusyIntervals* dve = nullptr;  // VectorE (null: it ran nothing)
+    const BusyIntervals* pe = nullptr;  // TensorE (null: it ran nothing)
     BusyIntervals dma;  // when some DMA engine moved data
     uint64_t simulated_ps = 0;
     double dma_peak_bytes_per_ns = 0;

@@ -1,4 +1,4 @@
-// The registry of engines by stream class: the built-in ACT, POOL, VectorE and DMA-queue engines,
+// The registry of engines by stream class: the built-in ACT, POOL, VectorE, TensorE and DMA-queue engines,
 // listed here once (a static library would drop self-registering objects nobody references).
 #include <map>
 
@@ -7,6 +7,7 @@
 #include "platform/act/act_engine.h"
 #include "platform/core/engine.h"
 #include "platform/dve/dve_engine.h"
+#include "platform/pe/pe_engine.h"
 #include "platform/pool/pool_engine.h"
 
 namespace neuronsim::platform {
@@ -26,6 +27,10 @@ std::map<uint32_t, EngineFactory>& registry() {
         {model::isa::kOnDve,
          [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> {
              return std::make_unique<DveEngine>(s.label.c_str(), c, src);
+         }},
+        {model::isa::kOnPe,
+         [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> {
+             return std::make_unique<PeEngine>(s.label.c_str(), c, src);
          }},
         {model::isa::kOnDma,
          [](const EngineSpec& s, EngineContext& c, InstructionSource& src) -> std::unique_ptr<Engine> {

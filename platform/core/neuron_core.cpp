@@ -262,12 +262,13 @@ void Queue::done(bool halt) {
 }
 
 // The queue a stream name rings: 0 act, 1 pool, then each engine's DMA queues, then the spread
-// ones, then dve (last, so that the earlier queues keep their numbers).
+// ones, then dve and pe (last, so that the earlier queues keep their numbers).
 uint32_t NeuronCoreDevice::queue_index(const Config& c, const std::string& stream) {
     const model::isa::StreamName n = model::isa::parse_stream_name(stream);
     if (n.cls == model::isa::kOnAct) return 0;
     if (n.cls == model::isa::kOnPool) return 1;
     if (n.cls == model::isa::kOnDve) return 2 + (c.dma.engines + 1) * c.dma.queues_per_engine;
+    if (n.cls == model::isa::kOnPe) return 3 + (c.dma.engines + 1) * c.dma.queues_per_engine;
     if (n.cls == model::isa::kOnDma) {
         if (n.spread) {
             if (n.dma_queue >= c.dma.queues_per_engine)
@@ -280,7 +281,7 @@ uint32_t NeuronCoreDevice::queue_index(const Config& c, const std::string& strea
                         c.generation.name + " has " + std::to_string(c.dma.engines) + " engines x " + std::to_string(c.dma.queues_per_engine) + " queues");
         return 2 + n.dma_engine * c.dma.queues_per_engine + n.dma_queue;
     }
-    throw Error("'" + stream + "' is not a stream name (act, pool, dve, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
+    throw Error("'" + stream + "' is not a stream name (act, pool, dve, pe, dma<E>, dma<E>.<Q>, dma, dma.<Q>)");
 }
 
 NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceOptions& o)
@@ -309,7 +310,7 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
     dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
-    // One queue and one engine per stream the core can run: ACT, POOL, every DMA queue, VectorE.
+    // One queue and one engine per stream the core can run: ACT, POOL, every DMA queue, VectorE, TensorE.
     std::vector<std::pair<std::string, uint32_t>> labels = {{"act", 0}, {"pool", 1}};
     for (uint32_t e = 0; e < cfg.dma.engines; ++e)
         for (uint32_t q = 0; q < cfg.dma.queues_per_engine; ++q)
@@ -317,6 +318,7 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
     for (uint32_t q = 0; q < cfg.dma.queues_per_engine; ++q)  // spread over the engines
         labels.push_back({"dma." + std::to_string(q), 2 + cfg.dma.engines * cfg.dma.queues_per_engine + q});
     labels.push_back({"dve", NeuronCoreDevice::queue_index(cfg, "dve")});
+    labels.push_back({"pe", NeuronCoreDevice::queue_index(cfg, "pe")});
     queues.resize(labels.size());
     for (const auto& [label, q] : labels) queues[q] = std::make_unique<Queue>(*this, q, label);
     for (const std::string& name : o.queues) {
@@ -331,8 +333,8 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
     for (const auto& [label, q] : labels) {
         const model::isa::StreamName n = model::isa::parse_stream_name(label);
         // A DMA queue no doorbell reaches has no engine at all (an idle one reports nothing);
-        // ACT, POOL and VectorE always exist (the table memory and ACT's and POOL's stats are
-        // the core's; VectorE reports only when it ran).
+        // ACT, POOL, VectorE and TensorE always exist (the table memory and ACT's and POOL's
+        // stats are the core's; VectorE and TensorE report only when they ran).
         if (n.cls == model::isa::kOnDma && !runs_queue(label)) continue;
         EngineSpec spec{label, n.spread ? -1 : static_cast<int>(n.dma_engine), n.dma_queue};
         engines.push_back(make_engine(n.cls, spec, *this, *queues[q]));
@@ -732,6 +734,7 @@ std::string NeuronCoreDevice::stats_json() const {
         if (e->label() == "act") d.act = &e->busy_spans();
         if (e->label() == "pool") d.pool = &e->busy_spans();
         if (e->label() == "dve" && e->instructions()) d.dve = &e->busy_spans();
+        if (e->label() == "pe" && e->instructions()) d.pe = &e->busy_spans();
     }
     d.dma = impl_->dma_->busy_union();
     d.simulated_ps = window.value();

@@ -10,6 +10,7 @@
 #include "model/fp/bits.h"
 #include "model/isa/layouts.h"
 #include "platform/act/act_operand.h"
+#include "platform/core/pattern_rows.h"
 #include "platform/core/work_budget.h"
 
 namespace neuronsim::platform {
@@ -34,30 +35,6 @@ dve::AluOp alu_code(uint8_t code, const char* field) {
     if (auto op = dve::alu_of_code(code)) return *op;
     throw Error(std::string(field) + " " + model::fp::hex2(code) +
                 " is not a VectorE ALU code (add 0x04, subtract 0x05, multiply 0x06, divide 0x07, max 0x08, min 0x09)");
-}
-
-// The elements of partitions [0, nch) of `p`, each partition's in element order, as rows of
-// consecutive elements; scatter() writes such rows back.
-std::vector<uint8_t> gather(const Pattern& p, uint32_t nch) {
-    const uint64_t n = p.elements();
-    std::vector<uint8_t> rows(static_cast<size_t>(n * nch * p.bytes));
-    for (uint32_t q = 0; q < nch; ++q) {
-        const uint8_t* row = p.base + uint64_t{p.partition + q} * p.per + p.ap.lo;
-        model::isa::AccessPattern::Cursor c(p.ap);
-        uint8_t* out = rows.data() + q * n * p.bytes;
-        for (uint64_t i = 0; i < n; ++i) std::memcpy(out + i * p.bytes, row + c.next(), p.bytes);
-    }
-    return rows;
-}
-
-void scatter(const std::vector<uint8_t>& rows, const Pattern& p, uint32_t nch) {
-    const uint64_t n = p.elements();
-    for (uint32_t q = 0; q < nch; ++q) {
-        uint8_t* row = p.base + uint64_t{p.partition + q} * p.per + p.ap.lo;
-        model::isa::AccessPattern::Cursor c(p.ap);
-        const uint8_t* in = rows.data() + q * n * p.bytes;
-        for (uint64_t i = 0; i < n; ++i) std::memcpy(row + c.next(), in + i * p.bytes, p.bytes);
-    }
 }
 
 dve::Tile dense(std::vector<uint8_t>& rows, Dtype d, uint32_t partitions, uint64_t n) {
@@ -94,13 +71,6 @@ uint64_t DveTiming::stream_cycles(Kind k, uint64_t n, bool fast, bool strided) c
 DveEngine::DveEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
     : DatapathEngine(name, "dve", ctx, source, ctx.config().vector.clock_ghz) {
     timing_.cfg = &ctx.config().vector;
-}
-
-Pattern DveEngine::tile(const char* what, const model::isa::Tensor2D& t, Dtype d, uint32_t partitions) {
-    Pattern p = pattern(ctx_.config(), memory(model::isa::decode_addr4(t.start_addr).space), what, t.start_addr, t.step_elem, t.num_elem, 2,
-                        model::fp::dtype_bytes(d), partitions);
-    check_quadrant(what, p.partition, partitions);
-    return p;
 }
 
 void DveEngine::account(const char* mnemonic, uint64_t n, uint8_t in_dtype, uint8_t out_dtype, uint32_t nch) {

@@ -9,8 +9,6 @@
 #include <cstdint>
 
 #include "model/fp/dtype.h"
-#include "model/isa/layouts.h"
-#include "platform/act/act_operand.h"
 #include "platform/config.h"
 #include "platform/core/datapath_engine.h"
 
@@ -45,8 +43,6 @@ private:
     void tensor_tensor(const model::isa::Bundle& b);
     void tensor_scalar(const model::isa::Bundle& b);
     void one_tensor(const model::isa::Bundle& b);  // reduce, copy, memset, iota, reciprocal, transpose
-    // A TENSOR2D operand over `partitions` partitions, checked against the memory and its quadrant.
-    Pattern tile(const char* what, const model::isa::Tensor2D& t, model::fp::Dtype d, uint32_t partitions);
     // The work budget and the instruction's detail record: n elements per partition.
     void account(const char* mnemonic, uint64_t n, uint8_t in_dtype, uint8_t out_dtype, uint32_t nch);
 

@@ -23,6 +23,7 @@ long track_sort_index(const std::string& track) {
     if (track == "act") return 0;
     if (track == "pool") return 1;
     if (track == "dve") return 2;
+    if (track == "pe") return 3;
     if (track.rfind("dma engine ", 0) == 0) {
         const long e = number_at(11, end);
         if (e >= 0 && end == track.size()) return 100000 + e;

@@ -50,6 +50,23 @@ std::vector<float> floats(const std::string& bytes) {
     return v;
 }
 
+std::string f32_bytes(const std::vector<float>& v) {
+    std::string s(v.size() * 4, '\0');
+    std::memcpy(s.data(), v.data(), s.size());
+    return s;
+}
+
+std::string chained(const std::vector<std::string>& instrs) {
+    std::string out;
+    for (size_t k = 0; k < instrs.size(); ++k) {
+        std::string line = instrs[k];
+        line.pop_back();  // '\n'
+        if (k) line += " wait=0>=" + std::to_string(k);
+        out += line + " update=0+1\n";
+    }
+    return out;
+}
+
 std::vector<uint16_t> halves(const std::string& bytes) {
     std::vector<uint16_t> v(bytes.size() / 2);
     std::memcpy(v.data(), bytes.data(), v.size() * 2);

@@ -50,6 +50,7 @@ const char* engine_for(uint32_t engines) {
     if (engines & kOnAct) return "act";
     if (engines & kOnPool) return "pool";
     if (engines & kOnDve) return "dve";
+    if (engines & kOnPe) return "pe";
     return "dma2.1";
 }
 

@@ -27,10 +27,12 @@ TEST(NeuronCore, IdentificationAndRegisterErrors) {
         EXPECT_EQ(h.rd(reg::kMagic), reg::kMagicValue);
         EXPECT_EQ(h.rd(reg::kVersion), 0x000200u);
         EXPECT_EQ(h.rd(reg::kNcVersion), 4u);
-        EXPECT_EQ(h.rd(reg::kNumQueues), 2u + 16 * 16 + 16 + 1);  // ACT, POOL, 16 x 16 pinned DMA queues, 16 spread, VectorE
-        EXPECT_EQ(core.num_queues(), 275u);
+        EXPECT_EQ(h.rd(reg::kNumQueues), 2u + 16 * 16 + 16 + 2);  // ACT, POOL, 16 x 16 pinned DMA queues, 16 spread, VectorE, TensorE
+        EXPECT_EQ(core.num_queues(), 276u);
         EXPECT_EQ(core.queue_index("dve"), 274u);
         EXPECT_EQ(core.queue_name(274), "dve");
+        EXPECT_EQ(core.queue_index("pe"), 275u);
+        EXPECT_EQ(core.queue_name(275), "pe");
         EXPECT_EQ(core.queue_index("dma.3"), 2u + 256 + 3);
         EXPECT_EQ(core.queue_index("dma"), 2u + 256);
         EXPECT_EQ(core.queue_name(2 + 256 + 3), "dma.3");

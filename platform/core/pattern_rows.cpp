@@ -1,0 +1,29 @@
+#include "platform/core/pattern_rows.h"
+
+#include <cstring>
+
+namespace neuronsim::platform {
+
+std::vector<uint8_t> gather(const Pattern& p, uint32_t nch) {
+    const uint64_t n = p.elements();
+    std::vector<uint8_t> rows(static_cast<size_t>(n * nch * p.bytes));
+    for (uint32_t q = 0; q < nch; ++q) {
+        const uint8_t* row = p.base + uint64_t{p.partition + q} * p.per + p.ap.lo;
+        model::isa::AccessPattern::Cursor c(p.ap);
+        uint8_t* out = rows.data() + q * n * p.bytes;
+        for (uint64_t i = 0; i < n; ++i) std::memcpy(out + i * p.bytes, row + c.next(), p.bytes);
+    }
+    return rows;
+}
+
+void scatter(const std::vector<uint8_t>& rows, const Pattern& p, uint32_t nch) {
+    const uint64_t n = p.elements();
+    for (uint32_t q = 0; q < nch; ++q) {
+        uint8_t* row = p.base + uint64_t{p.partition + q} * p.per + p.ap.lo;
+        model::isa::AccessPattern::Cursor c(p.ap);
+        const uint8_t* in = rows.data() + q * n * p.bytes;
+        for (uint64_t i = 0; i < n; ++i) std::memcpy(row + c.next(), in + i * p.bytes, p.bytes);
+    }
+}
+
+}  // namespace neuronsim::platform

@@ -1,0 +1,151 @@
+#include "platform/pe/pe_engine.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "model/common/error.h"
+#include "model/fp/bits.h"
+#include "model/isa/layouts.h"
+#include "model/pe/matmul.h"
+#include "platform/core/pattern_rows.h"
+#include "platform/core/work_budget.h"
+
+namespace neuronsim::platform {
+
+using model::fp::Dtype;
+using model::isa::Bundle;
+using model::isa::MemSpace;
+using model::isa::Region;
+namespace pe = model::pe;
+
+namespace {
+
+// TensorE reads bf16, fp16, fp32 and the three fp8 types (public-figures §0, §5).
+Dtype input_dtype(uint8_t code) {
+    const Dtype d = static_cast<Dtype>(code);
+    switch (d) {
+        case Dtype::Bfloat16:
+        case Dtype::Fp16:
+        case Dtype::Fp32:
+        case Dtype::Fp8Exp3:
+        case Dtype::Fp8Exp4:
+        case Dtype::Fp8Exp5: return d;
+        default:
+            throw Error("in_dtype " + model::fp::hex2(code) + " (" + model::fp::dtype_name(code) +
+                        ") is not a TensorE input type (BF16, FP16, FP32, FP8_EXP3/4/5)");
+    }
+}
+
+uint32_t contraction(uint32_t nch) {
+    if (nch < 1 || nch > pe::kMaxContraction)
+        throw Error("num_active_channels " + std::to_string(nch) + " (K, the contracted partitions) is not in 1.." + std::to_string(pe::kMaxContraction));
+    return nch;
+}
+
+// rows (partitions x n elements of d) as binary32, row-major.
+std::vector<float> to_f32(const std::vector<uint8_t>& rows, Dtype d, uint64_t count) {
+    std::vector<float> out(static_cast<size_t>(count));
+    const size_t b = model::fp::dtype_bytes(d);
+    for (uint64_t i = 0; i < count; ++i) out[i] = model::fp::to_f32(d, rows.data() + i * b);
+    return out;
+}
+
+}  // namespace
+
+uint64_t PeTiming::stream_cycles(bool stationary, uint64_t columns, Dtype in) const {
+    uint64_t c = std::max<uint64_t>(columns, cfg->min_ii_cycles);
+    if (in == Dtype::Fp32) c *= cfg->fp32_slowdown;
+    if (in == Dtype::Fp8Exp4 || in == Dtype::Fp8Exp5) c = (c + cfg->fp8_speedup - 1) / cfg->fp8_speedup;
+    if (stationary) c = (c + cfg->load_stationary_speedup - 1) / cfg->load_stationary_speedup;
+    return c;
+}
+
+PeEngine::PeEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
+    : DatapathEngine(name, "pe", ctx, source, ctx.config().tensor.clock_ghz) {
+    timing_.cfg = &ctx.config().tensor;
+}
+
+void PeEngine::reset_state() {
+    DatapathEngine::reset_state();
+    stationary_.clear();
+    k_ = m_ = 0;
+    loaded_ = false;
+}
+
+bool PeEngine::execute(const Bundle& b, uint64_t index) {
+    index_now_ = index;
+    switch (b.opcode()) {
+        case model::isa::kPeLoadStationary: load_stationary(b); return true;
+        case model::isa::kPeMatmul: matmul(b); return true;
+        default: return false;
+    }
+}
+
+void PeEngine::load_stationary(const Bundle& b) {
+    model::isa::PeLoadStationaryOp op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    const Dtype in = input_dtype(op.in_dtype);
+    const uint32_t k = contraction(op.num_active_channels);
+    const Pattern src = tile("src", op.src, in, k);
+    if (src.space != MemSpace::Sbuf) throw Error("src is in PSUM; TensorE loads the stationary tile from SBUF");
+    const uint64_t m = src.elements();
+    if (m < 1 || m > pe::kMaxStationary)
+        throw Error("src has " + std::to_string(m) + " elements per partition (M, the PSUM partitions a matmul writes); TensorE holds 1.." +
+                    std::to_string(pe::kMaxStationary));
+    ctx_.budget().elements(m * k, "load_stationary");
+    detail_.shape.n = m;
+    detail_.shape.rows = k;
+    detail_.shape.in_dtype = op.in_dtype;
+    detail_.elements = m * k;
+    issue(timing_.stages(true, m, in), {pattern_region(src, k)}, {});
+    k_ = k;
+    m_ = static_cast<uint32_t>(m);
+    loaded_ = true;
+    if (ctx_.options().timing_only) return;
+    stationary_ = to_f32(gather(src, k), in, m * k);
+}
+
+void PeEngine::matmul(const Bundle& b) {
+    model::isa::PeMatmulOp op;
+    std::memcpy(&op, b.b.data(), sizeof op);
+    const Dtype in = input_dtype(op.in_dtype);
+    const uint32_t k = contraction(op.num_active_channels);
+    if (!loaded_) throw Error("matmul before any load_stationary: the array holds no stationary tile");
+    if (k != k_) throw Error("num_active_channels " + std::to_string(k) + " (K) differs from the stationary tile's " + std::to_string(k_) + " partitions");
+    if (op.start > 1) throw Error("start " + std::to_string(op.start) + " is not 0 (accumulate) or 1 (begin the accumulation group)");
+    const Pattern mv = tile("moving", op.moving, in, k);
+    if (mv.space != MemSpace::Sbuf) throw Error("moving is in PSUM; TensorE streams the moving tile from SBUF");
+    const uint64_t n = mv.elements();
+    if (n < 1 || n > pe::kMaxMoving)
+        throw Error("moving has " + std::to_string(n) + " elements per partition (N); one matmul streams 1.." + std::to_string(pe::kMaxMoving));
+    const Pattern dst = tile("dst", op.dst, Dtype::Fp32, m_);
+    if (dst.space != MemSpace::Psum) throw Error("dst is in SBUF; a matmul writes PSUM");
+    if (dst.elements() != n)
+        throw Error("dst has " + std::to_string(dst.elements()) + " elements per partition, moving " + std::to_string(n) + "; they must be equal");
+    const uint64_t bank = ctx_.config().tensor.psum_bank_bytes;
+    if (dst.ap.lo / static_cast<int64_t>(bank) != (dst.ap.hi - 1) / static_cast<int64_t>(bank))
+        throw Error("dst spans bytes " + std::to_string(dst.ap.lo) + ".." + std::to_string(dst.ap.hi - 1) + " of its partitions, across a " +
+                    std::to_string(bank) + "-byte PSUM bank boundary; a matmul writes one bank");
+    ctx_.budget().elements(n * m_ * k, "matmul");
+    detail_.shape.n = n;
+    detail_.shape.rows = k;
+    detail_.shape.in_dtype = op.in_dtype;
+    detail_.shape.out_dtype = static_cast<uint8_t>(Dtype::Fp32);
+    detail_.elements = n * m_;
+    std::vector<Region> reads{pattern_region(mv, k)};
+    if (!op.start) reads.push_back(pattern_region(dst, m_));  // accumulating reads the bank
+    issue(timing_.stages(false, n, in), std::move(reads), {pattern_region(dst, m_)});
+    if (ctx_.options().timing_only) return;
+    const std::vector<float> moving = to_f32(gather(mv, k), in, n * k);
+    std::vector<uint8_t> out = op.start ? std::vector<uint8_t>(static_cast<size_t>(n * m_ * 4)) : gather(dst, m_);
+    std::vector<float> psum(static_cast<size_t>(n * m_));
+    std::memcpy(psum.data(), out.data(), out.size());
+    pe::MatmulArgs a{stationary_.data(), m_, moving.data(), n, psum.data(), n, k, m_, static_cast<uint32_t>(n), op.start != 0};
+    pe::matmul(a);
+    std::memcpy(out.data(), psum.data(), out.size());
+    scatter(out, dst, m_);
+}
+
+}  // namespace neuronsim::platform
