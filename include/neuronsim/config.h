@@ -92,12 +92,12 @@ struct GpsimdConfig {
 
 // TensorE (docs/tensor-engine.md, docs/timing-model.md "TensorE"): access start-up, streaming
 // (max(N, min_ii) cycles for N moving columns, fp32 fp32_slowdown x, fp8 e4/e5 / fp8_speedup;
-// load_stationary that / load_stationary_speedup over M columns) and the array's drain.
+// load_stationary that / load_stationary_speedup over M columns) and the array's drain. A
+// matmul writes within one bank of memory.psum_bank_bytes.
 struct TensorConfig {
     double clock_ghz{};
     uint32_t access_startup_cycles{}, min_ii_cycles{}, pipeline_latency_cycles{};
     uint32_t fp32_slowdown{}, fp8_speedup{}, load_stationary_speedup{};
-    uint32_t psum_bank_bytes{};  // a matmul's dst lies in one bank (one accumulation group)
 };
 
 // VectorE (docs/vector-engine.md, docs/timing-model.md "VectorE"): the same four stages as ACT

@@ -23,7 +23,7 @@ void check(const MatmulArgs& a) {
                     " < N or ldp " + std::to_string(a.ldp) + " < N)");
 }
 
-// Rows [m0, m0 + MR) x columns [n0, n) with scalar arithmetic, in the defined order.
+// Rows [m0, m1) x columns [n0, n1) with scalar arithmetic, in the defined order.
 void scalar_block(const MatmulArgs& a, uint32_t m0, uint32_t m1, uint32_t n0, uint32_t n1) {
     for (uint32_t m = m0; m < m1; ++m)
         for (uint32_t n = n0; n < n1; ++n) {
@@ -38,8 +38,6 @@ void scalar_block(const MatmulArgs& a, uint32_t m0, uint32_t m1, uint32_t n0, ui
 
 #define NEURONSIM_AVX2_PE __attribute__((target("avx2")))
 
-// A register tile of MR rows x 32 columns (two vectors per row, 2*MR independent sums), the
-// columns past `width` masked off. Per k: one product per element, then one sum, in k order.
 NEURONSIM_AVX2_PE inline __m256i lanes(uint32_t width) {  // lanes [0, min(width, 8)) set
     const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(width > 8 ? 8 : width)), idx);

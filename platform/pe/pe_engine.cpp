@@ -55,9 +55,12 @@ std::vector<float> to_f32(const std::vector<uint8_t>& rows, Dtype d, uint64_t co
 }  // namespace
 
 uint64_t PeTiming::stream_cycles(bool stationary, uint64_t columns, Dtype in) const {
-    uint64_t c = std::max<uint64_t>(columns, cfg->min_ii_cycles);
-    if (in == Dtype::Fp32) c *= cfg->fp32_slowdown;
+    // fp8's double row halves the columns' time, not the interval's floor; fp32's 4x and
+    // load_stationary's 4x are of the whole matmul time (public-figures §3).
+    uint64_t c = columns;
     if (in == Dtype::Fp8Exp4 || in == Dtype::Fp8Exp5) c = (c + cfg->fp8_speedup - 1) / cfg->fp8_speedup;
+    c = std::max<uint64_t>(c, cfg->min_ii_cycles);
+    if (in == Dtype::Fp32) c *= cfg->fp32_slowdown;
     if (stationary) c = (c + cfg->load_stationary_speedup - 1) / cfg->load_stationary_speedup;
     return c;
 }
@@ -70,7 +73,7 @@ PeEngine::PeEngine(sc_core::sc_module_name name, EngineContext& ctx, Instruction
 void PeEngine::reset_state() {
     DatapathEngine::reset_state();
     stationary_.clear();
-    k_ = m_ = 0;
+    k_ = m_ = partition_ = 0;
     loaded_ = false;
 }
 
@@ -102,6 +105,7 @@ void PeEngine::load_stationary(const Bundle& b) {
     issue(timing_.stages(true, m, in), {pattern_region(src, k)}, {});
     k_ = k;
     m_ = static_cast<uint32_t>(m);
+    partition_ = src.partition;
     loaded_ = true;
     if (ctx_.options().timing_only) return;
     stationary_ = to_f32(gather(src, k), in, m * k);
@@ -116,6 +120,9 @@ void PeEngine::matmul(const Bundle& b) {
     if (k != k_) throw Error("num_active_channels " + std::to_string(k) + " (K) differs from the stationary tile's " + std::to_string(k_) + " partitions");
     if (op.start > 1) throw Error("start " + std::to_string(op.start) + " is not 0 (accumulate) or 1 (begin the accumulation group)");
     const Pattern mv = tile("moving", op.moving, in, k);
+    if (mv.partition != partition_)
+        throw Error("moving starts at partition " + std::to_string(mv.partition) + ", the stationary tile at " + std::to_string(partition_) +
+                    "; a matmul contracts the partitions the stationary tile was loaded from");
     if (mv.space != MemSpace::Sbuf) throw Error("moving is in PSUM; TensorE streams the moving tile from SBUF");
     const uint64_t n = mv.elements();
     if (n < 1 || n > pe::kMaxMoving)
@@ -124,10 +131,18 @@ void PeEngine::matmul(const Bundle& b) {
     if (dst.space != MemSpace::Psum) throw Error("dst is in SBUF; a matmul writes PSUM");
     if (dst.elements() != n)
         throw Error("dst has " + std::to_string(dst.elements()) + " elements per partition, moving " + std::to_string(n) + "; they must be equal");
-    const uint64_t bank = ctx_.config().tensor.psum_bank_bytes;
+    const uint64_t bank = ctx_.config().memory.psum_bank_bytes;
     if (dst.ap.lo / static_cast<int64_t>(bank) != (dst.ap.hi - 1) / static_cast<int64_t>(bank))
         throw Error("dst spans bytes " + std::to_string(dst.ap.lo) + ".." + std::to_string(dst.ap.hi - 1) + " of its partitions, across a " +
                     std::to_string(bank) + "-byte PSUM bank boundary; a matmul writes one bank");
+    // Each column its own fp32 (a pattern that revisits an address would drop a column's sum).
+    std::vector<bool> seen(static_cast<size_t>(dst.ap.span() / 4), false);
+    model::isa::AccessPattern::Cursor cur(dst.ap);
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t at = cur.next() / 4;
+        if (seen[at]) throw Error("dst visits byte " + std::to_string(dst.ap.lo + 4 * at) + " twice; each of the N columns needs its own fp32");
+        seen[at] = true;
+    }
     ctx_.budget().elements(n * m_ * k, "matmul");
     detail_.shape.n = n;
     detail_.shape.rows = k;

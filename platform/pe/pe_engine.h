@@ -15,7 +15,8 @@ namespace neuronsim::platform {
 
 // One instruction's cycles (docs/timing-model.md, "TensorE"): no static stage, the access
 // start-up, streaming and the array's drain. A matmul streams max(N, min_ii) cycles (N moving
-// columns; the public initiation interval), fp32 x fp32_slowdown, fp8 e4m3/e5m2 / fp8_speedup;
+// columns; the public initiation interval; fp8 e4m3/e5m2 max(N / fp8_speedup, min_ii)), fp32
+// x fp32_slowdown;
 // load_stationary streams M columns at load_stationary_speedup x that rate.
 struct PeTiming {
     const TensorConfig* cfg = nullptr;
@@ -42,7 +43,7 @@ private:
     // The tile the array holds: K x M binary32, row k = partition k (empty before the first
     // load_stationary). Its dtype decides nothing later: matmul's rate follows the moving tile's.
     std::vector<float> stationary_;
-    uint32_t k_ = 0, m_ = 0;
+    uint32_t k_ = 0, m_ = 0, partition_ = 0;  // its partitions, columns, first partition
     bool loaded_ = false;
 };
 

@@ -53,11 +53,13 @@ TEST(PeMatmul, SumsTheProductsInContractionOrder) {
 }
 
 TEST(PeMatmul, RoundsEachProductBeforeTheSum) {
-    // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11; minus (1 + 2^-11) is then 0.
-    // A fused multiply-add would keep the 2^-24.
+    // -(1 + 2^-11) first, then (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24, rounded to 1 + 2^-11 before
+    // it is added: the sum is 0. A fused multiply-add of that product onto the sum would keep
+    // the 2^-24.
     const float x = 1.0f + std::ldexp(1.0f, -12), y = 1.0f + std::ldexp(1.0f, -11);
-    std::vector<float> ref = run(2, 1, 1, {x, -y}, {x, 1.0f}, {0.0f}, true);
+    std::vector<float> ref = run(2, 1, 1, {-y, x}, {1.0f, x}, {0.0f}, true);
     EXPECT_EQ(bits_of(ref[0]), 0x00000000u);
+    EXPECT_NE(bits_of(std::fma(x, x, -y)), 0x00000000u);  // (what an FMA gives: the test can tell)
 }
 
 TEST(PeMatmul, AccumulatesOntoTheBankUnlessStart) {
@@ -94,12 +96,14 @@ TEST(PeMatmul, TransposeThroughAnIdentityIsExactButTurnsInfinityIntoNaN) {
 }
 
 TEST(PeMatmul, TheBlockedKernelGivesTheReferenceBitsAtEveryShape) {
-    // Shapes across the register tiles' edges (6 rows; 16 and 32 columns) and the limits, with
+    // Shapes across the register tiles' edges (6 rows, 16 columns) and the limits, with
     // values whose sums round, overflow and underflow.
     std::mt19937 rng(27);
     std::uniform_real_distribution<float> u(-2.0f, 2.0f);
     std::uniform_int_distribution<int> e(-70, 70);
-    const uint32_t shapes[][3] = {{1, 1, 1}, {128, 128, 512}, {7, 5, 17}, {128, 6, 33}, {64, 13, 31}, {3, 127, 511}, {128, 1, 512}, {2, 128, 9}, {100, 11, 48}};
+    // M mod 6 = 0..5 (every row tail); widths 1, 2, 7, 8, 9, 15 and 16 at the column edge.
+    const uint32_t shapes[][3] = {{1, 1, 1},     {128, 128, 512}, {7, 5, 17}, {128, 6, 33}, {64, 13, 31}, {3, 127, 511}, {128, 1, 512}, {2, 128, 9},
+                                  {100, 11, 48}, {5, 3, 7},       {9, 4, 8},  {17, 9, 2},   {33, 10, 23}, {128, 2, 15},  {11, 12, 16}};
     for (const auto& sh : shapes) {
         const uint32_t k = sh[0], m = sh[1], n = sh[2];
         std::vector<float> s(k * m), mv(k * n), bank(m * n);

@@ -44,18 +44,23 @@ TEST_F(PeTest, MatmulAccumulatesAGroupInPartitionOrder) {
         ".data sbuf:0:0x100 partitions=4 file=a.bin\n"
         ".data sbuf:0:0x200 partitions=4 file=b.bin\n"
         "pe load_stationary in_dtype=fp32 num_active_channels=4 src=sbuf:0:0x0 src.num=3,1 src.step=1,0\n"
+        // the group's first matmul alone into bank 0, and then into bank 1 followed by the second
+        "pe matmul in_dtype=bf16 num_active_channels=4 start=1 moving=sbuf:0:0x100 moving.num=5,1 moving.step=1,0 dst=psum:0:0x0 dst.num=5,1 "
+        "dst.step=1,0\n"
+        ".dump psum:0:0x0 partitions=3 bytes=20 file=first.bin\n"
         "pe matmul in_dtype=bf16 num_active_channels=4 start=1 moving=sbuf:0:0x100 moving.num=5,1 moving.step=1,0 dst=psum:0:0x800 dst.num=5,1 "
         "dst.step=1,0\n"
-        ".dump psum:0:0x800 partitions=3 bytes=20 file=first.bin\n"
         "pe matmul in_dtype=fp32 num_active_channels=4 start=0 moving=sbuf:0:0x200 moving.num=5,1 moving.step=1,0 dst=psum:0:0x800 dst.num=5,1 "
         "dst.step=1,0\n"
         ".dump psum:0:0x800 partitions=3 bytes=20 file=psum.bin\n");
-    const std::vector<float> got = floats(out("psum.bin"));
+    const std::vector<float> first = floats(out("first.bin")), got = floats(out("psum.bin"));
     ASSERT_EQ(got.size(), static_cast<size_t>(M * N));
+    ASSERT_EQ(first.size(), static_cast<size_t>(M * N));
     for (int m = 0; m < M; ++m)
         for (int n = 0; n < N; ++n) {
             float acc = 0.0f;
             for (int k = 0; k < K; ++k) acc = acc + s[k * M + m] * a[k * N + n];
+            EXPECT_EQ(bits_of(first[m * N + n]), bits_of(acc)) << "start=1 " << m << "," << n;
             for (int k = 0; k < K; ++k) acc = acc + s[k * M + m] * b[k * N + n];
             EXPECT_EQ(bits_of(got[m * N + n]), bits_of(acc)) << m << "," << n;
         }
@@ -108,6 +113,7 @@ TEST_P(PeTimeTest, TheInstructionTimeIsThePublicFormula) {
     chain.push_back(mm(512, 1, "fp32"));
     chain.push_back(mm(512, 2, "fp8_exp4"));
     chain.push_back(mm(512, 3, "fp8_exp3"));
+    chain.push_back(mm(64, 3, "fp8_exp5"));  // the double row does not go under the 64-cycle floor
     std::string trace = chained(chain);
     // Then four independent matmuls into four banks, back to back: one every max(N, 64) cycles.
     std::string first = mm(512, 4);
@@ -125,8 +131,9 @@ TEST_P(PeTimeTest, TheInstructionTimeIsThePublicFormula) {
     EXPECT_NEAR(cycles_of("pe", 4), latency(512 * 4), 1e-6) << gen << " fp32";
     EXPECT_NEAR(cycles_of("pe", 5), latency(512 / fp8), 1e-6) << gen << " fp8_exp4";
     EXPECT_NEAR(cycles_of("pe", 6), latency(512), 1e-6) << gen << " fp8_exp3 at the BF16 rate";
-    for (int k = 8; k < 11; ++k) EXPECT_NEAR(csv_field("pe", k, 7) - csv_field("pe", k - 1, 7), 512, 1e-6) << gen << " #" << k;
-    for (int k = 12; k < 14; ++k) EXPECT_NEAR(csv_field("pe", k, 7) - csv_field("pe", k - 1, 7), 64, 1e-6) << gen << " #" << k;
+    EXPECT_NEAR(cycles_of("pe", 7), latency(64), 1e-6) << gen << " fp8_exp5 N=64";
+    for (int k = 9; k < 12; ++k) EXPECT_NEAR(csv_field("pe", k, 7) - csv_field("pe", k - 1, 7), 512, 1e-6) << gen << " #" << k;
+    for (int k = 13; k < 15; ++k) EXPECT_NEAR(csv_field("pe", k, 7) - csv_field("pe", k - 1, 7), 64, 1e-6) << gen << " #" << k;
 }
 
 INSTANTIATE_TEST_SUITE_P(Generations, PeTimeTest, ::testing::Values("sunda", "cayman", "mariana", "mariana_plus", "maverick"));
@@ -151,26 +158,30 @@ TEST_P(PeBadTest, IsAnErrorNamingTheField) {
 #define PE_MV "moving=sbuf:0:0x100 moving.num=8,1 moving.step=1,0 "
 INSTANTIATE_TEST_SUITE_P(
     Cases, PeBadTest,
-    ::testing::Values(BadCase{"pe matmul in_dtype=bf16 num_active_channels=4 start=1 " PE_MV "dst=psum:0:0x0 dst.num=8,1 dst.step=1,0\n",
-                              "matmul before any load_stationary"},
-                      BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=8 start=1 " PE_MV "dst=psum:0:0x0 dst.num=8,1 dst.step=1,0\n",
-                              "num_active_channels 8 (K) differs from the stationary tile's 4 partitions"},
-                      BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 moving=sbuf:0:0x100 moving.num=513,1 moving.step=1,0 "
-                                      "dst=psum:0:0x0 dst.num=513,1 dst.step=1,0\n",
-                              "moving has 513 elements per partition (N); one matmul streams 1..512"},
-                      BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 " PE_MV "dst=sbuf:0:0x800 dst.num=8,1 dst.step=1,0\n",
-                              "dst is in SBUF; a matmul writes PSUM"},
-                      BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 " PE_MV "dst=psum:0:0x7f0 dst.num=8,1 dst.step=1,0\n",
-                              "across a 2048-byte PSUM bank boundary"},
-                      BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=2 " PE_MV "dst=psum:0:0x0 dst.num=8,1 dst.step=1,0\n",
-                              "start 2 is not 0 (accumulate) or 1"},
-                      BadCase{"pe load_stationary in_dtype=int8 num_active_channels=4 src=sbuf:0:0x0 src.num=8,1 src.step=1,0\n",
-                              "in_dtype 0x02 (INT8) is not a TensorE input type"},
-                      BadCase{"pe load_stationary in_dtype=bf16 num_active_channels=4 src=sbuf:0:0x0 src.num=129,1 src.step=1,0\n",
-                              "src has 129 elements per partition (M"},
-                      BadCase{"pe load_stationary in_dtype=bf16 num_active_channels=0 src=sbuf:0:0x0 src.num=8,1 src.step=1,0\n",
-                              "num_active_channels 0 (K, the contracted partitions) is not in 1..128"},
-                      BadCase{"pe activate src=sbuf:0:0x0\n", "does not run on engine pe"}));
+    ::testing::Values(
+        BadCase{"pe matmul in_dtype=bf16 num_active_channels=4 start=1 " PE_MV "dst=psum:0:0x0 dst.num=8,1 dst.step=1,0\n",
+                "matmul before any load_stationary"},
+        BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=8 start=1 " PE_MV "dst=psum:0:0x0 dst.num=8,1 dst.step=1,0\n",
+                "num_active_channels 8 (K) differs from the stationary tile's 4 partitions"},
+        BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 moving=sbuf:0:0x100 moving.num=513,1 moving.step=1,0 "
+                        "dst=psum:0:0x0 dst.num=513,1 dst.step=1,0\n",
+                "moving has 513 elements per partition (N); one matmul streams 1..512"},
+        BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 " PE_MV "dst=sbuf:0:0x800 dst.num=8,1 dst.step=1,0\n",
+                "dst is in SBUF; a matmul writes PSUM"},
+        BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 " PE_MV "dst=psum:0:0x7f0 dst.num=8,1 dst.step=1,0\n",
+                "across a 2048-byte PSUM bank boundary"},
+        BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=2 " PE_MV "dst=psum:0:0x0 dst.num=8,1 dst.step=1,0\n",
+                "start 2 is not 0 (accumulate) or 1"},
+        BadCase{"pe load_stationary in_dtype=int8 num_active_channels=4 src=sbuf:0:0x0 src.num=8,1 src.step=1,0\n",
+                "in_dtype 0x02 (INT8) is not a TensorE input type"},
+        BadCase{"pe load_stationary in_dtype=bf16 num_active_channels=4 src=sbuf:0:0x0 src.num=129,1 src.step=1,0\n", "src has 129 elements per partition (M"},
+        BadCase{"pe load_stationary in_dtype=bf16 num_active_channels=0 src=sbuf:0:0x0 src.num=8,1 src.step=1,0\n",
+                "num_active_channels 0 (K, the contracted partitions) is not in 1..128"},
+        BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 moving=sbuf:32:0x100 moving.num=8,1 moving.step=1,0 "
+                        "dst=psum:0:0x0 dst.num=8,1 dst.step=1,0\n",
+                "moving starts at partition 32, the stationary tile at 0"},
+        BadCase{PE_LOAD "pe matmul in_dtype=bf16 num_active_channels=4 start=1 " PE_MV "dst=psum:0:0x0 dst.num=4,2 dst.step=1,0\n", "dst visits byte 0 twice"},
+        BadCase{"pe activate src=sbuf:0:0x0\n", "does not run on engine pe"}));
 
 }  // namespace
 }  // namespace neuronsim::test
