@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "model/common/error.h"
+#include "model/fp/dtype.h"
 #include "model/trace/assembler.h"
 #include "platform/config.h"
 #include "tests/support/run_cli.h"
@@ -53,6 +54,15 @@ std::vector<float> floats(const std::string& bytes) {
 std::string f32_bytes(const std::vector<float>& v) {
     std::string s(v.size() * 4, '\0');
     std::memcpy(s.data(), v.data(), s.size());
+    return s;
+}
+
+std::string bf16_bytes(const std::vector<float>& v) {
+    std::string s(v.size() * 2, '\0');
+    for (size_t i = 0; i < v.size(); ++i) {
+        const uint16_t h = model::fp::f32_to_bf16(v[i]);
+        std::memcpy(s.data() + 2 * i, &h, 2);
+    }
     return s;
 }
 

@@ -34,6 +34,7 @@ protected:
 std::vector<float> floats(const std::string& bytes);  // little-endian binary32
 std::vector<uint16_t> halves(const std::string& bytes);  // little-endian 16-bit
 std::string f32_bytes(const std::vector<float>& v);  // the other way
+std::string bf16_bytes(const std::vector<float>& v);  // each rounded to bf16 (nearest even)
 // Trace lines (each ending in "\n") chained on semaphore 0: each waits for the one before to
 // retire, so it meets an idle engine and its start-to-end time is its whole latency.
 std::string chained(const std::vector<std::string>& instrs);

@@ -19,15 +19,6 @@ namespace {
 
 using model::fp::bits_of;
 
-std::string bf16_bytes(const std::vector<float>& v) {
-    std::string s(v.size() * 2, '\0');
-    for (size_t i = 0; i < v.size(); ++i) {
-        const uint16_t h = model::fp::f32_to_bf16(v[i]);
-        std::memcpy(s.data() + 2 * i, &h, 2);
-    }
-    return s;
-}
-
 class PeTest : public PlatformRunTest {};
 
 TEST_F(PeTest, MatmulAccumulatesAGroupInPartitionOrder) {
