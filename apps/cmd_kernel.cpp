@@ -27,8 +27,7 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
         "dma-lanes", po::value<uint32_t>()->default_value(0),
         "0 (default): each tile's load is one transfer on queue dma.0 (stores dma.1) that the device spreads over its DMA engines; K: the "
         "per-engine form, a tile's rows split over K engines for loads and K others for stores")(
-        "buffers", po::value<uint32_t>()->default_value(0),
-        "SBUF slots a phase cycles through (0: as many as fit, up to 4, or 2 per softmax group; 1: no double buffering)")(
+        "buffers", po::value<uint32_t>()->default_value(0), "SBUF slots a phase cycles through (0: as many as fit, up to 4; 1: no double buffering)")(
         "max-data-mib", po::value<uint64_t>()->default_value(64),
         "largest input tensor written whole; larger ones are a ring of tiles the loads cycle through")(
         "model", po::value<std::string>(), "preset: bert-base or llama2-7b (one layer's activation work; with --layer, --seq)")(
@@ -86,8 +85,8 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
 
     std::printf("wrote %s (%llu bytes) for %s:\n", out.c_str(), static_cast<unsigned long long>(s.trace_bytes), cfg.generation.name.c_str());
     for (const auto& p : s.phases) std::printf("  %s\n", p.c_str());
-    std::printf("%llu tiles, %llu table loads, %llu elements; instructions:", static_cast<unsigned long long>(s.tiles),
-                static_cast<unsigned long long>(s.table_loads), static_cast<unsigned long long>(s.elements));
+    std::printf("%llu tiles, %llu table load%s, %llu elements; instructions:", static_cast<unsigned long long>(s.tiles),
+                static_cast<unsigned long long>(s.table_loads), s.table_loads == 1 ? "" : "s", static_cast<unsigned long long>(s.elements));
     for (const auto& [engine, n] : s.instructions) std::printf(" %s %llu", engine.c_str(), static_cast<unsigned long long>(n));
     std::printf("\ninputs (.data):\n");
     for (const auto& f : s.files) std::printf("  %s (%llu bytes)\n", f.path.c_str(), static_cast<unsigned long long>(f.bytes));

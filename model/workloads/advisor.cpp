@@ -188,8 +188,8 @@ private:
 // The NKI ISA's VectorE instruction that computes a function without an ACT table, or null:
 // a kernel that switches sets only for these keeps one set resident by moving them there.
 const char* vector_engine_instruction(const std::string& fn) {
-    if (fn == "reciprocal") return "nisa.reciprocal";
-    if (fn == "identity" || fn == "copy") return "nisa.tensor_scalar or nisa.tensor_copy";
+    if (fn == "reciprocal") return "dve reciprocal, nisa.reciprocal";
+    if (fn == "identity" || fn == "copy") return "dve tensor_scalar or tensor_copy, nisa.tensor_scalar or nisa.tensor_copy";
     return nullptr;
 }
 
@@ -218,7 +218,7 @@ std::vector<std::string> vector_engine_hints(const std::vector<LoadNote>& loads)
         out.push_back(std::to_string(e.first) + " loads of " + set + " are only for " + fns + ", and " + std::to_string(back) + " more switch back (" +
                       std::to_string(e.first + back) + " of the " + std::to_string(loads.size()) +
                       " loads): a compiler keeps one set resident and computes these on VectorE (" + ops +
-                      "); neuronsim does not model VectorE yet, so no ACT order here removes them");
+                      "), on neuronsim's dve queue (docs/vector-engine.md)");
     }
     return out;
 }

@@ -29,7 +29,7 @@ void emit_cptc_dequant_act(KernelContext& k, const Phase& p);
 std::string cptc_generations();
 
 // Checks shared by the kernels: a row must fit one ACT instruction, and `slots` slots of
-// `slot_bytes` plus `private_bytes` of ACT scratch must fit SBUF. Errors name the limit.
+// `slot_bytes` plus `private_bytes` of scratch and constants must fit SBUF. Errors name the limit.
 void check_free_size(const Phase& p, const std::string& kernel);
 // The most slots (up to `want`, at least `min`) that fit; an error when `min` do not. A
 // phase's `buffers` replaces both.

@@ -22,9 +22,10 @@ struct KernelInfo {
 
 const std::vector<KernelInfo>& kernels() {
     static const std::vector<KernelInfo> k = {
-        {"softmax", 1024, 2048, "--shape ROWSxCOLS (rows: heads x queries, cols: keys), --dtype; exp(x - max) with the row max as an input", emit_softmax},
-        {"rmsnorm", 2048, 4096, "--shape TOKENSxHIDDEN, --dtype, --eps", emit_rmsnorm},
-        {"layernorm", 512, 768, "--shape TOKENSxHIDDEN, --dtype, --eps", emit_layernorm},
+        {"softmax", 1024, 2048, "--shape ROWSxCOLS (rows: heads x queries, cols: keys), --dtype; the max, 1/sum and scale on VectorE, exp on ScalarE",
+         emit_softmax},
+        {"rmsnorm", 2048, 4096, "--shape TOKENSxHIDDEN, --dtype, --eps; gamma on VectorE", emit_rmsnorm},
+        {"layernorm", 512, 768, "--shape TOKENSxHIDDEN, --dtype, --eps; gamma and beta on VectorE", emit_layernorm},
         {"mlp-act", 2048, 11008, "--shape TOKENSxINTERMEDIATE, --dtype, --act gelu|silu (default gelu)", emit_elementwise},
         {"cptc-dequant-act", 1024, 4096,
          std::string("--shape ROWSxCOLS (rows a multiple of 128), --dtype (ACT output), --bits K (CPTC-K, default 4), --act gelu|silu|identity; ") +
@@ -104,7 +105,7 @@ uint32_t slots_that_fit(const KernelContext& k, const Phase& p, const std::strin
     const uint64_t fit = sbuf > private_bytes ? (sbuf - private_bytes) / slot_bytes : 0;
     if (fit < min)
         throw Error(describe(p, kernel) + ": " + std::to_string(min) + " SBUF slots of " + std::to_string(slot_bytes) + " bytes (a row and its values) and " +
-                    std::to_string(private_bytes) + " bytes of ACT scratch need " + std::to_string(min * slot_bytes + private_bytes) +
+                    std::to_string(private_bytes) + " bytes of scratch and constants need " + std::to_string(min * slot_bytes + private_bytes) +
                     " bytes per partition; " + k.limits().name + "'s SBUF has " + std::to_string(sbuf) + " (memory.sbuf_bytes_per_partition)");
     return static_cast<uint32_t>(std::min<uint64_t>(fit, want));
 }

@@ -1,16 +1,13 @@
-// softmax over rows, as attention computes it on ScalarE: y = exp(x - max) / sum(exp(x - max)).
-// The row max is computed on VectorE in a real kernel, which neuronsim does not model: it is
-// an input here, the negated max of each row stored after the row (an fp32 at the next 4-byte
-// boundary), so it arrives with the row's DMA at the cost of 4 to 7 bytes, as if VectorE had
-// left it beside the tile; the exp takes it as its per-partition bias pointer. Per tile: exp in place with the row sum accumulated
-// (ZERO_ACCUMULATE) and read out; per group of G tiles, one reciprocal over the G sums (one
-// table switch per group instead of one per tile: exp and reciprocal are in different sets);
-// then each tile scaled in place by its reciprocal (identity, scale pointer). G is the most
-// tiles whose slots, twice (double buffering), fit SBUF, at most 16.
-#include <algorithm>
-#include <cmath>
-
-#include "model/workloads/act_functions.h"
+// softmax over rows, as attention computes it and a compiler schedules it across VectorE and
+// ScalarE with one table set resident (exp_and_others): y = exp(x - max) / sum(exp(x - max)).
+// Per tile:
+//   VectorE: -max of each row (tensor_reduce max, negate)                       -> to_act
+//   ScalarE: exp(x + (-max)) in place, the -max a per-partition bias pointer, the row sum
+//            accumulated (ZERO_ACCUMULATE) and read out                         -> to_dve
+//   VectorE: 1/sum (reciprocal), then x * (1/sum) in place (tensor_scalar)      -> computed
+// VectorE's stream runs one tile behind: the next tile's max is issued before this tile's
+// 1/sum, so VectorE finds a max while ScalarE computes an exp (with --buffers 1 it cannot: the
+// next load waits for this tile's store). The per-row values sit after the row in its slot.
 #include "model/workloads/kernel_steps.h"
 
 namespace neuronsim::model::workloads {
@@ -18,77 +15,70 @@ namespace neuronsim::model::workloads {
 void emit_softmax(KernelContext& k, const Phase& p) {
     check_free_size(p, "softmax");
     const uint64_t db = fp::dtype_bytes(p.dtype), P = k.limits().partitions;
-    const uint64_t nm_at = (p.cols * db + 3) & ~uint64_t{3};  // the negated max after the row
-    const uint64_t row_bytes = nm_at + 4, slot_bytes = align64(row_bytes);
-    const uint32_t kMaxGroup = 16;
-    const uint64_t private_bytes = 2 * align64(4 * kMaxGroup);  // the group's sums and reciprocals
-    const uint32_t slots = slots_that_fit(k, p, "softmax", private_bytes, slot_bytes, 2, 2 * kMaxGroup);
+    const uint64_t nm_at = (p.cols * db + 3) & ~uint64_t{3}, sum_at = nm_at + 4, rc_at = nm_at + 8;
+    const uint64_t slot_bytes = align64(nm_at + 12);
+    const uint32_t slots = slots_that_fit(k, p, "softmax", 0, slot_bytes, 2, 4);
     const uint64_t tiles = (p.rows + P - 1) / P;
-    const uint32_t group = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(slots / 2, tiles)));
-    const uint64_t sums = 0, recips = align64(4 * kMaxGroup);
 
-    // Input rows: x uniform in [-8, 8) in the dtype, then -max(x) as fp32.
-    DramTensor x = k.tensor(p.rows, row_bytes);
+    // Input rows: x uniform in [-8, 8) in the dtype.
+    DramTensor x = k.tensor(p.rows, p.cols * db);
     {
         Rng rng(p.seed);
-        std::vector<uint8_t> bytes(x.stored_bytes(), 0);
-        for (uint64_t r = 0; r < x.ring_rows; ++r) {
-            uint8_t* row = bytes.data() + r * row_bytes;
-            float m = -INFINITY;
-            for (uint64_t c = 0; c < p.cols; ++c) {
-                fp::from_f32(p.dtype, rng.uniform(-8.0f, 8.0f), row + c * db);
-                m = std::max(m, fp::to_f32(p.dtype, row + c * db));
-            }
-            fp::from_f32(fp::Dtype::Fp32, -m, row + nm_at);
-        }
-        k.input(x, p.tag + "x", bytes);
+        std::vector<float> xv(x.ring_rows * p.cols);
+        for (float& v : xv) v = rng.uniform(-8.0f, 8.0f);
+        k.input(x, p.tag + "x", encode_values(xv, p.dtype));
     }
     DramTensor y = k.tensor(p.rows, p.cols * db);
     y.ring_rows = x.ring_rows;
 
     TilePipeline& pipe = k.pipe();
     TraceWriter& w = k.writer();
-    pipe.begin_phase(private_bytes, slots, slot_bytes);
+    pipe.begin_phase(0, slots, slot_bytes);
+    pipe.ensure_resident({"exp"});
     const uint32_t n = static_cast<uint32_t>(p.cols);
-    for (uint64_t t0 = 0; t0 < tiles; t0 += group) {
-        std::vector<Tile> g;
-        for (uint64_t t = t0; t < std::min(tiles, t0 + group); ++t) {
-            g.push_back(pipe.next_tile(t * P, tile_rows(k, p, t * P)));
-            pipe.load(g.back(), {{&x, 0}});
+    const auto at = [](const Tile& t, uint64_t off) { return DveRow{t.slot + off, 1, fp::Dtype::Fp32}; };
+    // VectorE's second half of a tile: 1/sum once ScalarE has read out the sums, then the scale.
+    const auto finish = [&](const Tile& t, uint64_t sums_ready, bool first) {
+        Fields r = dve_reciprocal_fields(t.rows, at(t, sum_at), at(t, rc_at));
+        r.push_back(wait_ge(kSemToDve, sums_ready));
+        w.instr("dve", "reciprocal", r, first ? "1/sum" : "");
+        Fields s = dve_scalar_fields(t.rows, {t.slot, n, p.dtype}, "mult", ActOperand::at(t.slot + rc_at), {t.slot, n, p.dtype});
+        s.push_back(inc(kSemComputed));
+        w.instr("dve", "tensor_scalar", s, first ? "exp / sum" : "");
+        pipe.store(t, {{&y, 0}});
+    };
+    // With one slot the next load waits for this tile's store, so VectorE cannot run ahead.
+    const bool lag = slots > 1;
+    Tile prev;
+    uint64_t prev_sums = 0;
+    for (uint64_t i = 0; i < tiles; ++i) {
+        const Tile t = pipe.next_tile(i * P, tile_rows(k, p, i * P));
+        const bool first = i == 0;
+        pipe.load(t, {{&x, 0}});
+        pipe.wait_loaded("dve", t);
+        Fields m = dve_reduce_fields(t.rows, {t.slot, n, p.dtype}, "max", true, at(t, nm_at));
+        m.push_back(inc(kSemToAct));
+        w.instr("dve", "tensor_reduce", m, first ? "-max" : "");
+        const uint64_t max_ready = pipe.signal(kSemToAct);
+        ActivateSpec e{"exp", t.rows, t.slot, t.slot, n, p.dtype, p.dtype};
+        e.bias = ActOperand::at(t.slot + nm_at);
+        e.acc = Accumulate::ZeroAdd;
+        Fields ef = activate_fields(e);
+        ef.push_back(wait_ge(kSemToAct, max_ready));
+        w.instr("act", "activate", ef, first ? "exp(x - max), row sums accumulated" : "");
+        Fields rf = read_accumulator_fields(t.rows, t.slot + sum_at);
+        rf.push_back(inc(kSemToDve));
+        w.instr("act", "read_accumulator", rf);
+        const uint64_t sums = pipe.signal(kSemToDve);
+        if (!lag) {
+            finish(t, sums, first);
+            continue;
         }
-        pipe.ensure_resident({"exp"});
-        for (size_t j = 0; j < g.size(); ++j) {
-            const Tile& t = g[j];
-            pipe.wait_loaded("act", t);
-            ActivateSpec e{"exp", t.rows, t.slot, t.slot, n, p.dtype, p.dtype};
-            e.bias = ActOperand::at(t.slot + nm_at);
-            e.acc = Accumulate::ZeroAdd;
-            w.instr("act", "activate", activate_fields(e), j == 0 ? "exp(x - max), row sums accumulated" : "");
-            w.instr("act", "read_accumulator", read_accumulator_fields(t.rows, sums + 4 * j));
-        }
-        pipe.ensure_resident({"reciprocal", "identity"});
-        ActivateSpec rc{"reciprocal", g.front().rows, sums, recips, static_cast<uint32_t>(g.size())};
-        w.instr("act", "activate", activate_fields(rc), "1/sum for the group's tiles");
-        for (size_t j = 0; j < g.size(); ++j) {
-            const Tile& t = g[j];
-            ActivateSpec s{"identity", t.rows, t.slot, t.slot, n, p.dtype, p.dtype};
-            s.scale = ActOperand::at(recips + 4 * j);
-            Fields f = activate_fields(s);
-            f.push_back(inc(kSemComputed));
-            w.instr("act", "activate", f, j == 0 ? "exp / sum" : "");
-        }
-        for (const Tile& t : g) pipe.store(t, {{&y, 0}});
+        if (i) finish(prev, prev_sums, i == 1);
+        prev = t, prev_sums = sums;
     }
+    if (lag) finish(prev, prev_sums, tiles == 1);
     k.output(y, p.tag + "y");
-    const uint64_t groups = (tiles + group - 1) / group;
-    if (groups > 1) {
-        const auto set_of = [](const std::vector<std::string>& f) { return trainium_sets()[static_cast<size_t>(first_set_covering(f))].name; };
-        k.note(describe(p, "softmax") + ": each of its " + std::to_string(groups) + " groups of up to " + std::to_string(group) + " tiles switches from " +
-               set_of({"exp"}) + " to " + set_of({"reciprocal", "identity"}) + " for 1/sum and back, 2 table loads a group; a compiler keeps " +
-               set_of({"exp"}) +
-               " resident and computes 1/sum and the scale on VectorE (nisa.reciprocal, nisa.tensor_scalar), which neuronsim "
-               "does not model yet");
-    }
 }
 
 }  // namespace neuronsim::model::workloads

@@ -101,6 +101,19 @@ void TilePipeline::store(const Tile& t, const std::vector<TileIo>& out) {
     }
 }
 
+uint64_t TilePipeline::load_constant(const DramTensor& t, uint64_t offset) {
+    const std::string engine = load_engine(0);
+    std::string wait;
+    if (phase_first_)  // the phase's SBUF may hold earlier phases' tiles until they are stored
+        for (uint32_t e = 0; e < lanes_; ++e) {
+            if (e + 1 == lanes_) wait = wait_ge(kSemStored + e, phase_first_);
+            else w_.instr(engine, "sync", {wait_ge(kSemStored + e, phase_first_)});
+        }
+    const uint64_t n = signal(kSemConstants);
+    copy(engine, dram(t.addr), sbuf(0, offset), g_.partitions, t.row_bytes, 0, 0, wait, inc(kSemConstants));
+    return n;
+}
+
 void TilePipeline::ensure_resident(const std::vector<std::string>& functions) {
     if (resident_ >= 0 && std::all_of(functions.begin(), functions.end(), [&](const std::string& f) { return set_holds(resident_, f); })) return;
     const int set = first_set_covering(functions);

@@ -11,10 +11,14 @@
 //   decoded    (41)      POOL has decoded the tile (cptc-dequant-act)     -> ACT waits
 //   computed   (40)      ACT has written the tile's outputs               -> stores wait
 //   stored[e]  (20 + e)  DMA lane e has stored its rows of the tile       -> the slot's next load waits
+//   to_act     (42)      VectorE has left ScalarE a tile's operand (softmax's -max)
+//   to_dve     (43)      ScalarE has left VectorE a tile's values (its sums, its normalised rows)
+//   constants  (44)      a phase's constant rows are in SBUF (the norms' gamma and beta)
 // (the spread form has one lane, e = 0).
 // ACT's table loads are emitted only when the functions of a step are not resident; the set
 // is the roster's first that holds them all (the compiler's first fit).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,7 +51,7 @@ struct Tile {
     uint64_t slot = 0;  // SBUF offset of its slot
 };
 
-inline constexpr uint32_t kSemLoaded = 1, kSemStored = 20, kSemComputed = 40, kSemDecoded = 41;
+inline constexpr uint32_t kSemLoaded = 1, kSemStored = 20, kSemComputed = 40, kSemDecoded = 41, kSemToAct = 42, kSemToDve = 43, kSemConstants = 44;
 
 class TilePipeline {
 public:
@@ -68,6 +72,12 @@ public:
     // ACT: loads the first roster set holding all of `functions` unless the resident set does.
     void ensure_resident(const std::vector<std::string>& functions);
     uint64_t table_loads() const { return table_loads_; }
+    // A handoff (to_act, to_dve, constants): the producer's update counts `sem` up by one;
+    // returns the count its consumer waits for.
+    uint64_t signal(uint32_t sem) { return ++signals_[sem]; }
+    // `t`'s row into every partition at SBUF `offset` (a broadcast: source row stride 0) on the
+    // load engine, once every earlier tile is stored; returns the constants count to wait for.
+    uint64_t load_constant(const DramTensor& t, uint64_t offset);
     uint64_t tiles() const { return next_index_; }
 
     TraceWriter& writer() { return w_; }
@@ -90,6 +100,7 @@ private:
     uint32_t slots_ = 2;
     int resident_ = -1;
     uint64_t table_loads_ = 0;
+    std::map<uint32_t, uint64_t> signals_;
 };
 
 // Bytes rounded up to 64 (slot fields start on 64-byte boundaries).

@@ -87,4 +87,40 @@ Fields read_accumulator_fields(uint32_t channels, uint64_t offset) {
     return {"count=1", "dtype=" + code(fp::Dtype::Fp32), "num_active_channels=" + std::to_string(channels), "dst=" + sbuf(0, offset), "dst.num=1"};
 }
 
+namespace {
+// A TENSOR2D operand `key` over one row of `r.n` elements.
+Fields dve_ap(const std::string& key, const DveRow& r) {
+    return {key + "=" + sbuf(0, r.offset), key + ".num=" + std::to_string(r.n) + ",1", key + ".step=1,0"};
+}
+Fields dve_fields(Fields head, const std::vector<std::pair<std::string, DveRow>>& aps, uint32_t channels) {
+    for (const auto& [key, r] : aps) {
+        const Fields f = dve_ap(key, r);
+        head.insert(head.end(), f.begin(), f.end());
+    }
+    head.push_back("num_active_channels=" + std::to_string(channels));
+    return head;
+}
+}  // namespace
+
+Fields dve_reduce_fields(uint32_t channels, const DveRow& src, const std::string& reduce_op, bool negate, const DveRow& dst) {
+    return dve_fields({"reduce_op=" + reduce_op, std::string("negate=") + (negate ? "1" : "0"), "in_dtype=" + code(src.dtype), "out_dtype=" + code(dst.dtype)},
+                      {{"src", src}, {"dst", dst}}, channels);
+}
+
+Fields dve_scalar_fields(uint32_t channels, const DveRow& src, const std::string& op, const ActOperand& scalar, const DveRow& dst) {
+    Fields head = {"op0=" + op, "op1=bypass", "in_dtype=" + code(src.dtype), "out_dtype=" + code(dst.dtype)};
+    if (scalar.pointer) head.insert(head.end(), {"operand0_src=pointer", "operand0=" + sbuf(0, scalar.offset), "operand_dtype=" + code(fp::Dtype::Fp32)});
+    else head.push_back(f32_field("imm0", scalar.value));
+    return dve_fields(head, {{"src", src}, {"dst", dst}}, channels);
+}
+
+Fields dve_tensor_tensor_fields(uint32_t channels, const DveRow& src0, const std::string& op, const DveRow& src1, const DveRow& dst) {
+    return dve_fields({"op=" + op, "in0_dtype=" + code(src0.dtype), "in1_dtype=" + code(src1.dtype), "out_dtype=" + code(dst.dtype)},
+                      {{"src0", src0}, {"src1", src1}, {"dst", dst}}, channels);
+}
+
+Fields dve_reciprocal_fields(uint32_t channels, const DveRow& src, const DveRow& dst) {
+    return dve_fields({"in_dtype=" + code(src.dtype), "out_dtype=" + code(dst.dtype)}, {{"src", src}, {"dst", dst}}, channels);
+}
+
 }  // namespace neuronsim::model::workloads

@@ -63,4 +63,20 @@ Fields activate_fields(const ActivateSpec& a);
 // ReadAccumulator (0x24): each partition's accumulator, fp32, to SBUF `offset`.
 Fields read_accumulator_fields(uint32_t channels, uint64_t offset);
 
+// VectorE (docs/vector-engine.md) over `n` contiguous elements per partition of `channels`
+// partitions from partition 0, SBUF offsets. A per-partition scalar is the fp32 at its offset.
+struct DveRow {
+    uint64_t offset = 0;
+    uint32_t n = 1;
+    fp::Dtype dtype = fp::Dtype::Fp32;
+};
+// dst[p] = max/add/min over src[p], negated when `negate` (reduce_op: "max", "add", "min").
+Fields dve_reduce_fields(uint32_t channels, const DveRow& src, const std::string& reduce_op, bool negate, const DveRow& dst);
+// dst = src <op> scalar (op: "mult", "add", ...); the scalar a per-partition pointer or an immediate.
+Fields dve_scalar_fields(uint32_t channels, const DveRow& src, const std::string& op, const ActOperand& scalar, const DveRow& dst);
+// dst = src0 <op> src1, elementwise.
+Fields dve_tensor_tensor_fields(uint32_t channels, const DveRow& src0, const std::string& op, const DveRow& src1, const DveRow& dst);
+// dst = 1 / src.
+Fields dve_reciprocal_fields(uint32_t channels, const DveRow& src, const DveRow& dst);
+
 }  // namespace neuronsim::model::workloads

@@ -55,7 +55,7 @@ TEST(KernelGenerator, RefusesARowOverTheFreeSizeLimit) {
 TEST(KernelGenerator, RefusesShapesThatDoNotFitSbufNamingTheGenerationAndField) {
     TempDir t;
     wl::KernelRequest r;
-    r.kernel = "rmsnorm", r.rows = 128, r.cols = 30000;  // fp32: 2 x 120 KiB > SUNDA's 192 KiB
+    r.kernel = "rmsnorm", r.rows = 128, r.cols = 20000;  // fp32: 2 slots of 80000 B, gamma and a scratch row > SUNDA's 192 KiB
     const std::string e = error_of(r, sunda(), t.file("k.trace"));
     EXPECT_NE(e.find("SUNDA's SBUF has 196608 (memory.sbuf_bytes_per_partition)"), std::string::npos) << e;
     r.dtype = model::fp::Dtype::Bfloat16;  // half the bytes fit
@@ -106,25 +106,67 @@ TEST(KernelGenerator, RefusesWhatDoesNotFitDramOrOneTrace) {
     EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act and --bits do not apply to --model"), std::string::npos);
 }
 
-TEST(KernelGenerator, SoftmaxSwitchesSetsOncePerGroupNotPerTile) {
+// The max, 1/sum and the scale are on VectorE, so exp_and_others stays resident: one table
+// load, however many tiles; each tile is one reduce, one exp, one read-out, one reciprocal and
+// one scale.
+TEST(KernelGenerator, SoftmaxKeepsOneSetResidentWithVectorE) {
     TempDir t;
     wl::KernelRequest r;
-    r.kernel = "softmax", r.rows = 128 * 40, r.cols = 256;  // 40 tiles, groups of 16
+    r.kernel = "softmax", r.rows = 128 * 40, r.cols = 256;
     const wl::KernelSummary s = wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace"));
     EXPECT_EQ(s.tiles, 40u);
-    EXPECT_EQ(s.table_loads, 6u);  // 3 groups x (exp_and_others, reciprocal_and_small)
+    EXPECT_EQ(s.table_loads, 1u);
     const std::string text = text_of(t.file("k.trace"));
-    EXPECT_EQ(count(text, "load_act_func_set set=0"), 3u);
-    EXPECT_EQ(count(text, "load_act_func_set set=13"), 3u);
+    EXPECT_EQ(count(text, "load_act_func_set set=0"), 1u);
+    EXPECT_EQ(count(text, "dve tensor_reduce reduce_op=max negate=1"), 40u);
+    EXPECT_EQ(count(text, "dve reciprocal"), 40u);
+    EXPECT_EQ(count(text, "dve tensor_scalar op0=mult"), 40u);
+    EXPECT_EQ(count(text, "act activate"), 40u);
+    EXPECT_TRUE(s.notes.empty());
+}
+
+// VectorE issues the next tile's max before this tile's 1/sum (it runs one tile behind), except
+// with one buffer, where the next load waits for this tile's store.
+TEST(KernelGenerator, SoftmaxVectorEngineRunsOneTileBehind) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "softmax", r.rows = 128 * 3, r.cols = 64;
+    auto dve_ops = [&](const std::string& file) {
+        std::string ops;
+        std::istringstream in(text_of(file));
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind("dve ", 0) == 0) {
+                const std::string m = line.substr(4, line.find(' ', 4) - 4);
+                ops += m == "sync" ? 's' : m == "tensor_reduce" ? 'm' : m == "reciprocal" ? 'r' : m == "tensor_scalar" ? 'x' : '?';
+            }
+        return ops;
+    };
+    wl::write_kernel(r, wl::GenLimits{}, t.file("a.trace"));
+    EXPECT_EQ(dve_ops(t.file("a.trace")), "smsmrxsmrxrx");
+    r.buffers = 1;
+    wl::write_kernel(r, wl::GenLimits{}, t.file("b.trace"));
+    EXPECT_EQ(dve_ops(t.file("b.trace")), "smrxsmrxsmrx");
 }
 
 TEST(KernelGenerator, NormsNeedOneTableLoad) {
     TempDir t;
     wl::KernelRequest r;
     r.kernel = "layernorm", r.rows = 1000, r.cols = 768;
-    EXPECT_EQ(wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace")).table_loads, 1u);
+    wl::KernelSummary s = wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace"));
+    EXPECT_EQ(s.table_loads, 1u);
+    // gamma and beta: loaded once (a broadcast into every partition), applied per tile on VectorE.
+    std::string text = text_of(t.file("k.trace"));
+    EXPECT_EQ(s.files.size(), 3u);  // x, gamma, beta
+    EXPECT_EQ(count(text, "partitions=128 bytes=3072 update=44+1"), 2u);
+    EXPECT_EQ(count(text, "dve tensor_tensor op=mult"), 8u);
+    EXPECT_EQ(count(text, "dve tensor_tensor op=add"), 8u);
     r.kernel = "rmsnorm";
-    EXPECT_EQ(wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace")).table_loads, 1u);
+    s = wl::write_kernel(r, wl::GenLimits{}, t.file("k.trace"));
+    EXPECT_EQ(s.table_loads, 1u);
+    text = text_of(t.file("k.trace"));
+    EXPECT_EQ(s.files.size(), 2u);  // x, gamma
+    EXPECT_EQ(count(text, "dve tensor_tensor op=mult"), 8u);
+    EXPECT_EQ(count(text, "dve tensor_tensor op=add"), 0u);
 }
 
 TEST(KernelGenerator, ModelSizedInputsAreARingOfWholeTiles) {
