@@ -15,13 +15,15 @@ namespace wl = model::workloads;
 
 int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()("name", po::value<std::string>(), "kernel: softmax, rmsnorm, layernorm, mlp-act, cptc-dequant-act (also positional)")(
+    opts.add_options()("name", po::value<std::string>(), "kernel: softmax, rmsnorm, layernorm, mlp-act, mlp, cptc-dequant-act (also positional)")(
         "list", po::bool_switch(), "list the kernels, the model presets and their parameters")("out,o", po::value<std::string>(),
                                                                                                "the trace to write; its .data inputs are written beside it")(
         "shape", po::value<std::string>(), "ROWSxCOLS (rows are tiled over the 128 partitions, cols are each row's free elements)")(
         "dtype", po::value<std::string>()->default_value("fp32"), "element type of inputs and outputs: fp32, bf16, fp16")(
-        "act", po::value<std::string>(), "mlp-act: gelu (default) or silu; cptc-dequant-act: gelu (default), silu, identity")(
-        "bits", po::value<unsigned>()->default_value(4), "cptc-dequant-act: CPTC-K, K in 1..7")(
+        "act", po::value<std::string>(),
+        "mlp-act: gelu (default) or silu; mlp: gelu (default; BERT's W_1, gelu, W_2) or silu (LLaMA's gated form); cptc-dequant-act: gelu (default), "
+        "silu, identity")("intermediate", po::value<uint64_t>(), "mlp: the intermediate size (default 3072)")("bits", po::value<unsigned>()->default_value(4),
+                                                                                                              "cptc-dequant-act: CPTC-K, K in 1..7")(
         "eps", po::value<std::string>(), "rmsnorm/layernorm epsilon (default 1e-5)")("seed", po::value<uint64_t>()->default_value(1),
                                                                                      "seed of the generated inputs")(
         "dma-lanes", po::value<uint32_t>()->default_value(0),
@@ -72,6 +74,7 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     }
     if (vm.count("act")) r.act = vm["act"].as<std::string>();
     r.bits = vm["bits"].as<unsigned>();
+    if (vm.count("intermediate")) r.intermediate = vm["intermediate"].as<uint64_t>();
     r.eps = float_operand(vm, "eps", 1e-5f);
     r.seed = vm["seed"].as<uint64_t>();
     r.lanes = vm["dma-lanes"].as<uint32_t>();

@@ -10,6 +10,8 @@ GenLimits gen_limits(const Config& c) {
     g.nc_version = c.generation.nc_version;
     g.partitions = c.memory.partitions;
     g.sbuf_bytes = c.memory.sbuf_bytes_per_partition;
+    g.psum_banks = c.memory.psum_banks;
+    g.psum_bank_bytes = c.memory.psum_bank_bytes;
     g.dma_engines = c.dma.engines;
     g.table_load_dma_engine = c.act.table_load_dma_engine;
     g.semaphores = c.semaphores;

@@ -14,6 +14,8 @@ struct GenLimits {
     int nc_version = 4;  // generation.nc_version
     uint32_t partitions = 128;  // memory.partitions: rows per tile
     uint64_t sbuf_bytes = 262144;  // memory.sbuf_bytes_per_partition
+    uint32_t psum_banks = 8;  // memory.psum_banks
+    uint64_t psum_bank_bytes = 2048;  // memory.psum_bank_bytes (per partition)
     uint32_t dma_engines = 16;  // dma.engines
     uint32_t table_load_dma_engine = 15;  // act.table_load_dma_engine: kept free of kernel traffic
     uint32_t semaphores = 256;  // sync.semaphores

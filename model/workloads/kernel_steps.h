@@ -12,6 +12,7 @@ namespace neuronsim::model::workloads {
 struct Phase {
     std::string tag;  // file names: <stem>_<tag>_x.bin
     uint64_t rows = 0, cols = 0;
+    uint64_t inner = 0;  // mlp: the intermediate size
     fp::Dtype dtype = fp::Dtype::Fp32;
     uint64_t seed = 1;
     std::string act;  // elementwise / cptc: the function
@@ -24,6 +25,7 @@ void emit_softmax(KernelContext& k, const Phase& p);
 void emit_rmsnorm(KernelContext& k, const Phase& p);
 void emit_layernorm(KernelContext& k, const Phase& p);
 void emit_elementwise(KernelContext& k, const Phase& p);  // mlp-act
+void emit_mlp(KernelContext& k, const Phase& p);  // mlp.cpp: the matmuls on TensorE
 void emit_cptc_dequant_act(KernelContext& k, const Phase& p);
 // The generations that can run it, for messages ("MARIANA, MARIANA_PLUS, MAVERICK").
 std::string cptc_generations();

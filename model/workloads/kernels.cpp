@@ -27,6 +27,10 @@ const std::vector<KernelInfo>& kernels() {
         {"rmsnorm", 2048, 4096, "--shape TOKENSxHIDDEN, --dtype, --eps; gamma on VectorE", emit_rmsnorm},
         {"layernorm", 512, 768, "--shape TOKENSxHIDDEN, --dtype, --eps; gamma and beta on VectorE", emit_layernorm},
         {"mlp-act", 2048, 11008, "--shape TOKENSxINTERMEDIATE, --dtype, --act gelu|silu (default gelu)", emit_elementwise},
+        {"mlp", 512, 768,
+         "--shape TOKENSxHIDDEN, --intermediate I (default 3072), --dtype, --act gelu (W_1, gelu, W_2) | silu (silu(x W_gate) * x W_up, W_down); "
+         "the matmuls on TensorE",
+         emit_mlp},
         {"cptc-dequant-act", 1024, 4096,
          std::string("--shape ROWSxCOLS (rows a multiple of 128), --dtype (ACT output), --bits K (CPTC-K, default 4), --act gelu|silu|identity; ") +
              cptc_generations() + ", run with -p gpsimd.cptc_flag=true",
@@ -168,7 +172,8 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
     std::vector<std::pair<std::string, Phase>> phases;
     if (!r.model.empty()) {
         if (!r.kernel.empty()) throw Error("give a kernel NAME or --model, not both");
-        if (!r.act.empty() || r.bits != 4) throw Error("--act and --bits do not apply to --model (the model decides its activation)");
+        if (!r.act.empty() || r.bits != 4 || r.intermediate)
+            throw Error("--act, --bits and --intermediate do not apply to --model (the model decides its sizes and activation)");
         phases = model_phases(r);
     } else {
         const KernelInfo& k = find_kernel(r.kernel);
@@ -177,9 +182,12 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         p.cols = r.cols ? r.cols : k.cols;
         p.dtype = r.dtype, p.seed = r.seed, p.eps = r.eps, p.bits = r.bits, p.buffers = r.buffers;
         p.act = r.act.empty() ? "gelu" : r.act;
-        const bool has_act = k.name == "mlp-act" || k.name == "cptc-dequant-act";
+        p.inner = r.intermediate ? r.intermediate : 3072;
+        if (k.name != "mlp" && r.intermediate) throw Error("--intermediate applies to mlp only");
+        const bool has_act = k.name == "mlp-act" || k.name == "mlp" || k.name == "cptc-dequant-act";
         if (!has_act && !r.act.empty()) throw Error("--act applies to mlp-act and cptc-dequant-act, not " + k.name);
-        if (k.name == "mlp-act" && p.act != "gelu" && p.act != "silu") throw Error("--act " + p.act + ": mlp-act takes gelu or silu");
+        if ((k.name == "mlp-act" || k.name == "mlp") && p.act != "gelu" && p.act != "silu")
+            throw Error("--act " + p.act + ": " + k.name + " takes gelu or silu");
         if (k.name == "cptc-dequant-act" && p.act != "gelu" && p.act != "silu" && p.act != "identity")
             throw Error("--act " + p.act + ": cptc-dequant-act takes gelu, silu or identity");
         if (k.name != "cptc-dequant-act" && r.bits != 4) throw Error("--bits applies to cptc-dequant-act only");

@@ -75,8 +75,9 @@ void TilePipeline::load(const Tile& t, const std::vector<TileIo>& in) {
         }
         for (size_t i = 0; i < in.size(); ++i) {
             const DramTensor& d = *in[i].tensor;
-            copy(load_engine(e), dram(d.row_addr(t.row0 + lo)), sbuf(lo, t.slot + in[i].slot_offset), hi - lo, d.row_bytes, d.row_bytes, 0, i == 0 ? wait : "",
-                 i + 1 == in.size() ? inc(kSemLoaded + e) : "");
+            const uint64_t bytes = in[i].bytes ? in[i].bytes : d.row_bytes;
+            copy(load_engine(e), dram(d.row_addr(t.row0 + lo) + in[i].row_offset), sbuf(lo, t.slot + in[i].slot_offset), hi - lo, bytes, d.row_bytes, 0,
+                 i == 0 ? wait : "", i + 1 == in.size() ? inc(kSemLoaded + e) : "");
         }
     }
 }
@@ -95,7 +96,8 @@ void TilePipeline::store(const Tile& t, const std::vector<TileIo>& out) {
         }
         for (size_t i = 0; i < out.size(); ++i) {
             const DramTensor& d = *out[i].tensor;
-            copy(store_engine(e), sbuf(lo, t.slot + out[i].slot_offset), dram(d.row_addr(t.row0 + lo)), hi - lo, d.row_bytes, 0, d.row_bytes,
+            const uint64_t bytes = out[i].bytes ? out[i].bytes : d.row_bytes;
+            copy(store_engine(e), sbuf(lo, t.slot + out[i].slot_offset), dram(d.row_addr(t.row0 + lo) + out[i].row_offset), hi - lo, bytes, 0, d.row_bytes,
                  i == 0 ? wait : "", i + 1 == out.size() ? inc(kSemStored + e) : "");
         }
     }
@@ -103,15 +105,26 @@ void TilePipeline::store(const Tile& t, const std::vector<TileIo>& out) {
 
 uint64_t TilePipeline::load_constant(const DramTensor& t, uint64_t offset) {
     const std::string engine = load_engine(0);
+    const std::string wait = wait_earlier_phases(engine);
+    const uint64_t n = signal(kSemConstants);
+    copy(engine, dram(t.addr), sbuf(0, offset), g_.partitions, t.row_bytes, 0, 0, wait, inc(kSemConstants));
+    return n;
+}
+
+std::string TilePipeline::wait_earlier_phases(const std::string& engine) {
     std::string wait;
     if (phase_first_)  // the phase's SBUF may hold earlier phases' tiles until they are stored
         for (uint32_t e = 0; e < lanes_; ++e) {
             if (e + 1 == lanes_) wait = wait_ge(kSemStored + e, phase_first_);
             else w_.instr(engine, "sync", {wait_ge(kSemStored + e, phase_first_)});
         }
-    const uint64_t n = signal(kSemConstants);
-    copy(engine, dram(t.addr), sbuf(0, offset), g_.partitions, t.row_bytes, 0, 0, wait, inc(kSemConstants));
-    return n;
+    return wait;
+}
+
+void TilePipeline::wait_slot_free(const std::string& engine, const Tile& t) {
+    const uint64_t in_phase = t.index - phase_first_;
+    if (in_phase < slots_) return;
+    for (uint32_t e = 0; e < lanes_; ++e) w_.instr(engine, "sync", {wait_ge(kSemStored + e, t.index - slots_ + 1)});
 }
 
 void TilePipeline::ensure_resident(const std::vector<std::string>& functions) {

@@ -14,6 +14,7 @@
 //   to_act     (42)      VectorE has left ScalarE a tile's operand (softmax's -max)
 //   to_dve     (43)      ScalarE has left VectorE a tile's values (its sums, its normalised rows)
 //   constants  (44)      a phase's constant rows are in SBUF (the norms' gamma and beta)
+//   45..51               the matmul kernels' handoffs (mlp.cpp)
 // (the spread form has one lane, e = 0).
 // ACT's table loads are emitted only when the functions of a step are not resident; the set
 // is the roster's first that holds them all (the compiler's first fit).
@@ -38,10 +39,12 @@ struct DramTensor {
     uint64_t stored_bytes() const { return ring_rows * row_bytes; }
 };
 
-// One row of `tensor` per partition, at `slot_offset` in the tile's SBUF slot.
+// One row of `tensor` per partition, at `slot_offset` in the tile's SBUF slot; or, with
+// `bytes`, that many of each row from byte `row_offset` (a block of columns).
 struct TileIo {
     const DramTensor* tensor;
     uint64_t slot_offset;
+    uint64_t row_offset = 0, bytes = 0;
 };
 
 struct Tile {
@@ -80,14 +83,23 @@ public:
     uint64_t load_constant(const DramTensor& t, uint64_t offset);
     uint64_t tiles() const { return next_index_; }
 
+    // For a phase that fills SBUF other than by load(): syncs on `engine` until every tile of
+    // the earlier phases is stored, the last wait returned as a field for the first transfer
+    // ("" in the first phase).
+    std::string wait_earlier_phases(const std::string& engine);
+    // For a tile whose slot is written other than by load(): syncs on `engine` until the
+    // slot's previous tile is stored (none for the phase's first `slots` tiles).
+    void wait_slot_free(const std::string& engine, const Tile& t);
+    // One DMA trigger: `rows` rows of `bytes`, the strides 0 for contiguous rows.
+    void copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes, uint64_t src_stride,
+              uint64_t dst_stride, const std::string& wait, const std::string& update);
+
     TraceWriter& writer() { return w_; }
 
 private:
     std::string load_engine(uint32_t lane) const;
     std::string store_engine(uint32_t lane) const;
     std::pair<uint32_t, uint32_t> lane_rows(uint32_t lane, uint32_t rows) const;  // [lo, hi)
-    void copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes, uint64_t src_stride,
-              uint64_t dst_stride, const std::string& wait, const std::string& update);
 
     TraceWriter& w_;
     GenLimits g_;

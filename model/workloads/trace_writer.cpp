@@ -49,6 +49,7 @@ void TraceWriter::dump(const std::string& location, uint64_t bytes, const std::s
 }
 
 std::string sbuf(uint32_t partition, uint64_t offset) { return "sbuf:" + std::to_string(partition) + ":" + fp::hex(offset); }
+std::string psum(uint32_t partition, uint64_t offset) { return "psum:" + std::to_string(partition) + ":" + fp::hex(offset); }
 std::string dram(uint64_t addr) { return "dram:" + fp::hex(addr); }
 std::string f32_field(const std::string& key, float v) { return key + "=0x" + fp::hex8(fp::bits_of(v)); }
 std::string wait_ge(uint32_t sem, uint64_t value) { return "wait=" + std::to_string(sem) + ">=" + std::to_string(value); }
@@ -66,7 +67,7 @@ Fields activate_fields(const ActivateSpec& a) {
                 "in_bias_dtype=" + fp::hex2(in_bias),
                 "out_dtype=" + code(a.out),
                 "num_active_channels=" + std::to_string(a.channels),
-                "src=" + sbuf(0, a.src),
+                "src=" + (a.src_psum ? psum(0, a.src) : sbuf(0, a.src)),
                 "src.step=1,0,0",
                 "src.num=" + n + ",1,1",
                 "dst=" + sbuf(0, a.dst),
@@ -90,7 +91,7 @@ Fields read_accumulator_fields(uint32_t channels, uint64_t offset) {
 namespace {
 // A TENSOR2D operand `key` over one row of `r.n` elements.
 Fields dve_ap(const std::string& key, const DveRow& r) {
-    return {key + "=" + sbuf(0, r.offset), key + ".num=" + std::to_string(r.n) + ",1", key + ".step=1,0"};
+    return {key + "=" + (r.psum ? psum(0, r.offset) : sbuf(0, r.offset)), key + ".num=" + std::to_string(r.n) + ",1", key + ".step=1,0"};
 }
 Fields dve_fields(Fields head, const std::vector<std::pair<std::string, DveRow>>& aps, uint32_t channels) {
     for (const auto& [key, r] : aps) {
@@ -119,8 +120,27 @@ Fields dve_tensor_tensor_fields(uint32_t channels, const DveRow& src0, const std
                       {{"src0", src0}, {"src1", src1}, {"dst", dst}}, channels);
 }
 
-Fields dve_reciprocal_fields(uint32_t channels, const DveRow& src, const DveRow& dst) {
+Fields dve_reciprocal_fields(uint32_t channels, const DveRow& src, const DveRow& dst) { return dve_copy_fields(channels, src, dst); }  // same fields
+
+Fields dve_copy_fields(uint32_t channels, const DveRow& src, const DveRow& dst) {
     return dve_fields({"in_dtype=" + code(src.dtype), "out_dtype=" + code(dst.dtype)}, {{"src", src}, {"dst", dst}}, channels);
+}
+
+Fields pe_load_stationary_fields(uint32_t k, fp::Dtype d, uint64_t offset, uint32_t m) {
+    return {"in_dtype=" + code(d), "num_active_channels=" + std::to_string(k), "src=" + sbuf(0, offset), "src.num=" + std::to_string(m) + ",1", "src.step=1,0"};
+}
+
+Fields pe_matmul_fields(uint32_t k, fp::Dtype d, bool start, uint64_t moving, uint32_t n, uint64_t psum_offset) {
+    const std::string num = std::to_string(n) + ",1";
+    return {"in_dtype=" + code(d),
+            "num_active_channels=" + std::to_string(k),
+            std::string("start=") + (start ? "1" : "0"),
+            "moving=" + sbuf(0, moving),
+            "moving.num=" + num,
+            "moving.step=1,0",
+            "dst=" + psum(0, psum_offset),
+            "dst.num=" + num,
+            "dst.step=1,0"};
 }
 
 }  // namespace neuronsim::model::workloads

@@ -34,6 +34,7 @@ private:
 
 // Trace locations and operands.
 std::string sbuf(uint32_t partition, uint64_t offset);  // "sbuf:P:0x..."
+std::string psum(uint32_t partition, uint64_t offset);  // "psum:P:0x..."
 std::string dram(uint64_t addr);  // "dram:0x..."
 std::string f32_field(const std::string& key, float v);  // "key=0x3f800000": exact bits
 std::string wait_ge(uint32_t sem, uint64_t value);  // "wait=S>=V"
@@ -58,6 +59,7 @@ struct ActivateSpec {
     fp::Dtype in = fp::Dtype::Fp32, out = fp::Dtype::Fp32;
     ActOperand scale = ActOperand::imm(1.0f), bias = ActOperand::imm(0.0f);
     Accumulate acc = Accumulate::None;
+    bool src_psum = false;  // src is a PSUM offset (a matmul's result)
 };
 Fields activate_fields(const ActivateSpec& a);
 // ReadAccumulator (0x24): each partition's accumulator, fp32, to SBUF `offset`.
@@ -69,6 +71,7 @@ struct DveRow {
     uint64_t offset = 0;
     uint32_t n = 1;
     fp::Dtype dtype = fp::Dtype::Fp32;
+    bool psum = false;  // a PSUM offset (fp32 matmul results) instead of SBUF
 };
 // dst[p] = max/add/min over src[p], negated when `negate` (reduce_op: "max", "add", "min").
 Fields dve_reduce_fields(uint32_t channels, const DveRow& src, const std::string& reduce_op, bool negate, const DveRow& dst);
@@ -78,5 +81,13 @@ Fields dve_scalar_fields(uint32_t channels, const DveRow& src, const std::string
 Fields dve_tensor_tensor_fields(uint32_t channels, const DveRow& src0, const std::string& op, const DveRow& src1, const DveRow& dst);
 // dst = 1 / src.
 Fields dve_reciprocal_fields(uint32_t channels, const DveRow& src, const DveRow& dst);
+// dst = src, converted between the rows' types.
+Fields dve_copy_fields(uint32_t channels, const DveRow& src, const DveRow& dst);
+
+// TensorE (docs/tensor-engine.md): hold `k` partitions x `m` elements of SBUF at `offset` as
+// the stationary tile; then psum[0..m) at `psum_offset` (+)= stationary^T x the moving tile
+// (`k` partitions x `n` elements of SBUF at `moving`), `start` beginning the accumulation.
+Fields pe_load_stationary_fields(uint32_t k, fp::Dtype d, uint64_t offset, uint32_t m);
+Fields pe_matmul_fields(uint32_t k, fp::Dtype d, bool start, uint64_t moving, uint32_t n, uint64_t psum_offset);
 
 }  // namespace neuronsim::model::workloads
