@@ -103,7 +103,13 @@ TEST(KernelGenerator, RefusesWhatDoesNotFitDramOrOneTrace) {
     EXPECT_TRUE(std::filesystem::is_empty(t.path())) << "files left in " << t.path();
     r = {};
     r.model = "bert-base", r.seq = 128, r.act = "silu";
-    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act and --bits do not apply to --model"), std::string::npos);
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act, --bits and --intermediate do not apply to --model"), std::string::npos);
+    r = {};
+    r.model = "bert-base", r.seq = 128, r.intermediate = 1024;
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("do not apply to --model"), std::string::npos);
+    r = {};
+    r.kernel = "softmax", r.intermediate = 1024;
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--intermediate applies to mlp only"), std::string::npos);
 }
 
 // The max, 1/sum and the scale are on VectorE, so exp_and_others stays resident: one table
