@@ -15,15 +15,18 @@ namespace wl = model::workloads;
 
 int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     po::options_description opts;
-    opts.add_options()("name", po::value<std::string>(), "kernel: softmax, rmsnorm, layernorm, mlp-act, mlp, cptc-dequant-act (also positional)")(
+    opts.add_options()("name", po::value<std::string>(),
+                       "kernel: softmax, rmsnorm, layernorm, mlp-act, mlp, linear, attention, cptc-dequant-act (also positional)")(
         "list", po::bool_switch(), "list the kernels, the model presets and their parameters")("out,o", po::value<std::string>(),
                                                                                                "the trace to write; its .data inputs are written beside it")(
         "shape", po::value<std::string>(), "ROWSxCOLS (rows are tiled over the 128 partitions, cols are each row's free elements)")(
         "dtype", po::value<std::string>()->default_value("fp32"), "element type of inputs and outputs: fp32, bf16, fp16")(
         "act", po::value<std::string>(),
         "mlp-act: gelu (default) or silu; mlp: gelu (default; BERT's W_1, gelu, W_2) or silu (LLaMA's gated form); cptc-dequant-act: gelu (default), "
-        "silu, identity")("intermediate", po::value<uint64_t>(), "mlp: the intermediate size (default 3072)")("bits", po::value<unsigned>()->default_value(4),
-                                                                                                              "cptc-dequant-act: CPTC-K, K in 1..7")(
+        "silu, identity")("intermediate", po::value<uint64_t>(), "mlp: the intermediate size (default 3072)")(
+        "heads", po::value<uint64_t>(), "attention: the heads; they divide the hidden size (default hidden/64)")(
+        "features", po::value<uint64_t>(), "linear: the output features (default: the input's)")("bits", po::value<unsigned>()->default_value(4),
+                                                                                                 "cptc-dequant-act: CPTC-K, K in 1..7")(
         "eps", po::value<std::string>(), "rmsnorm/layernorm epsilon (default 1e-5)")("seed", po::value<uint64_t>()->default_value(1),
                                                                                      "seed of the generated inputs")(
         "dma-lanes", po::value<uint32_t>()->default_value(0),
@@ -75,6 +78,8 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     if (vm.count("act")) r.act = vm["act"].as<std::string>();
     r.bits = vm["bits"].as<unsigned>();
     if (vm.count("intermediate")) r.intermediate = vm["intermediate"].as<uint64_t>();
+    if (vm.count("heads")) r.heads = vm["heads"].as<uint64_t>();
+    if (vm.count("features")) r.features = vm["features"].as<uint64_t>();
     r.eps = float_operand(vm, "eps", 1e-5f);
     r.seed = vm["seed"].as<uint64_t>();
     r.lanes = vm["dma-lanes"].as<uint32_t>();
@@ -106,6 +111,6 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
 
 }  // namespace
 
-Command kernel_command() { return {"kernel", "write a runnable trace of a tiled kernel (softmax, norms, MLP act, CPTC) or a model layer", run_kernel}; }
+Command kernel_command() { return {"kernel", "write a runnable trace of a tiled kernel (softmax, norms, MLP, attention, CPTC) or a model layer", run_kernel}; }
 
 }  // namespace neuronsim::apps

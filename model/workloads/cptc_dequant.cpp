@@ -72,13 +72,14 @@ void emit_cptc_dequant_act(KernelContext& k, const Phase& p) {
     for (uint64_t row0 = 0; row0 < p.rows; row0 += P) {
         const Tile t = pipe.next_tile(row0, static_cast<uint32_t>(P));
         pipe.load(t, {{&w, s_off}});
-        pipe.wait_loaded("pool", t);  // decoded counts tiles like the others: this phase is the trace's only one
+        pipe.wait_loaded("pool", t);
         Fields f = decode;
         f.insert(f.end(), {"src=" + sbuf(0, t.slot + s_off), "dst=" + sbuf(0, t.slot + d_off), inc(kSemDecoded)});
         tw.instr("pool", "conv_lut_load", f, row0 == 0 ? cptc::describe(target) : "");
+        const uint64_t decoded = pipe.signal(kSemDecoded);
         ActivateSpec a{p.act, t.rows, t.slot + d_off, t.slot + y_off, static_cast<uint32_t>(p.cols), target.out, p.dtype};
         Fields af = activate_fields(a);
-        af.insert(af.end(), {wait_ge(kSemDecoded, t.index + 1), inc(kSemComputed)});
+        af.insert(af.end(), {wait_ge(kSemDecoded, decoded), inc(kSemComputed)});
         tw.instr("act", "activate", af, row0 == 0 ? p.act + " of the decoded weights" : "");
         pipe.store(t, {{&y, y_off}});
     }

@@ -1,5 +1,6 @@
 #pragma once
-// The kernels' generators (softmax.cpp, norms.cpp, elementwise.cpp, cptc_dequant.cpp), each
+// The kernels' generators (softmax.cpp, norms.cpp, elementwise.cpp, mlp.cpp, attention.cpp,
+// cptc_dequant.cpp), each
 // emitting one phase of a trace through a KernelContext. Internal to model/workloads.
 #include <cstdint>
 #include <string>
@@ -12,7 +13,8 @@ namespace neuronsim::model::workloads {
 struct Phase {
     std::string tag;  // file names: <stem>_<tag>_x.bin
     uint64_t rows = 0, cols = 0;
-    uint64_t inner = 0;  // mlp: the intermediate size
+    uint64_t inner = 0;  // mlp: the intermediate size; linear: the output features
+    uint64_t heads = 0;  // attention: heads (rows: the sequence, cols: the hidden size)
     fp::Dtype dtype = fp::Dtype::Fp32;
     uint64_t seed = 1;
     std::string act;  // elementwise / cptc: the function
@@ -26,6 +28,8 @@ void emit_rmsnorm(KernelContext& k, const Phase& p);
 void emit_layernorm(KernelContext& k, const Phase& p);
 void emit_elementwise(KernelContext& k, const Phase& p);  // mlp-act
 void emit_mlp(KernelContext& k, const Phase& p);  // mlp.cpp: the matmuls on TensorE
+void emit_linear(KernelContext& k, const Phase& p);  // mlp.cpp: y = W^T x alone
+void emit_attention(KernelContext& k, const Phase& p);  // attention.cpp: QK^T, softmax, PV
 void emit_cptc_dequant_act(KernelContext& k, const Phase& p);
 // The generations that can run it, for messages ("MARIANA, MARIANA_PLUS, MAVERICK").
 std::string cptc_generations();

@@ -31,6 +31,11 @@ const std::vector<KernelInfo>& kernels() {
          "--shape TOKENSxHIDDEN, --intermediate I (default 3072), --dtype, --act gelu (W_1, gelu, W_2) | silu (silu(x W_gate) * x W_up, W_down); "
          "the matmuls on TensorE",
          emit_mlp},
+        {"linear", 512, 768, "--shape TOKENSxIN, --features OUT (default IN), --dtype; y = W^T x on TensorE (a projection), x and y hidden-major", emit_linear},
+        {"attention", 512, 768,
+         "--shape SEQxHIDDEN (at most 2048 keys), --heads N (default hidden/64), --dtype; per head QK^T and PV on TensorE (P^T by identity "
+         "transposes), the softmax on VectorE and ScalarE; no causal mask",
+         emit_attention},
         {"cptc-dequant-act", 1024, 4096,
          std::string("--shape ROWSxCOLS (rows a multiple of 128), --dtype (ACT output), --bits K (CPTC-K, default 4), --act gelu|silu|identity; ") +
              cptc_generations() + ", run with -p gpsimd.cptc_flag=true",
@@ -47,7 +52,8 @@ const KernelInfo& find_kernel(const std::string& name) {
     throw Error("unknown kernel '" + name + "' (kernels: " + names + "; --list shows their parameters)");
 }
 
-// The transformer presets: one layer's activation work at the model's real sizes.
+// The transformer presets: one layer at the model's real sizes, each block a phase with its own
+// seeded inputs (the phases do not pass data on; their times add up to the layer's).
 struct ModelInfo {
     std::string name;
     uint32_t layers, hidden, heads, intermediate;
@@ -70,29 +76,41 @@ std::vector<std::pair<std::string, Phase>> model_phases(const KernelRequest& r) 
     if (r.layer >= m->layers) throw Error("--layer " + std::to_string(r.layer) + ": " + m->name + " has layers 0.." + std::to_string(m->layers - 1));
     if (r.seq == 0) throw Error("--model " + m->name + " needs --seq S (the sequence length, e.g. 2048)");
     const uint64_t seed = r.seed * 1000003 + r.layer * 16;
-    auto phase = [&](const std::string& tag, uint64_t rows, uint64_t cols, uint64_t k) {
+    auto phase = [&](const std::string& tag, uint64_t rows, uint64_t cols, uint64_t k, uint64_t inner = 0) {
         Phase p;
         p.tag = tag;
         p.rows = rows, p.cols = cols, p.dtype = r.dtype, p.seed = seed + k, p.eps = r.eps, p.act = m->act, p.buffers = r.buffers;
+        p.inner = inner, p.heads = m->heads;
         return p;
     };
-    const uint64_t S = r.seq;
+    const uint64_t S = r.seq, H = m->hidden;
+    const std::pair<std::string, Phase> qkv{"linear", phase("qkv_", S, H, 1, 3 * H)}, attn{"attention", phase("attn_", S, H, 2)},
+        out{"linear", phase("attn_out_", S, H, 3, H)}, mlp{"mlp", phase("mlp_", S, H, 5, m->intermediate)};
     if (m->norm == "layernorm")  // post-norm BERT: attention, add & norm, FFN, add & norm
-        return {{"softmax", phase("attn_softmax_", m->heads * S, S, 0)},
-                {m->norm, phase("attn_norm_", S, m->hidden, 1)},
-                {"mlp-act", phase("mlp_act_", S, m->intermediate, 2)},
-                {m->norm, phase("mlp_norm_", S, m->hidden, 3)}};
-    return {{m->norm, phase("attn_norm_", S, m->hidden, 0)},  // pre-norm LLaMA
-            {"softmax", phase("attn_softmax_", m->heads * S, S, 1)},
-            {m->norm, phase("mlp_norm_", S, m->hidden, 2)},
-            {"mlp-act", phase("mlp_act_", S, m->intermediate, 3)}};
+        return {qkv, attn, out, {m->norm, phase("attn_norm_", S, H, 4)}, mlp, {m->norm, phase("mlp_norm_", S, H, 6)}};
+    return {{m->norm, phase("attn_norm_", S, H, 0)}, qkv, attn, out, {m->norm, phase("mlp_norm_", S, H, 4)}, mlp};  // pre-norm LLaMA
+}
+
+// The tiles a phase stores, before it is written (mlp's token blocks are at most 512; when SBUF
+// makes them smaller, the count after writing is checked too).
+uint64_t phase_tiles(const std::string& kernel, const Phase& p, uint64_t P) {
+    const auto cdiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+    if (kernel == "attention") return p.heads * cdiv(p.rows, P);
+    if (kernel == "mlp") return cdiv(p.rows, 512) * cdiv(p.cols, P);
+    if (kernel == "linear") return cdiv(p.rows, 512) * cdiv(p.inner, P);
+    return cdiv(p.rows, P);
 }
 
 }  // namespace
 
 std::string describe(const Phase& p, const std::string& kernel) {
     return kernel + " " + std::to_string(p.rows) + "x" + std::to_string(p.cols) + " " + kernel_dtype_name(p.dtype) +
-           (p.act.empty() || kernel == "softmax" || kernel == "rmsnorm" || kernel == "layernorm" ? "" : " " + p.act);
+           (p.act.empty() || kernel == "softmax" || kernel == "rmsnorm" || kernel == "layernorm" || kernel == "linear" || kernel == "attention" ? ""
+                                                                                                                                                : " " + p.act) +
+           (kernel == "attention" ? " " + std::to_string(p.heads) + " heads"
+            : kernel == "mlp"     ? " intermediate " + std::to_string(p.inner)
+            : kernel == "linear"  ? " to " + std::to_string(p.inner)
+                                  : "");
 }
 
 void check_free_size(const Phase& p, const std::string& kernel) {
@@ -158,11 +176,11 @@ std::string kernel_list() {
     std::ostringstream o;
     o << "kernels (default --shape in brackets):\n";
     for (const KernelInfo& k : kernels()) o << "  " << k.name << " [" << k.rows << "x" << k.cols << "]: " << k.params << "\n";
-    o << "presets: --model NAME --layer N --seq S, one layer's activation work:\n";
+    o << "presets: --model NAME --layer N --seq S (at most 2048), one layer at the model's sizes:\n";
     for (const ModelInfo& m : models())
         o << "  " << m.name << " (" << m.layers << " layers, hidden " << m.hidden << ", " << m.heads << " heads, intermediate " << m.intermediate << "): "
-          << (m.norm == "layernorm" ? "softmax [heads*S x S], layernorm [S x hidden], gelu [S x intermediate], layernorm"
-                                    : "rmsnorm [S x hidden], softmax [heads*S x S], rmsnorm, silu [S x intermediate]")
+          << (m.norm == "layernorm" ? "linear QKV [S x hidden to 3 hidden], attention, linear out, layernorm [S x hidden], mlp (gelu), layernorm"
+                                    : "rmsnorm [S x hidden], linear QKV [S x hidden to 3 hidden], attention, linear out, rmsnorm, mlp (gated silu)")
           << "\n";
     o << "common: --dtype fp32|bf16|fp16 (default fp32), --gen G, --seed S (default 1), --dma-lanes K, --buffers N, --max-data-mib M (default 64)\n";
     return o.str();
@@ -172,8 +190,8 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
     std::vector<std::pair<std::string, Phase>> phases;
     if (!r.model.empty()) {
         if (!r.kernel.empty()) throw Error("give a kernel NAME or --model, not both");
-        if (!r.act.empty() || r.bits != 4 || r.intermediate)
-            throw Error("--act, --bits and --intermediate do not apply to --model (the model decides its sizes and activation)");
+        if (!r.act.empty() || r.bits != 4 || r.intermediate || r.heads || r.features)
+            throw Error("--act, --bits, --intermediate, --heads and --features do not apply to --model (the model decides its sizes and activation)");
         phases = model_phases(r);
     } else {
         const KernelInfo& k = find_kernel(r.kernel);
@@ -184,8 +202,12 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         p.act = r.act.empty() ? "gelu" : r.act;
         p.inner = r.intermediate ? r.intermediate : 3072;
         if (k.name != "mlp" && r.intermediate) throw Error("--intermediate applies to mlp only");
+        if (k.name != "attention" && r.heads) throw Error("--heads applies to attention only");
+        if (k.name != "linear" && r.features) throw Error("--features applies to linear only");
+        if (k.name == "linear") p.inner = r.features ? r.features : p.cols;
+        p.heads = r.heads ? r.heads : std::max<uint64_t>(1, p.cols / 64);
         const bool has_act = k.name == "mlp-act" || k.name == "mlp" || k.name == "cptc-dequant-act";
-        if (!has_act && !r.act.empty()) throw Error("--act applies to mlp-act and cptc-dequant-act, not " + k.name);
+        if (!has_act && !r.act.empty()) throw Error("--act applies to mlp-act, mlp and cptc-dequant-act, not " + k.name);
         if ((k.name == "mlp-act" || k.name == "mlp") && p.act != "gelu" && p.act != "silu")
             throw Error("--act " + p.act + ": " + k.name + " takes gelu or silu");
         if (k.name == "cptc-dequant-act" && p.act != "gelu" && p.act != "silu" && p.act != "identity")
@@ -195,8 +217,8 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         phases.push_back({k.name, p});
     }
     if (r.max_data_bytes < uint64_t{g.partitions} * 4) throw Error("--max-data-mib must hold at least one tile");
-    uint64_t tiles = 0;
-    for (const auto& ph : phases) tiles += (ph.second.rows + g.partitions - 1) / g.partitions;
+    uint64_t tiles = 0;  // as the kernels count them: a staged output block is a tile
+    for (const auto& [kernel, ph] : phases) tiles += phase_tiles(kernel, ph, g.partitions);
     if (tiles > kMaxTiles)
         throw Error(std::to_string(tiles) + " tiles of " + std::to_string(g.partitions) + " rows: at most " + std::to_string(kMaxTiles) +
                     " fit one trace (the semaphores count tiles; the trace would be over 2 GB)");
@@ -220,6 +242,10 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         for (const WrittenFile& f : ctx.files()) std::filesystem::remove(f.path);  // no inputs without their trace
         throw;
     }
+    if (ctx.pipe().tiles() > kMaxTiles) {
+        for (const WrittenFile& f : ctx.files()) std::filesystem::remove(f.path);
+        throw Error(std::to_string(ctx.pipe().tiles()) + " tiles: at most " + std::to_string(kMaxTiles) + " fit one trace (the semaphores count tiles)");
+    }
     s.trace = trace_path;
     s.files = ctx.files();
     s.dumps = ctx.dumps();
@@ -231,7 +257,7 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
 
     std::ostringstream head;
     head << "# " << tp.filename().string() << ": written by `neuronsim kernel` (docs/workloads.md) for " << g.name << ", seed " << r.seed << ".\n";
-    if (!r.model.empty()) head << "# " << r.model << " layer " << r.layer << ", sequence " << r.seq << ": one layer's activation work.\n";
+    if (!r.model.empty()) head << "# " << r.model << " layer " << r.layer << ", sequence " << r.seq << ": one layer, each block with its own seeded inputs.\n";
     if (ctx.pipe().spread())
         head << "# " << s.tiles << " tiles of up to " << g.partitions << " rows; each tile's load one transfer on dma.0 and its store one on dma.1, "
              << "spread over the DMA engines; " << s.table_loads << " table loads.\n";

@@ -15,11 +15,13 @@
 namespace neuronsim::model::workloads {
 
 struct KernelRequest {
-    std::string kernel;  // softmax, rmsnorm, layernorm, mlp-act, mlp, cptc-dequant-act; "" with a model
+    std::string kernel;  // softmax, rmsnorm, layernorm, mlp-act, mlp, linear, attention, cptc-dequant-act; "" with a model
     uint64_t rows = 0, cols = 0;  // --shape ROWSxCOLS; 0: the kernel's default
     fp::Dtype dtype = fp::Dtype::Fp32;
     std::string act;  // mlp-act: gelu (default) or silu; cptc-dequant-act: gelu (default), silu, identity
     uint64_t intermediate = 0;  // mlp: the intermediate size (0: 3072)
+    uint64_t heads = 0;  // attention: the heads (0: hidden / 64)
+    uint64_t features = 0;  // linear: the output features (0: as many as the input's)
     unsigned bits = 4;  // cptc-dequant-act: CPTC-K
     float eps = 1e-5f;  // rmsnorm, layernorm
     uint64_t seed = 1;

@@ -9,6 +9,8 @@
 // a[m] in SBUF and VectorE multiplies by up (from PSUM); then for each 128-row block of the
 // hidden size TensorE accumulates W_down^T a over the intermediate tiles into a PSUM bank and
 // VectorE converts it into a staging slot that the store engine writes out (the phase's tiles).
+// linear (`act` "none"): y = W^T x alone, [I rows, tokens] from x [hidden rows, tokens] (a
+// projection: the down-projection loop over x's k-tiles instead of a's).
 // Weights are stored pre-tiled (docs/workloads.md, "mlp"): weight W [K, M] is rows
 // (m-block, partition p) of KT x 128 elements, element (k, c) at row (c/128)*128 + k%128,
 // column (k/128)*128 + c%128, zero padded, so a chunk of k-tiles of a column block is one
@@ -95,17 +97,18 @@ struct Mlp {
 }  // namespace
 
 void emit_mlp(KernelContext& k, const Phase& p) {
-    const bool gated = p.act == "silu";
+    const bool gated = p.act == "silu", linear = p.act == "none";
+    const std::string name = linear ? "linear" : "mlp";
     Mlp s(k, p);
     s.P = k.limits().partitions, s.db = fp::dtype_bytes(p.dtype);
     s.T = p.rows, s.H = p.cols, s.I = p.inner;
-    if (s.T == 0 || s.H == 0 || s.I == 0) throw Error(describe(p, "mlp") + ": tokens, hidden and intermediate sizes must be positive");
+    if (s.T == 0 || s.H == 0 || s.I == 0) throw Error(describe(p, name) + ": the token, input and output sizes must be positive");
     const uint64_t P = s.P, db = s.db;
-    s.kt = ceil_div(s.H, P), s.it = ceil_div(s.I, P);
+    s.kt = ceil_div(s.H, P), s.it = linear ? 0 : ceil_div(s.I, P);
     s.bank_bytes = k.limits().psum_bank_bytes;
-    const uint32_t banks = k.limits().psum_banks, gu = gated ? 4 : 2;
+    const uint32_t banks = k.limits().psum_banks, gu = linear ? 0 : gated ? 4 : 2;
     if (banks < gu + 1)
-        throw Error(describe(p, "mlp") + ": needs " + std::to_string(gu + 1) + " PSUM banks, " + k.limits().name + " has " + std::to_string(banks));
+        throw Error(describe(p, name) + ": needs " + std::to_string(gu + 1) + " PSUM banks, " + k.limits().name + " has " + std::to_string(banks));
     for (uint32_t b = 0; b < gu; ++b) s.gu_banks.push_back(b);
     for (uint32_t b = gu; b < banks; ++b) s.down_banks.push_back(b);
     s.chunk_tiles = std::max<uint64_t>(1, kChunkBytes / (P * db));
@@ -115,7 +118,7 @@ void emit_mlp(KernelContext& k, const Phase& p) {
     auto need = [&](uint64_t t) { return (s.kt + s.it) * align64(t * db) + ring + 2 * align64(t * db); };
     while (tb > 1 && need(tb) > k.limits().sbuf_bytes) tb = tb > 128 ? tb - 128 : tb / 2;
     if (need(tb) > k.limits().sbuf_bytes)
-        throw Error(describe(p, "mlp") + ": x's " + std::to_string(s.kt) + " and a's " + std::to_string(s.it) + " tiles do not fit " + k.limits().name +
+        throw Error(describe(p, name) + ": x's " + std::to_string(s.kt) + " and a's " + std::to_string(s.it) + " tiles do not fit " + k.limits().name +
                     "'s SBUF of " + std::to_string(k.limits().sbuf_bytes) + " bytes per partition (memory.sbuf_bytes_per_partition) even for one token");
     s.Tb = tb;
     s.xs = align64(tb * db);
@@ -129,21 +132,23 @@ void emit_mlp(KernelContext& k, const Phase& p) {
         for (float& v : xv) v = rng.uniform(-1.0f, 1.0f);
         k.input(x, p.tag + "x", encode_values(xv, p.dtype));
     }
-    const DramTensor wg = weight(k, p, gated ? "w_gate" : "w_1", s.H, s.I, rng);
-    DramTensor wu;
+    // The projection the last loop computes: y [out rows] = wd^T src, contracting over `in` rows.
+    const uint64_t in = linear ? s.H : s.I, out = linear ? s.I : s.H, in_tiles = ceil_div(in, P), src_at = linear ? s.x_at : s.a_at;
+    DramTensor wg, wu;
+    if (!linear) wg = weight(k, p, gated ? "w_gate" : "w_1", s.H, s.I, rng);
     if (gated) wu = weight(k, p, "w_up", s.H, s.I, rng);
-    const DramTensor wd = weight(k, p, gated ? "w_down" : "w_2", s.I, s.H, rng);
-    DramTensor y = k.tensor(s.H, s.T * db);
-    y.ring_rows = x.ring_rows;
+    const DramTensor wd = weight(k, p, linear ? "w" : gated ? "w_down" : "w_2", in, out, rng);
+    DramTensor y = k.tensor(out, s.T * db);
+    if (!linear) y.ring_rows = x.ring_rows;
 
     TilePipeline& pipe = k.pipe();
     TraceWriter& w = k.writer();
     pipe.begin_phase(staging, 2, s.xs);
-    pipe.ensure_resident({p.act});
+    if (!linear) pipe.ensure_resident({p.act});
     std::string first_wait = pipe.wait_earlier_phases(kXQueue);
     const std::string weight_wait = pipe.wait_earlier_phases(kWeightQueue);
     if (!weight_wait.empty()) w.instr(kWeightQueue, "sync", {weight_wait});
-    uint64_t x_free = 0;  // the gate/up count after which x's slots may be overwritten
+    std::string x_free;  // the wait after which x's slots may be overwritten (its last reader done)
     std::deque<uint64_t> a_done;  // per m-block (in order): a[m] complete, its banks free
     std::deque<uint64_t> down_tiles;  // the output tiles whose banks are in use
     uint64_t mblocks = 0;
@@ -151,7 +156,7 @@ void emit_mlp(KernelContext& k, const Phase& p) {
         const uint32_t tb_b = static_cast<uint32_t>(std::min<uint64_t>(s.Tb, s.T - b0));
         for (uint64_t j = 0; j < s.kt; ++j) {
             const uint32_t kj = static_cast<uint32_t>(std::min<uint64_t>(P, s.H - j * P));
-            std::string wait = j == 0 ? (x_free ? wait_ge(kSemGU, x_free) : first_wait) : "";
+            std::string wait = j == 0 ? (x_free.empty() ? first_wait : x_free) : "";
             pipe.copy(kXQueue, dram(x.row_addr(j * P) + b0 * db), sbuf(0, s.x_at + j * s.xs), kj, tb_b * db, x.row_bytes, 0, wait,
                       j + 1 == s.kt ? inc(kSemX) : "");
         }
@@ -176,7 +181,7 @@ void emit_mlp(KernelContext& k, const Phase& p) {
             project(wg, gbank, !gated);
             if (gated) project(wu, ubank, true);
             const uint64_t gu_ready = pipe.signal(kSemGU);
-            x_free = gu_ready;
+            x_free = wait_ge(kSemGU, gu_ready);
             ActivateSpec a{p.act, mm, gbank, s.a_at + m * s.xs, tb_b, fp::Dtype::Fp32, p.dtype};
             a.src_psum = true;
             Fields af = activate_fields(a);
@@ -194,19 +199,19 @@ void emit_mlp(KernelContext& k, const Phase& p) {
             a_done.push_back(pipe.signal(kSemA));
         }
         // The down projection reads every a[m] of the block: the last one's count covers them all.
-        w.instr("pe", "sync", {wait_ge(kSemA, a_done.back())});
-        for (uint64_t hb = 0; hb * P < s.H; ++hb) {
-            const uint32_t mh = static_cast<uint32_t>(std::min<uint64_t>(P, s.H - hb * P));
+        if (!linear) w.instr("pe", "sync", {wait_ge(kSemA, a_done.back())});
+        for (uint64_t hb = 0; hb * P < out; ++hb) {
+            const uint32_t mh = static_cast<uint32_t>(std::min<uint64_t>(P, out - hb * P));
             const Tile t = pipe.next_tile(hb * P, mh);
             const uint64_t bank = s.down_banks[t.index % s.down_banks.size()] * s.bank_bytes;
             if (down_tiles.size() >= s.down_banks.size()) {  // the bank's previous tile must be converted
                 w.instr("pe", "sync", {wait_ge(kSemComputed, down_tiles.front() + 1)});
                 down_tiles.pop_front();
             }
-            s.stream(wd, s.I, s.H, hb, [&](uint64_t i, uint32_t ki) {
-                Fields f = pe_matmul_fields(ki, p.dtype, i == 0, s.a_at + i * s.xs, tb_b, bank);
-                if (i + 1 == s.it) f.push_back(inc(kSemDown));
-                w.instr("pe", "matmul", f, hb == 0 && i == 0 && b0 == 0 ? "down" : "");
+            s.stream(wd, in, out, hb, [&](uint64_t i, uint32_t ki) {
+                Fields f = pe_matmul_fields(ki, p.dtype, i == 0, src_at + i * s.xs, tb_b, bank);
+                if (i + 1 == in_tiles) f.push_back(inc(kSemDown));
+                w.instr("pe", "matmul", f, hb == 0 && i == 0 && b0 == 0 ? (linear ? "W^T x" : "down") : "");
             });
             const uint64_t down_ready = pipe.signal(kSemDown);
             down_tiles.push_back(t.index);
@@ -217,9 +222,16 @@ void emit_mlp(KernelContext& k, const Phase& p) {
             w.instr("dve", "tensor_copy", c, hb == 0 && b0 == 0 ? "PSUM to SBUF" : "");
             pipe.store(t, {{&y, 0, b0 * db, tb_b * db}});
         }
+        if (linear) x_free = wait_ge(kSemDown, pipe.signalled(kSemDown));  // the projection read x
     }
-    if (!k.pipe().spread()) k.note("mlp moves x and the weights on spread queues dma.0 and dma.2 (--dma-lanes applies to its stores only)");
+    if (!k.pipe().spread()) k.note(name + " moves x and the weights on spread queues dma.0 and dma.2 (--dma-lanes applies to its stores only)");
     k.output(y, p.tag + "y");
+}
+
+void emit_linear(KernelContext& k, const Phase& p) {
+    Phase q = p;
+    q.act = "none";
+    emit_mlp(k, q);
 }
 
 }  // namespace neuronsim::model::workloads

@@ -37,6 +37,7 @@ std::pair<uint32_t, uint32_t> TilePipeline::lane_rows(uint32_t lane, uint32_t ro
 void TilePipeline::begin_phase(uint64_t base, uint32_t slots, uint64_t slot_bytes) {
     if (slots < 1) throw Error("a phase needs at least one SBUF slot");
     phase_first_ = next_index_;
+    unloaded_ = next_index_ - loads_;
     base_ = base, slots_ = slots, slot_bytes_ = slot_bytes;
 }
 
@@ -64,6 +65,7 @@ void TilePipeline::load(const Tile& t, const std::vector<TileIo>& in) {
     // stored: stored[e] counts the lane's stores.
     const uint64_t in_phase = t.index - phase_first_;
     const uint64_t must_be_stored = in_phase >= slots_ ? t.index - slots_ + 1 : phase_first_;
+    ++loads_;
     for (uint32_t e = 0; e < lanes_; ++e) {
         const auto [lo, hi] = lane_rows(e, t.rows);
         const std::string wait = must_be_stored ? wait_ge(kSemStored + e, must_be_stored) : "";
@@ -83,7 +85,7 @@ void TilePipeline::load(const Tile& t, const std::vector<TileIo>& in) {
 }
 
 void TilePipeline::wait_loaded(const std::string& engine, const Tile& t) {
-    for (uint32_t e = 0; e < lanes_; ++e) w_.instr(engine, "sync", {wait_ge(kSemLoaded + e, t.index + 1)});
+    for (uint32_t e = 0; e < lanes_; ++e) w_.instr(engine, "sync", {wait_ge(kSemLoaded + e, t.index + 1 - unloaded_)});
 }
 
 void TilePipeline::store(const Tile& t, const std::vector<TileIo>& out) {

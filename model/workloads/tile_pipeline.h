@@ -8,13 +8,15 @@
 // split over K lanes instead, lane e always moving the same partitions on its own engine,
 // loads on K engines and stores on K others. Semaphores, all counting up by one per tile:
 //   loaded[e]  (1 + e)   DMA lane e has loaded its rows of the tile       -> consumer waits
+//                        (counts the tiles load() moved: mlp's and attention's are not)
 //   decoded    (41)      POOL has decoded the tile (cptc-dequant-act)     -> ACT waits
 //   computed   (40)      ACT has written the tile's outputs               -> stores wait
 //   stored[e]  (20 + e)  DMA lane e has stored its rows of the tile       -> the slot's next load waits
 //   to_act     (42)      VectorE has left ScalarE a tile's operand (softmax's -max)
 //   to_dve     (43)      ScalarE has left VectorE a tile's values (its sums, its normalised rows)
 //   constants  (44)      a phase's constant rows are in SBUF (the norms' gamma and beta)
-//   45..51               the matmul kernels' handoffs (mlp.cpp)
+//   45..51               the MLP's handoffs (mlp.cpp)
+//   52..60               attention's handoffs (attention.cpp)
 // (the spread form has one lane, e = 0).
 // ACT's table loads are emitted only when the functions of a step are not resident; the set
 // is the roster's first that holds them all (the compiler's first fit).
@@ -78,6 +80,11 @@ public:
     // A handoff (to_act, to_dve, constants): the producer's update counts `sem` up by one;
     // returns the count its consumer waits for.
     uint64_t signal(uint32_t sem) { return ++signals_[sem]; }
+    // The count `sem` has reached so far (what signal() last returned, 0 before any).
+    uint64_t signalled(uint32_t sem) const {
+        const auto it = signals_.find(sem);
+        return it == signals_.end() ? 0 : it->second;
+    }
     // `t`'s row into every partition at SBUF `offset` (a broadcast: source row stride 0) on the
     // load engine, once every earlier tile is stored; returns the constants count to wait for.
     uint64_t load_constant(const DramTensor& t, uint64_t offset);
@@ -90,7 +97,8 @@ public:
     // For a tile whose slot is written other than by load(): syncs on `engine` until the
     // slot's previous tile is stored (none for the phase's first `slots` tiles).
     void wait_slot_free(const std::string& engine, const Tile& t);
-    // One DMA trigger: `rows` rows of `bytes`, the strides 0 for contiguous rows.
+    // One DMA trigger: `rows` rows of `bytes`; a stride is the DRAM bytes between rows (0: every
+    // row the same DRAM bytes, a broadcast; SBUF/PSUM rows are partitions, no stride).
     void copy(const std::string& engine, const std::string& src, const std::string& dst, uint32_t rows, uint64_t bytes, uint64_t src_stride,
               uint64_t dst_stride, const std::string& wait, const std::string& update);
 
@@ -107,6 +115,8 @@ private:
     bool spread_ = false;
     std::vector<uint32_t> engines_;  // per-engine form: the DMA engines in use, loads first, then stores
     uint64_t next_index_ = 0;
+    uint64_t loads_ = 0;  // tiles load() has moved
+    uint64_t unloaded_ = 0;  // tiles of earlier phases that load() did not move (loaded[e] skips them)
     uint64_t phase_first_ = 0;  // index of the phase's first tile
     uint64_t base_ = 0, slot_bytes_ = 0;
     uint32_t slots_ = 2;

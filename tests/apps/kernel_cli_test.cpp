@@ -230,6 +230,110 @@ TEST_P(MlpBits, DumpEqualsTheMatmulsAndTheTables) {
 
 INSTANTIATE_TEST_SUITE_P(Forms, MlpBits, ::testing::Values("silu", "gelu"));
 
+// linear: y = W^T x, each sum in k order over every k-tile; three token blocks (the last
+// partial) and tails in the input and output sizes.
+TEST(KernelCli, LinearDumpEqualsTheMatmul) {
+    const uint64_t T = 1100, IN = 200, OUT = 300;
+    const Dtype d = Dtype::Bfloat16;
+    Kernel k("linear", "--shape 1100x200 --features 300 --dtype bf16 --seed 4", "mariana", "--hazards error");
+    ASSERT_EQ(k.gen.status, 0) << k.gen.err;
+    ASSERT_EQ(k.run.status, 0) << k.run.err;
+    const auto x = values(k.input("x"), d);
+    ASSERT_EQ(x.size(), IN * T);
+    std::vector<float> want = contract(untile(values(k.input("w"), d), IN, OUT), x, IN, OUT, T);
+    for (float& v : want) v = to_dtype(v, d);
+    expect_bits(values(k.output("y"), d), want);
+    const auto st = k.stats();
+    if (st.contains("act")) EXPECT_EQ(st["act"].value("table_loads", uint64_t{0}), 0u) << st["act"].dump();  // no activation
+    // 3 token blocks x 3 output blocks x 2 k-tiles.
+    EXPECT_EQ(st["pe"]["by_mnemonic"]["matmul"]["count"].get<uint64_t>(), 3u * 3 * 2) << st["pe"].dump();
+}
+
+struct AttentionCase {
+    std::string dtype, gen;
+    uint64_t S, H, heads;
+    friend void PrintTo(const AttentionCase& c, std::ostream* o) { *o << c.dtype << " " << c.S << "x" << c.H << " " << c.heads << " heads on " << c.gen; }
+};
+
+class AttentionBits : public ::testing::TestWithParam<AttentionCase> {};
+
+// O_h^T = V_h^T softmax(Q_h K_h^T / sqrt(d))^T as its steps define it: the scores summed in d
+// order (binary32), VectorE's -max times 1/sqrt(d), ScalarE's exp(scale * s + bias) from the
+// table with the fp32 results summed in key order, P rounded to the dtype, VectorE's 1/sum and
+// product rounded again; the transposes exact; O^T summed over the keys in order, rounded.
+TEST_P(AttentionBits, DumpEqualsTheStepsOnTheTables) {
+    const AttentionCase c = GetParam();
+    const Dtype dt = c.dtype == "bf16" ? Dtype::Bfloat16 : Dtype::Fp32;
+    const uint64_t S = c.S, H = c.H, d = c.H / c.heads;
+    Kernel k("attention",
+             "--shape " + std::to_string(S) + "x" + std::to_string(H) + " --heads " + std::to_string(c.heads) + " --dtype " + c.dtype + " --seed 7", c.gen,
+             "--hazards error");
+    ASSERT_EQ(k.gen.status, 0) << k.gen.err;
+    ASSERT_EQ(k.run.status, 0) << k.run.err;
+    const auto q = values(k.input("q"), dt), kk = values(k.input("k"), dt), v = values(k.input("v"), dt);
+    ASSERT_EQ(q.size(), H * S);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    std::vector<float> want(H * S);
+    double row_sum0 = 0;
+    for (uint64_t h = 0; h < c.heads; ++h)
+        for (uint64_t qi = 0; qi < S; ++qi) {
+            std::vector<float> s(S), p(S);
+            for (uint64_t key = 0; key < S; ++key) {
+                float a = 0.0f;
+                for (uint64_t i = 0; i < d; ++i) a = a + q[(h * d + i) * S + qi] * kk[(h * d + i) * S + key];
+                s[key] = a;
+            }
+            float m = s[0];
+            for (uint64_t key = 1; key < S; ++key) m = std::max(m, s[key]);
+            const float bias = -m * scale;
+            float sum = 0.0f;
+            for (uint64_t key = 0; key < S; ++key) {
+                const float y = act("exp_and_others", "exp", s[key], scale, bias);
+                sum = sum + y;
+                p[key] = to_dtype(y, dt);
+            }
+            const float rc = 1.0f / sum;
+            for (uint64_t key = 0; key < S; ++key) p[key] = to_dtype(p[key] * rc, dt);
+            if (h == 0 && qi == 0)
+                for (float x : p) row_sum0 += x;
+            for (uint64_t j = 0; j < d; ++j) {
+                float o = 0.0f;
+                for (uint64_t key = 0; key < S; ++key) o = o + v[(h * d + j) * S + key] * p[key];
+                want[(h * d + j) * S + qi] = to_dtype(o, dt);
+            }
+        }
+    expect_bits(values(k.output("o"), dt), want);
+    EXPECT_NEAR(row_sum0, 1.0, dt == Dtype::Fp32 ? 1e-5 : 0.05);  // the probabilities of one query
+    const auto st = k.stats();
+    EXPECT_EQ(st["act"]["table_loads"].get<uint64_t>(), 1u);
+    // Per head: the q-tiles' score chunks, every P block and V block transposed, PV per key block.
+    const uint64_t nq = (S + 127) / 128, chunks = (S + 511) / 512;
+    const uint64_t matmuls = c.heads * (nq * (chunks + 2 * nq) + nq);
+    EXPECT_EQ(st["pe"]["by_mnemonic"]["matmul"]["count"].get<uint64_t>(), matmuls) << st["pe"].dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, AttentionBits,
+                         ::testing::Values(AttentionCase{"bf16", "cayman", 200, 128, 2},  // partial q-tile and key block, d = 64
+                                           AttentionCase{"fp32", "mariana", 600, 96, 3}),  // scores over two PSUM banks, d = 32
+                         [](const auto& i) { return i.param.dtype; });
+
+TEST(KernelCli, AttentionRefusesWhatItCannotHold) {
+    TempDir t;
+    const auto gen = [&](const std::string& args) { return run_cli("kernel attention " + args + " -o " + t.file("k.trace")); };
+    CliResult a = gen("--shape 4096x512 --heads 4");
+    EXPECT_EQ(a.status, 1);
+    EXPECT_NE(a.err.find("at most 2048 keys"), std::string::npos) << a.err;
+    CliResult b = gen("--shape 256x100 --heads 3");
+    EXPECT_EQ(b.status, 1);
+    EXPECT_NE(b.err.find("must divide the hidden size 100"), std::string::npos) << b.err;
+    CliResult c = gen("--shape 256x512 --heads 2");
+    EXPECT_EQ(c.status, 1);
+    EXPECT_NE(c.err.find("a head of 256 rows exceeds the 128 partitions"), std::string::npos) << c.err;
+    CliResult d = run_cli("kernel softmax --heads 2 -o " + t.file("k.trace"));
+    EXPECT_EQ(d.status, 1);
+    EXPECT_NE(d.err.find("--heads applies to attention only"), std::string::npos) << d.err;
+}
+
 TEST(KernelCli, CptcDequantActDumpEqualsTheDecodeThenTheTables) {
     const uint64_t rows = 256, cols = 200;
     Kernel k("cptc-dequant-act", "--shape 256x200 --bits 4", "mariana", "-p gpsimd.cptc_flag=true");
@@ -358,12 +462,23 @@ TEST(KernelCli, ListAndBadShapes) {
 }
 
 TEST(KernelCli, ModelPresetRunsEndToEnd) {
-    Kernel k("", "--model bert-base --layer 3 --seq 128 --dtype bf16");
+    // The blocks one after another, no two engines racing across a phase boundary.
+    Kernel k("", "--model bert-base --layer 3 --seq 128 --dtype bf16", "mariana", "--hazards error");
     ASSERT_EQ(k.gen.status, 0) << k.gen.err;
     ASSERT_EQ(k.run.status, 0) << k.run.err;
+    for (const char* phase : {"linear 128x768 bf16 to 2304", "attention 128x768 bf16 12 heads", "linear 128x768 bf16 to 768", "layernorm 128x768 bf16",
+                              "mlp 128x768 bf16 gelu intermediate 3072"})
+        EXPECT_NE(k.gen.out.find(phase), std::string::npos) << phase << " in " << k.gen.out;
     const auto s = k.stats();
-    // softmax 12*128 x 128, layernorm 128 x 768 twice, gelu 128 x 3072: every element computed.
+    // exp over 12 heads' 128 x 128 scores, layernorm 128 x 768 twice (five passes), gelu 128 x 3072.
     EXPECT_GE(s["act"]["elements"].get<uint64_t>(), 12ull * 128 * 128 + 2 * 128 * 768 + 128 * 3072);
+    // QKV, out, W_1, W_2 at 128 tokens (one block): their k-tiles x output blocks; attention's
+    // scores, P and V transposes, PV per head (one q-tile, one key block).
+    const uint64_t kt = 768 / 128, it = 3072 / 128;
+    const uint64_t matmuls = kt * 3 * kt + kt * kt + kt * it + it * kt + 12 * 4;
+    EXPECT_EQ(s["pe"]["by_mnemonic"]["matmul"]["count"].get<uint64_t>(), matmuls) << s["pe"].dump();
+    // exp_and_others (attention), the norm's set, gelu_and_others (mlp), the norm's set again.
+    EXPECT_EQ(s["act"]["table_loads"].get<uint64_t>(), 4u);
 }
 
 }  // namespace

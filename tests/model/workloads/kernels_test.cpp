@@ -98,12 +98,13 @@ TEST(KernelGenerator, RefusesWhatDoesNotFitDramOrOneTrace) {
     EXPECT_NE(tiles.find("1048577 tiles"), std::string::npos) << tiles;
     // A preset whose later phase breaks a limit leaves neither the trace nor the earlier inputs.
     r = {};
-    r.model = "llama2-7b", r.seq = 70000;  // the softmax row (70000 keys) is over the free size
-    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("l.trace")).find("free-size limit"), std::string::npos);
+    r.model = "llama2-7b", r.seq = 4096;  // attention's scores of 4096 keys do not fit its PSUM banks
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("l.trace")).find("at most 2048 keys"), std::string::npos);
     EXPECT_TRUE(std::filesystem::is_empty(t.path())) << "files left in " << t.path();
     r = {};
     r.model = "bert-base", r.seq = 128, r.act = "silu";
-    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act, --bits and --intermediate do not apply to --model"), std::string::npos);
+    EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("--act, --bits, --intermediate, --heads and --features do not apply to --model"),
+              std::string::npos);
     r = {};
     r.model = "bert-base", r.seq = 128, r.intermediate = 1024;
     EXPECT_NE(error_of(r, wl::GenLimits{}, t.file("k.trace")).find("do not apply to --model"), std::string::npos);
@@ -182,14 +183,16 @@ TEST(KernelGenerator, ModelSizedInputsAreARingOfWholeTiles) {
     r.max_data_bytes = uint64_t{8} << 20;  // every tensor here has tiles of at most 8 MiB
     const wl::KernelSummary s = wl::write_kernel(r, wl::GenLimits{}, t.file("l.trace"));
     EXPECT_TRUE(s.ringed);
-    EXPECT_EQ(s.phases.size(), 4u);
-    EXPECT_EQ(s.elements, 2048ull * 4096 * 2 + 32ull * 2048 * 2048 + 2048ull * 11008);
+    EXPECT_EQ(s.phases.size(), 6u);  // rmsnorm, QKV, attention, out, rmsnorm, mlp
+    EXPECT_EQ(s.elements, 6ull * 2048 * 4096);  // each phase's [tokens x hidden]
     for (const auto& f : s.files) {
         EXPECT_LE(f.bytes, uint64_t{8} << 20) << f.path;
         EXPECT_EQ(std::filesystem::file_size(f.path), f.bytes) << f.path;
     }
-    // 512 softmax tiles + 16 per norm + 16 for silu.
-    EXPECT_EQ(s.tiles, 512u + 16 + 16 + 16);
+    // 16 per norm; QKV: 4 token blocks of 512 x 96 output blocks; attention: 32 heads x 16
+    // q-tiles; out: 4 x 32; mlp: x's and a's fp32 tiles fit SBUF for blocks of 384 tokens (6 of
+    // them) x 32 output blocks.
+    EXPECT_EQ(s.tiles, 16u + 4 * 96 + 32 * 16 + 4 * 32 + 16 + 6 * 32);
 }
 
 TEST(KernelGenerator, TheSameSeedWritesTheSameBytes) {
