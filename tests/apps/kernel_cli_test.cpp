@@ -423,6 +423,24 @@ double overlap_share(const Kernel& k, const std::string& engine = "dma", const s
     return act_busy > 0 ? overlap / act_busy : -1;
 }
 
+// A projection at model size is TensorE-bound: its time is at least the matmuls' public
+// streaming time (max(N, 64) cycles for 16-bit inputs at 2.4 GHz on MARIANA, public-figures
+// §0/§3). The model adds about a quarter: each load_stationary holds the streaming stage after
+// the matmul before it (the public "background LS overlaps MM" is not reached: docs/timing-model.md),
+// and x's slots are loaded again between token blocks; 1.5x would mean something else bounds it.
+TEST(KernelCli, LinearTakesTheMatmulsPublicTime) {
+    Kernel k("linear", "--shape 1024x2048 --features 2048 --dtype bf16", "mariana", "--numerics none --no-csv --no-timeline");
+    ASSERT_EQ(k.run.status, 0) << k.run.err;
+    const auto st = k.stats();
+    const uint64_t matmuls = 2 * 16 * 16;  // 2 token blocks of 512 x 16 output blocks x 16 k-tiles
+    EXPECT_EQ(st["pe"]["by_mnemonic"]["matmul"]["count"].get<uint64_t>(), matmuls);
+    const double bound_ns = matmuls * 512 / 2.4;
+    EXPECT_GE(simulated_ns(k), bound_ns);
+    EXPECT_LE(simulated_ns(k), 1.5 * bound_ns) << "TensorE bound " << bound_ns << " ns";
+    EXPECT_EQ(st["derived"]["critical_engine"].get<std::string>(), "pe");
+    EXPECT_GT(st["pe"]["busy_ps"].get<double>(), 0.8 * st["simulated_ps"].get<double>());
+}
+
 TEST(KernelCli, DoubleBufferingOverlapsDmaWithActivations) {
     Kernel k("mlp-act", "--shape 1024x2048");
     ASSERT_EQ(k.run.status, 0) << k.run.err;
