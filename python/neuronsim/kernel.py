@@ -14,7 +14,9 @@
 Tiles are allocated in SBUF or PSUM by shape and dtype (the same name gives the same tile
 back: that is how a kernel reuses its buffers). Each operation goes to one engine stream: DMA
 copies to the DMA queues (loads from DRAM on dma.0, stores to DRAM on dma.1, others on dma.2,
-or queue=), activations to ACT, CPTC decodes (cptc_input, cptc_decode) to GPSIMD (pool). The semaphores come from the data: an operation waits for
+or queue=), activations to ACT, CPTC decodes (cptc_input, cptc_decode) to GPSIMD (pool),
+tensor_tensor / tensor_scalar / tensor_reduce / tensor_copy / reciprocal to VectorE (dve),
+matmul to TensorE (pe). The semaphores come from the data: an operation waits for
 the last operation of every other stream that wrote what it reads (read after write), read or
 wrote what it writes (write after read, write after write), by byte ranges per partition. Each
 stream counts its completed producers on a semaphore of its own, so a wait is "that stream's
@@ -33,6 +35,8 @@ from . import _core
 __all__ = ["Kernel", "Tile", "DramTensor", "CptcWeights", "decode", "encode", "DTYPES"]
 
 _ACCUMULATOR_CMDS = ("idle", "zero", "accumulate", "zero_accumulate", "load")
+_DVE_OPS = {"add": "add", "subtract": "subtract", "multiply": "mult", "mult": "mult", "max": "max", "min": "min", "divide": "divide"}
+_COMPUTE_DTYPES = ("fp32", "bf16", "fp16")  # what VectorE and TensorE take here
 _QUEUE = __import__("re").compile(r"^(act|pool|dma\.\d+|dma\d+(\.\d+)?)$")
 
 # name: (bytes per element, trace dtype name)
@@ -113,14 +117,14 @@ def _check_name(name, what):
     return name
 
 
-def _check_quadrant(t):
-    """ACT's lanes come in quadrants of 32 partitions: more than 64 active start at 0, more than 32
-    at 0 or 64, others at a multiple of 32 (the engine refuses anything else)."""
+def _check_quadrant(t, what="activation"):
+    """ACT's (and VectorE's) lanes come in quadrants of 32 partitions: more than 64 active start
+    at 0, more than 32 at 0 or 64, others at a multiple of 32 (the engine refuses anything else)."""
     n, p0 = t.partitions, t.p0
     ok = p0 == 0 if n > 64 else p0 in (0, 64) if n > 32 else p0 % 32 == 0
     if not ok:
         where = "0" if n > 64 else "0 or 64" if n > 32 else "0, 32, 64 or 96"
-        raise ValueError(f"activation over partitions {p0}..{p0 + n - 1}: {n} active partitions start at {where}")
+        raise ValueError(f"{what} over partitions {p0}..{p0 + n - 1}: {n} active partitions start at {where}")
 
 
 def _f32_field(v):
@@ -521,6 +525,122 @@ class Kernel:
         """dst = func(src * scale + bias) and reduce_dst = its sum along each partition's row."""
         self.activation(dst, src, func, scale=scale, bias=bias, accumulate="zero_accumulate", set=set)
         return self.read_accumulator(reduce_dst)
+
+    # --- VectorE (docs/vector-engine.md) and TensorE (docs/tensor-engine.md) -------------------
+    def _dve_tiles(self, what, dst, srcs, same_cols=True):
+        for t in (dst, *srcs):
+            if not isinstance(t, Tile):
+                raise TypeError(f"{what}: operands are SBUF or PSUM tiles, not {type(t).__name__}")
+            if t.dtype not in _COMPUTE_DTYPES:
+                raise ValueError(f"{what}: tile '{t.name}' is {t.dtype}; VectorE here takes {', '.join(_COMPUTE_DTYPES)}")
+            if (t.p0, t.partitions) != (dst.p0, dst.partitions):
+                raise ValueError(f"{what}: tile '{t.name}' covers partitions {t.p0}..{t.p0 + t.partitions - 1}, dst "
+                                 f"{dst.p0}..{dst.p0 + dst.partitions - 1}: every operand is on the same partitions")
+            if same_cols and t.cols != dst.cols:
+                raise ValueError(f"{what}: tile '{t.name}' has {t.cols} elements per partition, dst {dst.cols}")
+        _check_quadrant(dst, what)
+
+    @staticmethod
+    def _ap(key, t):
+        return [f"{key}={t.location()}", f"{key}.num={t.cols},1", f"{key}.step=1,0"]
+
+    def _dve(self, mnemonic, head, aps, dst, reads):
+        f = list(head)
+        for key, t in aps:
+            f += self._ap(key, t)
+        f.append(f"num_active_channels={dst.partitions}")
+        return self._add("dve", f"{mnemonic} {' '.join(f)}", reads, dst.spans())
+
+    def _dve_op(self, op):
+        if op not in _DVE_OPS:
+            raise ValueError(f"op {op!r}: expected one of {', '.join(_DVE_OPS)}")
+        return _DVE_OPS[op]
+
+    def tensor_tensor(self, dst, a, b, op):
+        """dst = a op b elementwise on VectorE (op: add, subtract, multiply, max, min, divide), in
+        binary32, rounded once to dst's dtype. Tiles in SBUF or PSUM on the same partitions."""
+        self._dve_tiles("tensor_tensor", dst, (a, b))
+        return self._dve("tensor_tensor", [f"op={self._dve_op(op)}", f"in0_dtype={a.dtype}", f"in1_dtype={b.dtype}", f"out_dtype={dst.dtype}"],
+                         (("src0", a), ("src1", b), ("dst", dst)), dst, a.spans() + b.spans())
+
+    def tensor_scalar(self, dst, src, op, operand, op1=None, operand1=None):
+        """dst = (src op operand) op1 operand1 on VectorE; an operand is a number or a (partitions,
+        1) fp32 tile (one value per partition). Without op1 one step."""
+        self._dve_tiles("tensor_scalar", dst, (src,))
+        reads = list(src.spans())
+        head = [f"op0={self._dve_op(op)}", f"op1={'bypass' if op1 is None else self._dve_op(op1)}", f"in_dtype={src.dtype}", f"out_dtype={dst.dtype}"]
+        pointer = False
+        for i, (o, v) in enumerate(((op, operand), (op1, operand1))):
+            if o is None:
+                if v is not None:
+                    raise ValueError("tensor_scalar: operand1 without op1")
+                continue
+            if isinstance(v, Tile):
+                if v.dtype != "fp32" or v.cols != 1 or (v.p0, v.partitions) != (src.p0, src.partitions):
+                    raise ValueError(f"tensor_scalar: operand{i} is a (partitions, 1) fp32 tile on src's partitions, not {v.shape} {v.dtype} "
+                                     f"at partition {v.p0}")
+                head += [f"operand{i}_src=pointer", f"operand{i}={v.location()}"]
+                reads += v.spans()
+                pointer = True
+            elif isinstance(v, (int, float, np.floating, np.integer)):
+                head.append(f"imm{i}={_f32_field(float(v))}")
+            else:
+                raise TypeError(f"tensor_scalar: operand{i} is a number or a tile, not {type(v).__name__}")
+        if pointer:
+            head.append("operand_dtype=fp32")
+        return self._dve("tensor_scalar", head, (("src", src), ("dst", dst)), dst, reads)
+
+    def tensor_reduce(self, dst, src, op="add", negate=False):
+        """dst (partitions, 1) = the sum, max or min (op: add, max, min) of each partition's row of
+        src, in element order from the first element, negated when `negate`, on VectorE."""
+        self._dve_tiles("tensor_reduce", dst, (src,), same_cols=False)
+        if dst.cols != 1:
+            raise ValueError(f"tensor_reduce: dst is a (partitions, 1) tile, not {dst.shape}")
+        if op not in ("add", "max", "min"):
+            raise ValueError(f"tensor_reduce: op {op!r}: expected add, max or min")
+        head = [f"reduce_op={op}", f"negate={1 if negate else 0}", f"in_dtype={src.dtype}", f"out_dtype={dst.dtype}"]
+        return self._dve("tensor_reduce", head, (("src", src), ("dst", dst)), dst, src.spans())
+
+    def tensor_copy(self, dst, src):
+        """dst = src on VectorE, converted between the tiles' dtypes (e.g. a matmul's fp32 PSUM
+        result into a bf16 SBUF tile)."""
+        self._dve_tiles("tensor_copy", dst, (src,))
+        return self._dve("tensor_copy", [f"in_dtype={src.dtype}", f"out_dtype={dst.dtype}"], (("src", src), ("dst", dst)), dst, src.spans())
+
+    def reciprocal(self, dst, src):
+        """dst = 1 / src (the IEEE division) on VectorE."""
+        self._dve_tiles("reciprocal", dst, (src,))
+        return self._dve("reciprocal", [f"in_dtype={src.dtype}", f"out_dtype={dst.dtype}"], (("src", src), ("dst", dst)), dst, src.spans())
+
+    def matmul(self, dst, stationary, moving, start=True):
+        """dst (+)= stationary^T x moving on TensorE: stationary (K, M) and moving (K, N) SBUF tiles
+        of one dtype on the same K <= 128 partitions, M <= 128, N <= 512; dst an fp32 PSUM tile
+        (M, N) inside one PSUM bank. start=True begins an accumulation group (the bank from +0);
+        start=False adds to what dst holds. Emits the load_stationary and the matmul."""
+        for t, what in ((stationary, "stationary"), (moving, "moving"), (dst, "dst")):
+            if not isinstance(t, Tile):
+                raise TypeError(f"matmul: {what} is a tile, not {type(t).__name__}")
+        if stationary.space != "sbuf" or moving.space != "sbuf":
+            raise ValueError("matmul: the stationary and moving tiles are in SBUF")
+        if dst.space != "psum" or dst.dtype != "fp32":
+            raise ValueError(f"matmul: dst is an fp32 PSUM tile, not {dst.space} {dst.dtype}")
+        if stationary.dtype != moving.dtype or stationary.dtype not in _COMPUTE_DTYPES:
+            raise ValueError(f"matmul: stationary {stationary.dtype} and moving {moving.dtype}: one dtype of {', '.join(_COMPUTE_DTYPES)}")
+        k, m, n = stationary.partitions, stationary.cols, moving.cols
+        if (moving.p0, moving.partitions) != (stationary.p0, k):
+            raise ValueError(f"matmul: moving covers partitions {moving.p0}..{moving.p0 + moving.partitions - 1}, stationary "
+                             f"{stationary.p0}..{stationary.p0 + k - 1}: a matmul contracts the same partitions")
+        if m > 128 or n > 512:
+            raise ValueError(f"matmul: stationary {stationary.shape}, moving {moving.shape}: M is at most 128, N at most 512")
+        if dst.shape != (m, n):
+            raise ValueError(f"matmul: dst is {dst.shape}, expected (M, N) = ({m}, {n})")
+        bank = self.memory["psum_bank_bytes"]
+        if dst.offset // bank != (dst.offset + 4 * n - 1) // bank:
+            raise ValueError(f"matmul: dst bytes {dst.offset}..{dst.offset + 4 * n - 1} cross a {bank}-byte PSUM bank boundary; a matmul writes one bank")
+        d = stationary.dtype
+        self._add("pe", f"load_stationary in_dtype={d} num_active_channels={k} " + " ".join(self._ap("src", stationary)), stationary.spans(), [])
+        f = [f"in_dtype={d}", f"num_active_channels={k}", f"start={1 if start else 0}"] + self._ap("moving", moving) + self._ap("dst", dst)
+        return self._add("pe", f"matmul {' '.join(f)}", moving.spans() + ([] if start else dst.spans()), dst.spans())
 
     # --- output ---------------------------------------------------------------------------
     def outputs(self):

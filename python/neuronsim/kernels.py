@@ -1,6 +1,6 @@
 """Kernels written on the builder (neuronsim.Kernel), as `neuronsim kernel` schedules them:
 128-row tiles, loads on dma.0 and stores on dma.1 double-buffered against ACT, table sets
-loaded when a step needs one. Each returns the Kernel; run it with neuronsim.run and read its
+loaded when a step needs one; VectorE and TensorE where the C++ generators use them. Each returns the Kernel; run it with neuronsim.run and read its
 outputs by name. The C++ generators (`neuronsim kernel`) remain for the model-sized traces
 and their ring-buffered inputs.
 """
@@ -8,7 +8,7 @@ import numpy as np
 
 from .kernel import Kernel
 
-__all__ = ["activation_layer", "cptc_dequant_activation", "softmax"]
+__all__ = ["activation_layer", "cptc_dequant_activation", "linear", "softmax"]
 
 
 def activation_layer(x, func="gelu", dtype="fp32", buffers=2, gen=None, name="activation_layer"):
@@ -29,16 +29,15 @@ def activation_layer(x, func="gelu", dtype="fp32", buffers=2, gen=None, name="ac
 
 
 def softmax(x, buffers=2, gen=None, name="softmax"):
-    """Row softmax of a (rows, cols) float32 array, as attention computes it on ScalarE:
-    e = exp(x - max) with the row sum accumulated, r = 1 / sum, y = e * r (identity with a
-    per-partition scale). The row max is a VectorE reduction in a real kernel, which neuronsim
-    does not model: it is computed here (numpy, exact) and loaded as a per-partition bias.
-    Outputs: "y", and "sum" (each row's sum of e)."""
+    """Row softmax of a (rows, cols) float32 array as `neuronsim kernel softmax` schedules it:
+    VectorE finds -max of each row (tensor_reduce max, negated); ScalarE computes e = exp(x -
+    max) in place with -max as its per-partition bias and the row sum accumulated; VectorE takes
+    r = 1 / sum and y = e * r. One table set (exp) stays resident. Outputs: "y", and "sum"
+    (each row's sum of e)."""
     x = np.asarray(x, dtype=np.float32)
     rows, cols = x.shape
     k = Kernel(name, gen=gen)
     X = k.dram_input("x", x)
-    NM = k.dram_input("neg_max", -x.max(axis=1, keepdims=True))
     Y = k.dram_output("y", x.shape)
     S = k.dram_output("sum", (rows, 1))
     for i, r in enumerate(k.row_tiles(rows)):
@@ -49,12 +48,42 @@ def softmax(x, buffers=2, gen=None, name="softmax"):
         s = k.sbuf((128, 1), name=f"s{b}")[0:p]
         rc = k.sbuf((128, 1), name=f"r{b}")[0:p]
         k.dma_copy(t, X[r])
-        k.dma_copy(nm, NM[r])
+        k.tensor_reduce(nm, t, "max", negate=True)
         k.activation_reduce(t, t, "exp", s, bias=nm)  # in place, the row sum accumulated
-        k.activation(rc, s, "reciprocal")
-        k.activation(t, t, "identity", scale=rc)
+        k.reciprocal(rc, s)
+        k.tensor_scalar(t, t, "multiply", rc)
         k.dma_copy(Y[r], t)
         k.dma_copy(S[r], s)
+    return k
+
+
+def linear(x, w, dtype="bf16", gen=None, name="linear"):
+    """y = w^T x on TensorE for x (K, N) and w (K, M), K and M multiples of 128 or smaller, N
+    <= 512: the contraction over K in 128-partition k-tiles accumulating in one PSUM bank per
+    128-row block of the output, copied out by VectorE. Outputs: "y" (M, N) fp32."""
+    x = np.asarray(x, dtype=np.float32)
+    w = np.asarray(w, dtype=np.float32)
+    (kd, n), (kw, m) = x.shape, w.shape
+    if kd != kw:
+        raise ValueError(f"linear: x has {kd} rows, w {kw}: both are the contraction dimension K")
+    k = Kernel(name, gen=gen)
+    X = k.dram_input("x", x, dtype=dtype)
+    W = k.dram_input("w", w, dtype=dtype)
+    Y = k.dram_output("y", (m, n))
+    ktiles = k.row_tiles(kd)
+    xs = [k.sbuf((r.stop - r.start, n), dtype, name=f"x{j}") for j, r in enumerate(ktiles)]
+    for j, r in enumerate(ktiles):
+        k.dma_copy(xs[j], X[r])
+    for b, mr in enumerate(k.row_tiles(m)):
+        mm = mr.stop - mr.start
+        acc = k.psum((mm, n), name=f"acc{b % 2}_{mm}")
+        for j, r in enumerate(ktiles):
+            wt = k.sbuf((r.stop - r.start, mm), dtype, name=f"w{j}_{b % 2}_{mm}")
+            k.dma_copy(wt, W[r, mr], queue="dma.2")
+            k.matmul(acc, wt, xs[j], start=j == 0)
+        o = k.sbuf((mm, n), name=f"y{b % 2}_{mm}")
+        k.tensor_copy(o, acc)
+        k.dma_copy(Y[mr], o)
     return k
 
 

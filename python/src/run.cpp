@@ -105,7 +105,8 @@ void bind_run(py::module_& m) {
             const Config c = compose_config(gen, {}, {});
             return py::dict(py::arg("generation") = c.generation.name, py::arg("partitions") = c.memory.partitions,
                             py::arg("sbuf_bytes_per_partition") = c.memory.sbuf_bytes_per_partition,
-                            py::arg("psum_bytes_per_partition") = c.memory.psum_bytes_per_partition(), py::arg("dram_bytes") = c.memory.dram_bytes);
+                            py::arg("psum_bytes_per_partition") = c.memory.psum_bytes_per_partition(), py::arg("psum_bank_bytes") = c.memory.psum_bank_bytes,
+                            py::arg("dram_bytes") = c.memory.dram_bytes);
         },
         py::arg("gen"));
     m.def("prepare_run_directory", &prepare_run_directory, py::arg("out"), py::arg("force"));

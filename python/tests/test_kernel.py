@@ -206,24 +206,65 @@ def test_runs_from_several_python_threads_take_turns():
     assert not errors and len(results) == 8 and all(results)
 
 
-def test_softmax_on_the_builder_is_the_act_engines_chain_and_close_to_numpy():
+def test_softmax_on_the_builder_is_vectore_and_scalare_and_close_to_numpy():
     rng = np.random.default_rng(11)
     x = rng.uniform(-8, 8, (300, 64)).astype(np.float32)  # 3 tiles, the last one partial
-    r = ns.run(ns.kernels.softmax(x), gen="trn2")
-    # the same chain element by element: exp(x + (-max)), its row sum in element order, the
-    # reciprocal, the identity scaled by it (multiply then add 0, in float32)
+    k = ns.kernels.softmax(x)
+    assert "dve tensor_reduce reduce_op=max negate=1" in k.trace_text() and "neg_max" not in k.trace_text()
+    r = ns.run(k, gen="trn2", hazards="error")
+    # the steps by their definitions: VectorE's -max (exact), ScalarE's exp(x * 1 + (-max)) from
+    # the table with the float32 row sum in element order, VectorE's IEEE 1/sum and product
     nm = -x.max(axis=1, keepdims=True)
     e = ns.act.eval((x * np.float32(1.0) + nm).astype(np.float32), "exp")
     s = np.zeros(x.shape[0], dtype=np.float32)
     for j in range(x.shape[1]):
         s = (s + e[:, j]).astype(np.float32)
-    rc = ns.act.eval(s, "reciprocal")
-    y = ns.act.eval((e * rc[:, None] + np.float32(0)).astype(np.float32), "identity")
+    rc = (np.float32(1.0) / s).astype(np.float32)
+    y = (e * rc[:, None]).astype(np.float32)
     assert np.array_equal(r["sum"][:, 0].view(np.uint32), s.view(np.uint32))
     assert np.array_equal(r["y"].view(np.uint32), y.view(np.uint32))
     ref = np.exp(x - x.max(axis=1, keepdims=True))
     ref /= ref.sum(axis=1, keepdims=True)
     assert np.allclose(r["y"], ref, rtol=1e-5, atol=1e-7)
+    assert r.stats["core"]["act"]["table_loads"] == 1
+
+
+def test_linear_on_tensore_sums_each_output_in_k_order():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, (200, 96)).astype(np.float32)  # K = 200: a full and a partial k-tile
+    w = rng.uniform(-1, 1, (200, 160)).astype(np.float32)  # M = 160: two output blocks
+    r = ns.run(ns.kernels.linear(x, w, dtype="bf16"), gen="cayman", hazards="error")
+    def bf16(a):  # the values the bf16 DRAM tensors hold
+        return ns.kernel.decode(np.frombuffer(ns.kernel.encode(a, "bf16"), np.uint8), "bf16").reshape(a.shape)
+
+    xb, wb = bf16(x), bf16(w)
+    want = np.zeros((160, 96), dtype=np.float32)
+    for kk in range(200):  # docs/tensor-engine.md: each product rounded, summed k by k from +0
+        want = (want + (wb[kk][:, None] * xb[kk][None, :]).astype(np.float32)).astype(np.float32)
+    assert np.array_equal(r["y"].view(np.uint32), want.view(np.uint32))
+    assert r.stats["core"]["pe"]["by_mnemonic"]["matmul"]["count"] == 4
+
+
+def test_matmul_and_vectore_refuse_what_the_engines_would():
+    k = ns.Kernel("bad")
+    a = k.sbuf((128, 128), "bf16", name="a")
+    b = k.sbuf((128, 600), "bf16", name="b")
+    c = k.sbuf((64, 64), "bf16", name="c")
+    p = k.psum((128, 512), name="p")
+    with pytest.raises(ValueError, match="N at most 512"):
+        k.matmul(k.psum((128, 600), name="q"), a, b)
+    with pytest.raises(ValueError, match="contracts the same partitions"):
+        k.matmul(p[0:128, 0:64], a, c)
+    with pytest.raises(ValueError, match="fp32 PSUM tile"):
+        k.matmul(k.sbuf((128, 64), name="s"), a, a[:, 0:64])
+    with pytest.raises(ValueError, match="PSUM bank boundary"):
+        k.matmul(k.psum((128, 1024), name="big")[:, 256:556], a, b[:, 0:300])  # PSUM bytes 1024..2223
+    with pytest.raises(ValueError, match="expected one of add, subtract, multiply"):
+        k.tensor_tensor(c, c, c, "pow")
+    with pytest.raises(ValueError, match="same partitions"):
+        k.tensor_tensor(c, c, a[0:32, 0:64], "add")
+    with pytest.raises(ValueError, match=r"\(partitions, 1\) tile"):
+        k.tensor_reduce(c, c, "max")
 
 
 def test_an_activation_layer_with_a_partial_last_tile():
