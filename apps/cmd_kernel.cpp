@@ -78,6 +78,8 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
     if (vm.count("act")) r.act = vm["act"].as<std::string>();
     r.bits = vm["bits"].as<unsigned>();
     if (vm.count("intermediate")) r.intermediate = vm["intermediate"].as<uint64_t>();
+    for (const char* key : {"intermediate", "heads", "features"})
+        if (vm.count(key) && vm[key].as<uint64_t>() == 0) throw UsageError(prog + ": --" + key + " 0: expected a positive number");
     if (vm.count("heads")) r.heads = vm["heads"].as<uint64_t>();
     if (vm.count("features")) r.features = vm["features"].as<uint64_t>();
     r.eps = float_operand(vm, "eps", 1e-5f);

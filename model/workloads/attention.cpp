@@ -141,6 +141,9 @@ void emit_attention(KernelContext& k, const Phase& p) {
         return t;
     };
     const DramTensor q = input("q", -2.0f, 2.0f), kk = input("k", -2.0f, 2.0f), v = input("v", -1.0f, 1.0f);
+    if (q.ring_rows % d)  // a head's rows would straddle the ring's end
+        throw Error(what + ": the inputs over --max-data-mib are stored as a ring of " + std::to_string(q.ring_rows) + " rows, which heads of " +
+                    std::to_string(d) + " rows do not divide; a larger --max-data-mib stores them whole");
     DramTensor ident = k.tensor(P, P * db);
     {
         std::vector<float> iv(P * P, 0.0f);

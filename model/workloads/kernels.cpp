@@ -206,6 +206,9 @@ KernelSummary write_kernel(const KernelRequest& r, const GenLimits& g, const std
         if (k.name != "linear" && r.features) throw Error("--features applies to linear only");
         if (k.name == "linear") p.inner = r.features ? r.features : p.cols;
         p.heads = r.heads ? r.heads : std::max<uint64_t>(1, p.cols / 64);
+        if (k.name == "attention" && !r.heads && p.cols % p.heads)
+            throw Error("attention: the default --heads (hidden / 64 = " + std::to_string(p.heads) + ") does not divide the hidden size " +
+                        std::to_string(p.cols) + "; give --heads N");
         const bool has_act = k.name == "mlp-act" || k.name == "mlp" || k.name == "cptc-dequant-act";
         if (!has_act && !r.act.empty()) throw Error("--act applies to mlp-act, mlp and cptc-dequant-act, not " + k.name);
         if ((k.name == "mlp-act" || k.name == "mlp") && p.act != "gelu" && p.act != "silu")

@@ -118,8 +118,9 @@ void emit_mlp(KernelContext& k, const Phase& p) {
     auto need = [&](uint64_t t) { return (s.kt + s.it) * align64(t * db) + ring + 2 * align64(t * db); };
     while (tb > 1 && need(tb) > k.limits().sbuf_bytes) tb = tb > 128 ? tb - 128 : tb / 2;
     if (need(tb) > k.limits().sbuf_bytes)
-        throw Error(describe(p, name) + ": x's " + std::to_string(s.kt) + " and a's " + std::to_string(s.it) + " tiles do not fit " + k.limits().name +
-                    "'s SBUF of " + std::to_string(k.limits().sbuf_bytes) + " bytes per partition (memory.sbuf_bytes_per_partition) even for one token");
+        throw Error(describe(p, name) + ": x's " + std::to_string(s.kt) + (linear ? "" : " and a's " + std::to_string(s.it)) + " tiles do not fit " +
+                    k.limits().name + "'s SBUF of " + std::to_string(k.limits().sbuf_bytes) +
+                    " bytes per partition (memory.sbuf_bytes_per_partition) even for one token");
     s.Tb = tb;
     s.xs = align64(tb * db);
     s.x_at = 0, s.a_at = s.kt * s.xs, s.w_at = s.a_at + s.it * s.xs;

@@ -15,7 +15,7 @@
 //   to_act     (42)      VectorE has left ScalarE a tile's operand (softmax's -max)
 //   to_dve     (43)      ScalarE has left VectorE a tile's values (its sums, its normalised rows)
 //   constants  (44)      a phase's constant rows are in SBUF (the norms' gamma and beta)
-//   45..51               the MLP's handoffs (mlp.cpp)
+//   45..51               the MLP's and linear's handoffs (mlp.cpp)
 //   52..60               attention's handoffs (attention.cpp)
 // (the spread form has one lane, e = 0).
 // ACT's table loads are emitted only when the functions of a step are not resident; the set

@@ -4,6 +4,7 @@
 // and ACT overlap (double buffering).
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -314,8 +315,9 @@ TEST_P(AttentionBits, DumpEqualsTheStepsOnTheTables) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, AttentionBits,
                          ::testing::Values(AttentionCase{"bf16", "cayman", 200, 128, 2},  // partial q-tile and key block, d = 64
-                                           AttentionCase{"fp32", "mariana", 600, 96, 3}),  // scores over two PSUM banks, d = 32
-                         [](const auto& i) { return i.param.dtype; });
+                                           AttentionCase{"fp32", "mariana", 600, 96, 3},  // scores over two PSUM banks, d = 32
+                                           AttentionCase{"bf16", "sunda", 1100, 64, 2}),  // three banks, one score buffer
+                         [](const auto& i) { return i.param.dtype + "_" + std::to_string(i.param.S); });
 
 TEST(KernelCli, AttentionRefusesWhatItCannotHold) {
     TempDir t;
@@ -332,6 +334,17 @@ TEST(KernelCli, AttentionRefusesWhatItCannotHold) {
     CliResult d = run_cli("kernel softmax --heads 2 -o " + t.file("k.trace"));
     EXPECT_EQ(d.status, 1);
     EXPECT_NE(d.err.find("--heads applies to attention only"), std::string::npos) << d.err;
+    CliResult e = gen("--shape 256x200");
+    EXPECT_EQ(e.status, 1);
+    EXPECT_NE(e.err.find("the default --heads (hidden / 64 = 3) does not divide the hidden size 200; give --heads N"), std::string::npos) << e.err;
+    CliResult z = gen("--shape 256x256 --heads 0");
+    EXPECT_EQ(z.status, 2);
+    EXPECT_NE(z.err.find("--heads 0: expected a positive number"), std::string::npos) << z.err;
+    // d = 96 does not divide a ring of 512 rows (fp32 rows of 2 KiB, 1 MiB per input)
+    CliResult r = gen("--shape 512x768 --heads 8 --max-data-mib 1");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("heads of 96 rows do not divide"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(t.file("k_q.bin"))) << "inputs left without their trace";
 }
 
 TEST(KernelCli, CptcDequantActDumpEqualsTheDecodeThenTheTables) {
