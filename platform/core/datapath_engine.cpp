@@ -53,8 +53,10 @@ sc_core::sc_time DatapathEngine::results_ready(const std::vector<Region>& reads,
     return at;
 }
 
-void DatapathEngine::issue(const StageCycles& st, std::vector<Region> reads, std::vector<Region> writes) {
-    const sc_core::sc_time earliest = results_ready(reads, false);
+StagePipeline::Slot DatapathEngine::issue(const StageCycles& st, std::vector<Region> reads, std::vector<Region> writes, sc_core::sc_time at,
+                                          std::vector<Region> ordered) {
+    const sc_core::sc_time earliest = results_ready(reads, false, at);
+    reads.insert(reads.end(), ordered.begin(), ordered.end());
     uint64_t ps[4];
     for (int k = 0; k < 4; ++k) ps[k] = cycles(static_cast<double>(st.cycles[k])).value();
     const StagePipeline::Slot s = pipe_.issue(earliest.value(), ps);
@@ -65,6 +67,7 @@ void DatapathEngine::issue(const StageCycles& st, std::vector<Region> reads, std
     seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
     note_access(reads, writes);
     pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
+    return s;
 }
 
 }  // namespace neuronsim::platform

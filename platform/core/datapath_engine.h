@@ -30,8 +30,12 @@ public:
 
 protected:
     // Enters the pipeline once the instructions in flight whose results it reads have
-    // completed; waits until it issues (then its data may be read), and fills detail_.
-    void issue(const StageCycles& st, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);
+    // completed (and not before `at`); waits until it issues (then its data may be read),
+    // and fills detail_. `ordered` are reads the pipeline itself keeps in order behind the
+    // writes in flight (a matmul adding to the bank the matmul before it writes): not waited
+    // for, still reported. Returns its times in the pipeline (ps).
+    StagePipeline::Slot issue(const StageCycles& st, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes,
+                              sc_core::sc_time at = sc_core::SC_ZERO_TIME, std::vector<model::isa::Region> ordered = {});
     // The latest completion of an in-flight instruction whose writes overlap `reads` (or, with
     // `any`, whose reads or writes overlap `reads`), and `at`: the instruction's earliest issue.
     sc_core::sc_time results_ready(const std::vector<model::isa::Region>& reads, bool any, sc_core::sc_time at = sc_core::SC_ZERO_TIME);

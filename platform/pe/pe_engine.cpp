@@ -75,6 +75,8 @@ void PeEngine::reset_state() {
     stationary_.clear();
     k_ = m_ = partition_ = 0;
     loaded_ = false;
+    ls_free_ = bg_free_ = stationary_ready_ = sc_core::SC_ZERO_TIME;
+    taken_ = true;
 }
 
 bool PeEngine::execute(const Bundle& b, uint64_t index) {
@@ -102,7 +104,20 @@ void PeEngine::load_stationary(const Bundle& b) {
     detail_.shape.rows = k;
     detail_.shape.in_dtype = op.in_dtype;
     detail_.elements = m * k;
-    issue(timing_.stages(true, m, in), {pattern_region(src, k)}, {});
+    {
+        const StageCycles st = timing_.stages(true, m, in);
+        std::vector<Region> reads{pattern_region(src, k)};
+        const sc_core::sc_time start = results_ready(reads, false, std::max(ls_free_, bg_free_));
+        if (start > now()) hold(start - now());
+        detail_.start = now();
+        detail_.end = now() + cycles(static_cast<double>(st.cycles[1])) + cycles(static_cast<double>(st.cycles[2]));
+        seq_free_ = now();  // the sequencer goes on: the load runs beside the pipeline
+        note_access(reads, {});
+        pending_.push_back({detail_.end, index_now_, std::move(reads), {}});
+        ls_free_ = stationary_ready_ = detail_.end;
+        ls_index_ = index_now_;
+        taken_ = false;
+    }
     k_ = k;
     m_ = static_cast<uint32_t>(m);
     partition_ = src.partition;
@@ -150,8 +165,25 @@ void PeEngine::matmul(const Bundle& b) {
     detail_.shape.out_dtype = static_cast<uint8_t>(Dtype::Fp32);
     detail_.elements = n * m_;
     std::vector<Region> reads{pattern_region(mv, k)};
-    if (!op.start) reads.push_back(pattern_region(dst, m_));  // accumulating reads the bank
-    issue(timing_.stages(false, n, in), std::move(reads), {pattern_region(dst, m_)});
+    // Accumulating reads the bank; the matmuls before it that write it are ahead of it in
+    // the pipeline, which adds in order as the columns stream: an accumulation group streams
+    // back to back (public-figures §3: 8 groups in flight, one per bank).
+    std::vector<Region> ordered;
+    if (!op.start) ordered.push_back(pattern_region(dst, m_));
+    // Its access start-up may overlap the load of its stationary; its streaming may not.
+    const StageCycles st = timing_.stages(false, n, in);
+    const sc_core::sc_time access = cycles(static_cast<double>(st.cycles[1]));
+    if (stationary_ready_ > now() + access) {  // a stall waits for the load (unless later data does)
+        detail_.producer = &label();
+        detail_.producer_index = ls_index_;
+    }
+    const StagePipeline::Slot s = issue(st, std::move(reads), {pattern_region(dst, m_)},
+                                        stationary_ready_ > access ? stationary_ready_ - access : sc_core::SC_ZERO_TIME, std::move(ordered));
+    if (!taken_) {  // the tile moves to the foreground as the first matmul with it streams
+        const uint64_t streaming = cycles(static_cast<double>(st.cycles[2])).value() + cycles(static_cast<double>(st.cycles[3])).value();
+        bg_free_ = sc_core::sc_time(static_cast<double>(s.end - streaming), sc_core::SC_PS);
+        taken_ = true;
+    }
     if (ctx_.options().timing_only) return;
     const std::vector<float> moving = to_f32(gather(mv, k), in, n * k);
     std::vector<uint8_t> out = op.start ? std::vector<uint8_t>(static_cast<size_t>(n * m_ * 4)) : gather(dst, m_);

@@ -14,7 +14,8 @@
 namespace neuronsim::platform {
 
 // One instruction's cycles (docs/timing-model.md, "TensorE"): no static stage, the access
-// start-up, streaming and the array's drain. A matmul streams max(N, min_ii) cycles (N moving
+// start-up, streaming and the array's drain (a load_stationary has no drain: nothing leaves
+// the array). A matmul streams max(N, min_ii) cycles (N moving
 // columns; the public initiation interval; fp8 e4m3/e5m2 max(N / fp8_speedup, min_ii)), fp32
 // x fp32_slowdown;
 // load_stationary streams M columns at load_stationary_speedup x that rate.
@@ -22,7 +23,7 @@ struct PeTiming {
     const TensorConfig* cfg = nullptr;
     uint64_t stream_cycles(bool stationary, uint64_t columns, model::fp::Dtype in) const;
     StageCycles stages(bool stationary, uint64_t columns, model::fp::Dtype in) const {
-        return {{0, cfg->access_startup_cycles, stream_cycles(stationary, columns, in), cfg->pipeline_latency_cycles}};
+        return {{0, cfg->access_startup_cycles, stream_cycles(stationary, columns, in), stationary ? 0 : cfg->pipeline_latency_cycles}};
     }
 };
 
@@ -38,6 +39,16 @@ protected:
 private:
     void load_stationary(const model::isa::Bundle& b);
     void matmul(const model::isa::Bundle& b);
+
+    // A load_stationary fills the array's background buffer beside the matmuls' pipeline
+    // ("background LS overlaps MM", public-figures §3): it starts once the buffer's previous
+    // tile was taken (the stream start of the first matmul after the previous load) and the
+    // load before it is done; a matmul streams once its stationary is loaded.
+    sc_core::sc_time ls_free_ = sc_core::SC_ZERO_TIME;  // the previous load is done
+    sc_core::sc_time bg_free_ = sc_core::SC_ZERO_TIME;  // the background buffer's tile was taken
+    sc_core::sc_time stationary_ready_ = sc_core::SC_ZERO_TIME;  // the latest load is in the array
+    bool taken_ = true;  // the latest load's tile is in the foreground (a matmul started with it)
+    uint64_t ls_index_ = 0;  // the latest load's instruction (a matmul's stall names it)
 
     PeTiming timing_;
     // The tile the array holds: K x M binary32, row k = partition k (empty before the first

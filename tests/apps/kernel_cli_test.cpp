@@ -436,11 +436,11 @@ double overlap_share(const Kernel& k, const std::string& engine = "dma", const s
     return act_busy > 0 ? overlap / act_busy : -1;
 }
 
-// A projection at model size is TensorE-bound: its time is at least the matmuls' public
-// streaming time (max(N, 64) cycles for 16-bit inputs at 2.4 GHz on MARIANA, public-figures
-// §0/§3). The model adds about a quarter: each load_stationary holds the streaming stage after
-// the matmul before it (the public "background LS overlaps MM" is not reached: docs/timing-model.md),
-// and x's slots are loaded again between token blocks; 1.5x would mean something else bounds it.
+// A projection at model size is TensorE-bound: its time is the matmuls' public streaming time
+// (max(N, 64) cycles for 16-bit inputs at 2.4 GHz on MARIANA, public-figures §0/§3; each
+// load_stationary behind the matmul before it, each accumulation group back to back) plus the
+// first load of x and x's reload between the two token blocks. Before those two overlaps were
+// modelled it took 1.42x.
 TEST(KernelCli, LinearTakesTheMatmulsPublicTime) {
     Kernel k("linear", "--shape 1024x2048 --features 2048 --dtype bf16", "mariana", "--numerics none --no-csv --no-timeline");
     ASSERT_EQ(k.run.status, 0) << k.run.err;
@@ -449,7 +449,7 @@ TEST(KernelCli, LinearTakesTheMatmulsPublicTime) {
     EXPECT_EQ(st["pe"]["by_mnemonic"]["matmul"]["count"].get<uint64_t>(), matmuls);
     const double bound_ns = matmuls * 512 / 2.4;
     EXPECT_GE(simulated_ns(k), bound_ns);
-    EXPECT_LE(simulated_ns(k), 1.5 * bound_ns) << "TensorE bound " << bound_ns << " ns";
+    EXPECT_LE(simulated_ns(k), 1.25 * bound_ns) << "TensorE bound " << bound_ns << " ns";
     EXPECT_EQ(st["derived"]["critical_engine"].get<std::string>(), "pe");
     EXPECT_GT(st["pe"]["busy_ps"].get<double>(), 0.8 * st["simulated_ps"].get<double>());
 }
