@@ -204,6 +204,69 @@ void reciprocal(const Tile& in, const Tile& out) {
         for (uint32_t i = 0; i < in.n; ++i) put(out, p, i, 1.0f / get(in, p, i));
 }
 
+void bn_stats(const Tile& in, const Tile& out) {
+    check(in, "bn_stats", "data", false);
+    check(out, "bn_stats", "out", true);
+    if (in.n > kBnStatsMax)
+        throw Error("bn_stats: data has " + std::to_string(in.n) + " elements per partition; at most " + std::to_string(kBnStatsMax) +
+                    " (nl.tile_size.bn_stats_fmax: aggregate several with bn_aggr)");
+    if (out.partitions != in.partitions || out.n != 6)
+        throw Error("bn_stats: out is " + std::to_string(out.partitions) + " x " + std::to_string(out.n) + ", expected " + std::to_string(in.partitions) +
+                    " x 6 (count, mean, M2 of the even and the odd elements)");
+    for (uint32_t p = 0; p < in.partitions; ++p)
+        for (uint32_t parity = 0; parity < 2; ++parity) {
+            float count = 0.0f, sum = 0.0f, m2 = 0.0f, mean = 0.0f;
+            for (uint32_t i = parity; i < in.n; i += 2) {
+                sum = count == 0.0f ? get(in, p, i) : sum + get(in, p, i);
+                count = count + 1.0f;
+            }
+            if (count > 0.0f) {
+                mean = sum / count;
+                bool first = true;
+                for (uint32_t i = parity; i < in.n; i += 2) {
+                    const float d = get(in, p, i) - mean;
+                    const float sq = d * d;
+                    m2 = first ? sq : m2 + sq;
+                    first = false;
+                }
+            }
+            put(out, p, parity * 3, count);
+            put(out, p, parity * 3 + 1, mean);
+            put(out, p, parity * 3 + 2, m2);
+        }
+}
+
+void bn_aggr(const Tile& in, const Tile& out) {
+    check(in, "bn_aggr", "data", false);
+    check(out, "bn_aggr", "out", true);
+    if (in.n % 3 != 0)
+        throw Error("bn_aggr: data has " + std::to_string(in.n) + " elements per partition; expected (count, mean, M2) triples (a multiple of 3)");
+    if (out.partitions != in.partitions || out.n != 2)
+        throw Error("bn_aggr: out is " + std::to_string(out.partitions) + " x " + std::to_string(out.n) + ", expected " + std::to_string(in.partitions) +
+                    " x 2 (mean, variance)");
+    for (uint32_t p = 0; p < in.partitions; ++p) {
+        float n = 0.0f, mean = 0.0f, m2 = 0.0f;
+        for (uint32_t k = 0; k < in.n; k += 3) {
+            const float nb = get(in, p, k), mb = get(in, p, k + 1), m2b = get(in, p, k + 2);
+            if (nb == 0.0f) continue;
+            if (n == 0.0f) {
+                n = nb, mean = mb, m2 = m2b;
+                continue;
+            }
+            const float na = n;
+            n = na + nb;
+            const float t = nb / n;
+            const float delta = mb - mean;
+            mean = mean + delta * t;
+            const float dd = delta * delta;
+            const float dn = dd * na;
+            m2 = (m2 + m2b) + dn * t;
+        }
+        put(out, p, 0, mean);
+        put(out, p, 1, n == 0.0f ? 0.0f : m2 / n);
+    }
+}
+
 void transpose(const Tile& in, const Tile& out) {
     check(in, "transpose", "data", false);
     check(out, "transpose", "out", true);

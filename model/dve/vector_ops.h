@@ -81,4 +81,19 @@ void reciprocal(const Tile& in, const Tile& out);
 // 32-partition bank); out has in's n as partitions and in's partitions as n.
 void transpose(const Tile& in, const Tile& out);
 
+// bn_stats (nki.isa.bn_stats): per partition of in (at most kBnStatsMax elements), six
+// elements: for the even-indexed elements, then the odd-indexed ones, (count, mean, M2) where
+// M2 = variance * count. neuronsim's arithmetic (the hardware's is not public): count exact;
+// mean = (the class's sum in element order from its first element) / count; M2 = the sum in
+// element order of (x - mean) * (x - mean), each step binary32; an empty class gives (0, 0, 0).
+inline constexpr uint32_t kBnStatsMax = 512;  // nl.tile_size.bn_stats_fmax (public-figures §3)
+void bn_stats(const Tile& in, const Tile& out);
+// bn_aggr (nki.isa.bn_aggr): in holds (count, mean, M2) triples per partition (a multiple of
+// three elements, e.g. several bn_stats outputs side by side); out gets (mean, variance) of
+// them all. The triples are combined left to right (Chan et al.'s pairwise update), each step
+// binary32: n = na + nb, t = nb / n, delta = mb - ma, mean = ma + delta * t,
+// M2 = (M2a + M2b) + ((delta * delta) * na) * t; a triple of count 0 is skipped; variance =
+// M2 / n (the population variance; 0 and 0 when every count is 0).
+void bn_aggr(const Tile& in, const Tile& out);
+
 }  // namespace neuronsim::model::dve

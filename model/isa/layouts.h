@@ -226,6 +226,8 @@ enum Opcode : uint8_t {
     kDveIota = 0x53,
     kDveReciprocal = 0x54,
     kDveTranspose = 0x55,
+    kDveBnStats = 0x56,
+    kDveBnAggr = 0x57,
     kSync = 0xA0,
     kHalt = 0xA1,
     kDmaCopy = 0xD1,

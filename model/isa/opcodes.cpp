@@ -156,6 +156,9 @@ std::vector<OpcodeInfo> build() {
                            false, false)});
     t.push_back({kDveReciprocal, "reciprocal", kOnDve, "VectorE: dst = 1 / src (IEEE division)", dve_unary({}, true, false)});
     t.push_back({kDveTranspose, "transpose", kOnDve, "VectorE: dst[j][p] = src[p][j], a block of at most 32 x 32", dve_unary({}, true, false)});
+    t.push_back(
+        {kDveBnStats, "bn_stats", kOnDve, "VectorE: dst[p] = (count, mean, M2) of src's even, then odd elements (at most 512)", dve_unary({}, true, false)});
+    t.push_back({kDveBnAggr, "bn_aggr", kOnDve, "VectorE: dst[p] = (mean, variance) of src's (count, mean, M2) triples", dve_unary({}, true, false)});
     // TensorE (docs/tensor-engine.md).
     t.push_back({kPeLoadStationary, "load_stationary", kOnPe, "TensorE: hold src (K partitions x M <= 128 elements) as the stationary tile",
                  cat({{"in_dtype", OFF(PeLoadStationaryOp, in_dtype), FieldKind::U8},

@@ -146,7 +146,9 @@ CostEstimate cost_estimate(const Config& c, const InstructionShape& s) {
         case kDveMemset:
         case kDveIota:
         case kDveReciprocal:
-        case kDveTranspose: {
+        case kDveTranspose:
+        case kDveBnStats:
+        case kDveBnAggr: {
             // VectorE: about N cycles per input, 2N with two, reciprocal max(MIN_II, 8N)
             // (public-figures §3, §1.4), plus the static and access overheads as for ScalarE;
             // no performance mode (the documents' baseline).

@@ -91,7 +91,9 @@ bool DveEngine::execute(const Bundle& b, uint64_t index) {
         case model::isa::kDveMemset:
         case model::isa::kDveIota:
         case model::isa::kDveReciprocal:
-        case model::isa::kDveTranspose: one_tensor(b); return true;
+        case model::isa::kDveTranspose:
+        case model::isa::kDveBnStats:
+        case model::isa::kDveBnAggr: one_tensor(b); return true;
         default: return false;
     }
 }
@@ -180,6 +182,8 @@ void DveEngine::one_tensor(const Bundle& b) {
                            : code == model::isa::kDveMemset     ? "memset"
                            : code == model::isa::kDveIota       ? "iota"
                            : code == model::isa::kDveReciprocal ? "reciprocal"
+                           : code == model::isa::kDveBnStats    ? "bn_stats"
+                           : code == model::isa::kDveBnAggr     ? "bn_aggr"
                                                                 : "transpose";
     const Dtype out = dtype_of(op.out_dtype, "out_dtype", true);
     const Dtype in = reads_src ? dtype_of(op.in_dtype, "in_dtype", false) : out;
@@ -195,11 +199,19 @@ void DveEngine::one_tensor(const Bundle& b) {
     const uint32_t dst_partitions = transpose ? static_cast<uint32_t>(n) : nch;
     const Pattern dst = tile("dst", op.dst, out, dst_partitions);
     const uint64_t dn = dst.elements();
-    const uint64_t expected = code == model::isa::kDveTensorReduce ? 1 : transpose ? nch : src ? n : dn;
+    const bool bn_stats = code == model::isa::kDveBnStats, bn_aggr = code == model::isa::kDveBnAggr;
+    if (bn_stats && n > dve::kBnStatsMax)
+        throw Error("bn_stats: src has " + std::to_string(n) + " elements per partition; at most " + std::to_string(dve::kBnStatsMax) +
+                    " (nl.tile_size.bn_stats_fmax: aggregate several with bn_aggr)");
+    if (bn_aggr && n % 3 != 0)
+        throw Error("bn_aggr: src has " + std::to_string(n) + " elements per partition; expected (count, mean, M2) triples (a multiple of 3)");
+    const uint64_t expected = code == model::isa::kDveTensorReduce ? 1 : transpose ? nch : bn_stats ? 6 : bn_aggr ? 2 : src ? n : dn;
     if (dn != expected)
         throw Error(std::string(mnemonic) + ": dst has " + std::to_string(dn) + " elements per partition, expected " + std::to_string(expected) +
                     (code == model::isa::kDveTensorReduce ? " (one per partition)"
                      : transpose                          ? " (src's partitions)"
+                     : bn_stats                           ? " (count, mean, M2 of the even and the odd elements)"
+                     : bn_aggr                            ? " (mean, variance)"
                                                           : " (src's elements per partition)"));
     if (code == model::isa::kDveTensorReduce) {
         if (!dve::alu_of_code(op.reduce_op) || (*dve::alu_of_code(op.reduce_op) != dve::AluOp::Add && *dve::alu_of_code(op.reduce_op) != dve::AluOp::Max &&
@@ -229,6 +241,8 @@ void DveEngine::one_tensor(const Bundle& b) {
         case model::isa::kDveMemset: dve::memset(o, model::fp::float_of(op.imm0)); break;
         case model::isa::kDveIota: dve::iota(o, static_cast<int32_t>(op.imm0), static_cast<int32_t>(op.imm1), static_cast<int32_t>(op.imm2)); break;
         case model::isa::kDveReciprocal: dve::reciprocal(dense(rs, in, nch, n), o); break;
+        case model::isa::kDveBnStats: dve::bn_stats(dense(rs, in, nch, n), o); break;
+        case model::isa::kDveBnAggr: dve::bn_aggr(dense(rs, in, nch, n), o); break;
         default: dve::transpose(dense(rs, in, nch, n), o); break;
     }
     scatter(ro, dst, dst_partitions);

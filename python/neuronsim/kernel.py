@@ -612,6 +612,23 @@ class Kernel:
         self._dve_tiles("reciprocal", dst, (src,))
         return self._dve("reciprocal", [f"in_dtype={src.dtype}", f"out_dtype={dst.dtype}"], (("src", src), ("dst", dst)), dst, src.spans())
 
+    def bn_stats(self, dst, src):
+        """dst (partitions, 6) = (count, mean, variance x count) of src's even-indexed elements,
+        then of its odd-indexed ones, per partition, on VectorE (src at most 512 elements; the
+        arithmetic: docs/vector-engine.md)."""
+        self._dve_tiles("bn_stats", dst, (src,), same_cols=False)
+        if dst.cols != 6 or src.cols > 512:
+            raise ValueError(f"bn_stats: src {src.shape} (at most 512 elements per partition), dst {dst.shape}: expected (partitions, 6)")
+        return self._dve("bn_stats", [f"in_dtype={src.dtype}", f"out_dtype={dst.dtype}"], (("src", src), ("dst", dst)), dst, src.spans())
+
+    def bn_aggr(self, dst, src):
+        """dst (partitions, 2) = (mean, variance) of the (count, mean, M2) triples of src (one or
+        more bn_stats outputs side by side), on VectorE."""
+        self._dve_tiles("bn_aggr", dst, (src,), same_cols=False)
+        if dst.cols != 2 or src.cols % 3:
+            raise ValueError(f"bn_aggr: src {src.shape} (a multiple of 3 elements), dst {dst.shape}: expected (partitions, 2)")
+        return self._dve("bn_aggr", [f"in_dtype={src.dtype}", f"out_dtype={dst.dtype}"], (("src", src), ("dst", dst)), dst, src.spans())
+
     def matmul(self, dst, stationary, moving, start=True):
         """dst (+)= stationary^T x moving on TensorE: stationary (K, M) and moving (K, N) SBUF tiles
         of one dtype on the same K <= 128 partitions, M <= 128, N <= 512; dst an fp32 PSUM tile

@@ -245,6 +245,26 @@ def test_linear_on_tensore_sums_each_output_in_k_order():
     assert r.stats["core"]["pe"]["by_mnemonic"]["matmul"]["count"] == 4
 
 
+def test_bn_stats_and_bn_aggr_give_each_rows_mean_and_variance():
+    x = np.random.default_rng(9).uniform(-2, 2, (100, 1000)).astype(np.float32)
+    k = ns.Kernel("bn")
+    X = k.dram_input("x", x)
+    Y = k.dram_output("y", (100, 2))
+    t = k.sbuf((100, 1000), name="x")
+    st = k.sbuf((100, 12), name="st")
+    o = k.sbuf((100, 2), name="o")
+    k.dma_copy(t, X)
+    k.bn_stats(st[:, 0:6], t[:, 0:500])
+    k.bn_stats(st[:, 6:12], t[:, 500:1000])
+    k.bn_aggr(o, st)
+    k.dma_copy(Y, o)
+    r = ns.run(k, hazards="error")
+    assert np.allclose(r["y"][:, 0], x.mean(axis=1, dtype=np.float64), atol=1e-5)
+    assert np.allclose(r["y"][:, 1], x.var(axis=1, dtype=np.float64), rtol=1e-4)
+    with pytest.raises(ValueError, match="at most 512"):
+        k.bn_stats(st[:, 0:6], t)
+
+
 def test_matmul_and_vectore_refuse_what_the_engines_would():
     k = ns.Kernel("bad")
     a = k.sbuf((128, 128), "bf16", name="a")

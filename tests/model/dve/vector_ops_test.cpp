@@ -206,6 +206,67 @@ TEST(DveTranspose, RowsBecomeColumnsWithinABank) {
     EXPECT_THROW(transpose(in.t, in.t), Error);  // 3 x 5 into 3 x 5
 }
 
+TEST(DveBnStats, CountMeanAndM2OfTheEvenThenTheOddElements) {
+    // Even elements 1, 2, 3: mean 2, M2 = 1 + 0 + 1; odd 10, 20, 30: mean 20, M2 = 100 + 0 + 100.
+    F32 in(2, 6, {1, 10, 2, 20, 3, 30, 5, 0, 0, 0, 0, 0}), out(2, 6);
+    bn_stats(in.t, out.t);
+    EXPECT_EQ(std::vector<float>(out.v.begin(), out.v.begin() + 6), (std::vector<float>{3, 2, 2, 3, 20, 200}));
+    // A one-element row leaves the odd class empty: (0, 0, 0).
+    F32 one(1, 1, {5}), o1(1, 6);
+    bn_stats(one.t, o1.t);
+    EXPECT_EQ(o1.v, (std::vector<float>{1, 5, 0, 0, 0, 0}));
+}
+
+TEST(DveBnStats, TheMeanSumsInElementOrderAndM2IsTwoPass) {
+    // Even class 1e8, 1, -1e8: (1e8 + 1) rounds to 1e8, so the sum in element order is 0 and the
+    // mean 0 (any other order gives 1/3); M2 = 1e16 + 1 + 1e16 rounded step by step.
+    F32 in(1, 5, {1e8f, 0, 1.0f, 0, -1e8f}), out(1, 6);
+    bn_stats(in.t, out.t);
+    EXPECT_EQ(out.bits(1), bits_of(0.0f));
+    EXPECT_EQ(out.bits(2), bits_of((1e16f + 1.0f) + 1e16f));
+    // 10001, 10002, 10003: mean 10002 exactly, M2 = (x - mean)^2 summed = 2. The one-pass form
+    // sum(x^2) - n mean^2 loses it to cancellation in binary32 (its terms are ~3e8, ulp 32).
+    F32 c(1, 5, {10001, 0, 10002, 0, 10003}), oc(1, 6);
+    bn_stats(c.t, oc.t);
+    EXPECT_EQ(oc.bits(1), bits_of(10002.0f));
+    EXPECT_EQ(oc.bits(2), bits_of(2.0f));
+    const float one_pass = (100020001.0f + 100040004.0f + 100060009.0f) - 3.0f * (10002.0f * 10002.0f);
+    EXPECT_NE(bits_of(one_pass), bits_of(2.0f));
+}
+
+TEST(DveBnAggr, CombinesTheTriplesLeftToRight) {
+    // (3, 2, 2) and (3, 20, 200), the bn_stats of 1, 10, 2, 20, 3, 30: n 6, t 0.5, delta 18,
+    // mean 2 + 9 = 11, M2 = 202 + (324 * 3) * 0.5 = 688, variance 688 / 6 (the population's).
+    F32 in(1, 6, {3, 2, 2, 3, 20, 200}), out(1, 2);
+    bn_aggr(in.t, out.t);
+    EXPECT_EQ(out.bits(0), bits_of(11.0f));
+    EXPECT_EQ(out.bits(1), bits_of(688.0f / 6.0f));
+    // Empty triples are skipped; one triple alone is itself; all empty gives 0, 0.
+    F32 sparse(1, 9, {0, 0, 0, 1, 5, 0, 0, 0, 0}), o2(1, 2);
+    bn_aggr(sparse.t, o2.t);
+    EXPECT_EQ(o2.v, (std::vector<float>{5, 0}));
+    F32 none(1, 3, {0, 0, 0}), o3(1, 2);
+    bn_aggr(none.t, o3.t);
+    EXPECT_EQ(o3.v, (std::vector<float>{0, 0}));
+    // The order of the update: with t = nb / n computed first, (1, 0, 0) then (2, 3, 0) gives
+    // mean 0 + 3 * (2/3) and M2 = (9 * 1) * (2/3), each rounded in that order.
+    F32 odd(1, 6, {1, 0, 0, 2, 3, 0}), o4(1, 2);
+    bn_aggr(odd.t, o4.t);
+    const float t = 2.0f / 3.0f;
+    EXPECT_EQ(o4.bits(0), bits_of(0.0f + 3.0f * t));
+    EXPECT_EQ(o4.bits(1), bits_of((0.0f + (9.0f * 1.0f) * t) / 3.0f));
+}
+
+TEST(DveBnStats, LimitsAreErrors) {
+    F32 wide(1, 513), out(1, 6), two(1, 2);
+    EXPECT_THROW(bn_stats(wide.t, out.t), Error);
+    F32 ok(1, 4);
+    EXPECT_THROW(bn_stats(ok.t, two.t), Error);
+    EXPECT_THROW(bn_aggr(ok.t, two.t), Error);  // 4 elements: not triples
+    F32 six(1, 6);
+    EXPECT_THROW(bn_aggr(six.t, out.t), Error);  // out must be (mean, variance)
+}
+
 TEST(DveErrors, NameTheOperationAndTheOperand) {
     F32 a(2, 3), b(2, 4), out(2, 3);
     try {
