@@ -370,6 +370,9 @@ std::vector<ConfigField> make_table() {
                      "v3 false, v4+ true (512 elements/cycle for BF16/FP16/FP8) [P] §0"));
     t.push_back(number<u32>("vector.reciprocal_cycles_per_element", NS_FIELD(vector.reciprocal_cycles_per_element), 1, 64, "cycles",
                             "reciprocal's streaming per element", "8 [P] §1.4 (max(MIN_II, 8N) on VectorE)"));
+    t.push_back(flag("vector.v2_port_rules", NS_FIELD(vector.v2_port_rules),
+                     "VectorE and GpSimd share a port (their instructions serialise); ScalarE starts after their PSUM writes in flight",
+                     "SUNDA true, others false: the compiler's event model for arch_version <= 29 [C] (lifted on v3, public-figures §3)"));
     t.push_back(number<double>("tensor.clock_ghz", NS_FIELD(tensor.clock_ghz), 0.01, 100, "GHz", "TensorE clock",
                                "2.8 (v2), 2.4 (v3, v4) [P] §0; MAVERICK 2.4 [A] as v4"));
     t.push_back(number<u32>("tensor.access_startup_cycles", NS_FIELD(tensor.access_startup_cycles), 0, big, "cycles", "SBUF access start-up",

@@ -111,6 +111,7 @@ struct VectorConfig {
     uint32_t tensor_tensor_speedup{};  // tensor_tensor, 16-bit
     bool fp8_perf_mode{};  // fp8 counts with bf16/fp16 for the performance modes
     uint32_t reciprocal_cycles_per_element{};
+    bool v2_port_rules{};  // VectorE and GpSimd serialise; ScalarE waits for their PSUM writes (platform/core/shared_ports.h)
 };
 
 struct RunConfig {

@@ -44,6 +44,7 @@ ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, Instructi
       tables_(std::make_unique<ActTables>("act_tables", ctx.config().act.tables)),
       acc_(ctx.config().memory.partitions, 0.0f) {
     timing_.cfg = &ctx.config().act;
+    port_role_ = PortRole::WaitsForPsumWriters;
     pool_ = std::make_unique<model::WorkerPool>(ctx.config().run.host_threads);
 }
 

@@ -4,6 +4,7 @@
 
 #include "model/common/error.h"
 #include "model/fp/dtype.h"
+#include "platform/core/shared_ports.h"
 #include "platform/tlm/memory.h"
 
 namespace neuronsim::platform {
@@ -55,7 +56,17 @@ sc_core::sc_time DatapathEngine::results_ready(const std::vector<Region>& reads,
 
 StagePipeline::Slot DatapathEngine::issue(const StageCycles& st, std::vector<Region> reads, std::vector<Region> writes, sc_core::sc_time at,
                                           std::vector<Region> ordered) {
-    const sc_core::sc_time earliest = results_ready(reads, false, at);
+    sc_core::sc_time earliest = results_ready(reads, false, at);
+    SharedPorts* ports = port_role_ == PortRole::None ? nullptr : ctx_.shared_ports();
+    if (ports) {
+        const bool shares = port_role_ == PortRole::SharesPort;
+        const sc_core::sc_time port = shares ? ports->port_free : ports->psum_writes_done;
+        if (port > earliest) {
+            earliest = port;
+            detail_.resource = shares ? &ports->port_name : &ports->psum_name;
+            detail_.producer = nullptr;
+        }
+    }
     reads.insert(reads.end(), ordered.begin(), ordered.end());
     uint64_t ps[4];
     for (int k = 0; k < 4; ++k) ps[k] = cycles(static_cast<double>(st.cycles[k])).value();
@@ -65,6 +76,8 @@ StagePipeline::Slot DatapathEngine::issue(const StageCycles& st, std::vector<Reg
     detail_.start = now();
     detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
     seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
+    if (ports && port_role_ == PortRole::SharesPort)
+        ports->reserve(detail_.end, std::any_of(writes.begin(), writes.end(), [](const Region& r) { return r.space == model::isa::MemSpace::Psum; }));
     note_access(reads, writes);
     pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
     return s;

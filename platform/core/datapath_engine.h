@@ -45,6 +45,10 @@ protected:
     // start-partition rule.
     Pattern tile(const char* what, const model::isa::Tensor2D& t, model::fp::Dtype d, uint32_t partitions);
 
+    // Its part in the NC-v2 port rules (shared_ports.h), when the generation has them.
+    enum class PortRole { None, SharesPort, WaitsForPsumWriters };
+    PortRole port_role_ = PortRole::None;
+
     StagePipeline pipe_;
     struct Pending {
         sc_core::sc_time end;

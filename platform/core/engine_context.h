@@ -19,6 +19,7 @@ class Recorder;
 class WorkBudget;
 class Semaphores;
 class TlmPort;
+struct SharedPorts;
 
 // A failing instruction: the engine, its index in the stream, its opcode and what went wrong.
 struct EngineFailure {
@@ -74,6 +75,9 @@ public:
     // Where the engines tell what their instructions read, write, wait for and release, when
     // hazards are looked for (DeviceOptions::hazards); null otherwise.
     virtual model::isa::HazardDetector* hazards() { return nullptr; }
+    // The NC-v2 port rules (shared_ports.h) when the generation has them (vector.v2_port_rules);
+    // null otherwise.
+    virtual SharedPorts* shared_ports() { return nullptr; }
 };
 
 // Where an engine's bundles come from: the device's instruction queue in DRAM, or a test's list.

@@ -18,6 +18,7 @@
 #include "platform/core/engine.h"
 #include "platform/core/hazard_report.h"
 #include "platform/core/semaphores.h"
+#include "platform/core/shared_ports.h"
 #include "platform/core/stats.h"
 #include "platform/core/work_budget.h"
 #include "platform/dma/dma_engines.h"
@@ -114,6 +115,8 @@ struct NeuronCoreDevice::Impl : EngineContext {
     void fail(const EngineFailure& f) override { latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary()); }
     bool runs_queue(const std::string& label) const override { return opt.queues.empty() || running.count(label); }
     model::isa::HazardDetector* hazards() override { return hz.get(); }
+    SharedPorts ports;
+    SharedPorts* shared_ports() override { return cfg.vector.v2_port_rules ? &ports : nullptr; }
     // The host wrote SBUF/PSUM bytes through window `w` at `off` (a window is the memory's
     // partitions one after another): they count as written.
     void host_wrote(TlmPort* w, uint64_t off, uint64_t len) {

@@ -70,6 +70,7 @@ uint64_t DveTiming::stream_cycles(Kind k, uint64_t n, bool fast, bool strided) c
 
 DveEngine::DveEngine(sc_core::sc_module_name name, EngineContext& ctx, InstructionSource& source)
     : DatapathEngine(name, "dve", ctx, source, ctx.config().vector.clock_ghz) {
+    port_role_ = PortRole::SharesPort;
     timing_.cfg = &ctx.config().vector;
 }
 

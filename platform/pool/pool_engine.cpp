@@ -11,6 +11,7 @@
 #include "model/fp/dtype.h"
 #include "model/isa/address_map.h"
 #include "model/isa/layouts.h"
+#include "platform/core/shared_ports.h"
 #include "platform/core/work_budget.h"
 #include "platform/dma/dma_copy.h"
 #include "platform/tlm/memory.h"
@@ -84,7 +85,13 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
         detail_.shape.rows = job.parts[0].rows;
         detail_.shape.bytes = job.parts[0].total();
         wait_dma_slot();  // a full queue is a stall before it issues
+        SharedPorts* ports = ctx_.shared_ports();
+        if (ports && ports->port_free > now()) {  // VectorE holds the shared port (NC-v2)
+            hold(ports->port_free - now());
+            detail_.resource = &ports->port_name;
+        }
         detail_.start = now();
+        if (ports) ports->reserve(now() + cycles(ctx_.config().gpsimd.swdge_cycles), false);  // as it issues: first come, first served
         hold(cycles(ctx_.config().gpsimd.swdge_cycles));
         job.queue = ctx_.config().gpsimd.swdge_queue;
         job.label = label() + "#" + std::to_string(index);
@@ -96,6 +103,12 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     }
     if (op != kConvLutLoad && op != kExtended) return false;
     const Config& cfg = ctx_.config();
+    SharedPorts* ports = ctx_.shared_ports();
+    if (ports && ports->port_free > now()) {  // VectorE holds the shared port (NC-v2)
+        hold(ports->port_free - now());
+        detail_.start = now();
+        detail_.resource = &ports->port_name;
+    }
     // The firmware's own "UNKNOWN OPCODE" comes first (SUNDA has no 0xe4); say why it is unknown.
     try {
         firmware_.dispatch(b);
@@ -172,6 +185,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     // The firmware runs one instruction at a time: nothing of it overlaps the next.
     detail_.end = now() + cycles(static_cast<double>(cyc));
     seq_free_ = detail_.end;
+    if (ports) ports->reserve(detail_.end, false);  // GPSIMD reaches SBUF only
     return true;
 }
 

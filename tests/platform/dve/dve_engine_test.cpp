@@ -233,6 +233,53 @@ TEST_F(DveTest, AnInstructionWaitsForTheResultItReads) {
     EXPECT_NEAR(csv_field("dve", 1, 6) - csv_field("dve", 0, 6), 100 + 60 + 8192 + 40, 1e-6);
 }
 
+// The NC-v2 port rules (vector.v2_port_rules; hardware-facts §E, the compiler's event model):
+// on SUNDA VectorE and GpSimd serialise, and ScalarE waits for VectorE's PSUM writes in
+// flight; on CAYMAN (v3 lifted them) the same independent instructions overlap.
+class PortRulesTest : public PlatformRunTest, public ::testing::WithParamInterface<const char*> {};
+
+bool overlap(double a0, double a1, double b0, double b1) { return a0 < b1 && b0 < a1; }
+
+TEST_P(PortRulesTest, VectorEAndGpSimdSerialiseOnV2) {
+    gen = GetParam();
+    run("dve tensor_copy in_dtype=fp32 out_dtype=fp32 src=sbuf:0:0x0 src.num=4096,1 src.step=1,0 dst=sbuf:0:0x10000 dst.num=4096,1 dst.step=1,0 "
+        "num_active_channels=128\n"
+        "pool copy src=dram:0x0 dst=sbuf:0:0x20000 partitions=128 bytes=1024\n");  // a software-DGE trigger: GpSimd generates the descriptors
+    // The pool row's end is its transfer's completion; GpSimd itself is busy only while it
+    // generates the descriptors, so "serialised" means: one of the two starts only after the
+    // other has (VectorE's whole instruction, or GpSimd's descriptor generation).
+    const double d0 = csv_field("dve", 0, 4), d1 = csv_field("dve", 0, 5), p0 = csv_field("pool", 0, 4);
+    if (gen == "sunda") {
+        EXPECT_TRUE(p0 >= d1 - 1e-3 || d0 > p0 + 1.0) << "dve " << d0 << ".." << d1 << ", pool from " << p0;
+    } else {
+        EXPECT_EQ(d0, p0) << "both issue at once";
+        EXPECT_LT(p0, d1);
+    }
+}
+
+TEST_P(PortRulesTest, ScalarEWaitsForVectorEsPsumWritesOnV2) {
+    gen = GetParam();
+    // A long VectorE write into PSUM (reciprocal: 8N cycles), an independent activation on SBUF.
+    run("dve reciprocal in_dtype=fp32 out_dtype=fp32 src=sbuf:0:0x0 src.num=4096,1 src.step=1,0 dst=psum:0:0x0 dst.num=4096,1 dst.step=1,0 "
+        "num_active_channels=128\n"
+        "act load_act_func_set set=0\n"
+        "act activate func=identity in_bias_dtype=fp32:fp32 out_dtype=fp32 num_active_channels=128 src=sbuf:0:0x20000 src.step=1,0,0 src.num=64,1,1 "
+        "dst=sbuf:0:0x28000 dst.step=1,0,0 dst.num=64,1,1 scale=1.0 bias=0.0\n");
+    const double d0 = csv_field("dve", 0, 4), d1 = csv_field("dve", 0, 5), a0 = csv_field("act", 1, 4), a1 = csv_field("act", 1, 5);
+    if (gen == "sunda") {
+        EXPECT_GE(a0, d1 - 1e-3) << "act starts at " << a0 << ", the PSUM write ends at " << d1;
+        const std::string csv = out("instructions.csv");
+        const size_t row = csv.find("\nact,1,");
+        ASSERT_NE(row, std::string::npos);
+        const std::string line = csv.substr(row + 1, csv.find('\n', row + 1) - row - 1);
+        EXPECT_NE(line.find("VectorE/GpSimd PSUM writes (NC-v2)"), std::string::npos) << line;  // the stall's cause
+    } else {
+        EXPECT_TRUE(overlap(d0, d1, a0, a1)) << "dve " << d0 << ".." << d1 << ", act " << a0 << ".." << a1;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Generations, PortRulesTest, ::testing::Values("sunda", "cayman"));
+
 class DveBadTest : public PlatformRunTest, public ::testing::WithParamInterface<BadCase> {};
 
 TEST_P(DveBadTest, IsAnErrorNamingTheField) {

@@ -1,0 +1,27 @@
+#pragma once
+// The NC-v2 port rules (vector.v2_port_rules; hardware-facts §E, the compiler's event model
+// for arch_version <= 29): VectorE and GpSimd share a port, so their instructions serialise,
+// and a ScalarE instruction starts after the VectorE and GpSimd instructions in flight that
+// write PSUM. Each engine reserves as it issues (first come, first served in simulated issue
+// order); v3 and later lifted both rules.
+#include <algorithm>
+#include <string>
+
+#include <systemc>
+
+namespace neuronsim::platform {
+
+struct SharedPorts {
+    sc_core::sc_time port_free;  // VectorE's and GpSimd's port: the end of the last instruction on it
+    sc_core::sc_time psum_writes_done;  // the end of the last VectorE/GpSimd instruction writing PSUM
+    const std::string port_name = "the VectorE/GpSimd port (NC-v2)";
+    const std::string psum_name = "VectorE/GpSimd PSUM writes (NC-v2)";
+
+    // An instruction of VectorE or GpSimd from `start` to `end` (`psum`: it writes PSUM).
+    void reserve(const sc_core::sc_time& end, bool psum) {
+        port_free = std::max(port_free, end);
+        if (psum) psum_writes_done = std::max(psum_writes_done, end);
+    }
+};
+
+}  // namespace neuronsim::platform
