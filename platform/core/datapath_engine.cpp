@@ -60,7 +60,7 @@ StagePipeline::Slot DatapathEngine::issue(const StageCycles& st, std::vector<Reg
     SharedPorts* ports = port_role_ == PortRole::None ? nullptr : ctx_.shared_ports();
     if (ports) {
         const bool shares = port_role_ == PortRole::SharesPort;
-        const sc_core::sc_time port = shares ? ports->port_free : ports->psum_writes_done;
+        const sc_core::sc_time port = shares ? ports->pool_until : ports->psum_writes_done;
         if (port > earliest) {
             earliest = port;
             detail_.resource = shares ? &ports->port_name : &ports->psum_name;
@@ -77,7 +77,7 @@ StagePipeline::Slot DatapathEngine::issue(const StageCycles& st, std::vector<Reg
     detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
     seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
     if (ports && port_role_ == PortRole::SharesPort)
-        ports->reserve(detail_.end, std::any_of(writes.begin(), writes.end(), [](const Region& r) { return r.space == model::isa::MemSpace::Psum; }));
+        ports->reserve(true, detail_.end, std::any_of(writes.begin(), writes.end(), [](const Region& r) { return r.space == model::isa::MemSpace::Psum; }));
     note_access(reads, writes);
     pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
     return s;

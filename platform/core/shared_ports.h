@@ -12,14 +12,17 @@
 namespace neuronsim::platform {
 
 struct SharedPorts {
-    sc_core::sc_time port_free;  // VectorE's and GpSimd's port: the end of the last instruction on it
+    // The port is each engine's while its instruction runs: the other waits (an engine's own
+    // instructions still pipeline).
+    sc_core::sc_time dve_until, pool_until;
     sc_core::sc_time psum_writes_done;  // the end of the last VectorE/GpSimd instruction writing PSUM
     const std::string port_name = "the VectorE/GpSimd port (NC-v2)";
     const std::string psum_name = "VectorE/GpSimd PSUM writes (NC-v2)";
 
-    // An instruction of VectorE or GpSimd from `start` to `end` (`psum`: it writes PSUM).
-    void reserve(const sc_core::sc_time& end, bool psum) {
-        port_free = std::max(port_free, end);
+    // An instruction of VectorE (`dve`) or GpSimd ending at `end` (`psum`: it writes PSUM).
+    void reserve(bool dve, const sc_core::sc_time& end, bool psum) {
+        sc_core::sc_time& until = dve ? dve_until : pool_until;
+        until = std::max(until, end);
         if (psum) psum_writes_done = std::max(psum_writes_done, end);
     }
 };

@@ -86,12 +86,12 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
         detail_.shape.bytes = job.parts[0].total();
         wait_dma_slot();  // a full queue is a stall before it issues
         SharedPorts* ports = ctx_.shared_ports();
-        if (ports && ports->port_free > now()) {  // VectorE holds the shared port (NC-v2)
-            hold(ports->port_free - now());
+        if (ports && ports->dve_until > now()) {  // VectorE holds the shared port (NC-v2)
+            hold(ports->dve_until - now());
             detail_.resource = &ports->port_name;
         }
         detail_.start = now();
-        if (ports) ports->reserve(now() + cycles(ctx_.config().gpsimd.swdge_cycles), false);  // as it issues: first come, first served
+        if (ports) ports->reserve(false, now() + cycles(ctx_.config().gpsimd.swdge_cycles), false);  // as it issues: first come, first served
         hold(cycles(ctx_.config().gpsimd.swdge_cycles));
         job.queue = ctx_.config().gpsimd.swdge_queue;
         job.label = label() + "#" + std::to_string(index);
@@ -104,8 +104,8 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     if (op != kConvLutLoad && op != kExtended) return false;
     const Config& cfg = ctx_.config();
     SharedPorts* ports = ctx_.shared_ports();
-    if (ports && ports->port_free > now()) {  // VectorE holds the shared port (NC-v2)
-        hold(ports->port_free - now());
+    if (ports && ports->dve_until > now()) {  // VectorE holds the shared port (NC-v2)
+        hold(ports->dve_until - now());
         detail_.start = now();
         detail_.resource = &ports->port_name;
     }
@@ -185,7 +185,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     // The firmware runs one instruction at a time: nothing of it overlaps the next.
     detail_.end = now() + cycles(static_cast<double>(cyc));
     seq_free_ = detail_.end;
-    if (ports) ports->reserve(detail_.end, false);  // GPSIMD reaches SBUF only
+    if (ports) ports->reserve(false, detail_.end, false);  // GPSIMD reaches SBUF only
     return true;
 }
 
