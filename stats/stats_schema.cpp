@@ -26,8 +26,8 @@ Conventions: keys are written flattened, with `.` between levels and `[<n>]` for
 elements. `<…>` stands for a key that names something: `<E>` a DMA engine index (`0` ..
 `dma.engines-1`, all present), `<stream>` a DMA queue stream that ran (`dma3`, `dma3.1`,
 `dma.0`), `<mnemonic>` an instruction mnemonic (`activate`, `copy`), `<cause>` a stall cause
-as a key of letters, digits and `_` (`semaphore2_ge_1_released_by_act`, `busy_queue_dma_0`,
-`data_from_act`; instructions.csv gives the same cause as text, `semaphore 2 >= 1`), `<semaphore>` a
+as a key of letters, digits and `_` (`semaphore2_ge_released_by_act`, `busy_queue_dma_0`,
+`data_from_act`: one per semaphore, whatever value each stall waited for; its `.cause` text gives the values' range, `semaphore 2 >= 1..64`, and instructions.csv each instruction's own, `semaphore 2 >= 1`), `<semaphore>` a
 semaphore index, `<kernel>` a POOL kernel (`cptc_decode_impl<3>`). Times are integers in
 picoseconds (`_ps`) unless the unit says otherwise. The engines of the generation (`act`,
 `pool`, every DMA engine) are always present, with zeros when idle; DMA *queues* appear under

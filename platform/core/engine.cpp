@@ -77,8 +77,11 @@ void Engine::record(InstructionRecord& r, InFlight& f, const sc_core::sc_time& i
         m.latency += r.end - r.start;
     }
     if (idle_stall > sc_core::SC_ZERO_TIME) {
-        Tally& t = stalls_[StallKey{r.sem_wait ? static_cast<int>(r.wait.wait) : -1, r.sem_wait ? r.wait.wait_idx : -1, r.sem_wait ? r.wait.value : 0,
-                                    r.dependency ? nullptr : r.released_by, r.busy_resource, r.dependency}];
+        StallTally& t = stalls_[StallKey{r.sem_wait ? static_cast<int>(r.wait.wait) : -1, r.sem_wait ? r.wait.wait_idx : -1,
+                                         r.dependency ? nullptr : r.released_by, r.busy_resource, r.dependency}];
+        const int64_t v = r.sem_wait ? static_cast<int32_t>(r.wait.value) : 0;
+        t.lo = t.count ? std::min(t.lo, v) : v;
+        t.hi = t.count ? std::max(t.hi, v) : v;
         ++t.count;
         t.time += idle_stall;
     }
@@ -381,20 +384,28 @@ void Engine::collect_stats(nlohmann::ordered_json& node) const {
     nlohmann::ordered_json by = nlohmann::ordered_json::object();
     for (const auto& [m, t] : by_name) by[m] = {{s::mnemonic_count.leaf(), t->count}, {s::mnemonic_busy_ps.leaf(), t->time.value()}};
     node[s::mnemonic_count.head()] = std::move(by);
-    std::map<std::string, std::pair<std::string, const Tally*>> causes;  // key -> (text, tally)
+    std::map<std::string, std::pair<std::string, const StallTally*>> causes;  // key -> (text, tally)
     for (const auto& [k, t] : stalls_) {
         InstructionRecord r;
         r.sem_wait = std::get<0>(k) >= 0;
         if (r.sem_wait) {
             r.wait.wait = static_cast<WaitMode>(std::get<0>(k));
             r.wait.wait_idx = static_cast<uint8_t>(std::get<1>(k));
-            r.wait.value = std::get<2>(k);
+            r.wait.value = static_cast<uint32_t>(t.lo);
         }
-        r.busy_resource = std::get<4>(k);
-        r.dependency = std::get<5>(k);
+        r.busy_resource = std::get<3>(k);
+        r.dependency = std::get<4>(k);
         r.released_by = &label_;
-        const std::string text = r.stall_cause() + (std::get<3>(k) ? " released by " + *std::get<3>(k) : std::string());
-        causes[r.stall_cause_key(std::get<3>(k))] = {text, &t};
+        std::string text = r.stall_cause();
+        if (r.sem_wait && t.hi != t.lo) {  // "semaphore 42 >= 1" -> "semaphore 42 >= 1..512"
+            InstructionRecord only;
+            only.sem_wait = true;
+            only.wait = r.wait;
+            const size_t n = only.stall_cause().size();
+            text.insert(n, ".." + std::to_string(t.hi));
+        }
+        if (std::get<2>(k)) text += " released by " + *std::get<2>(k);
+        causes[r.stall_cause_key(std::get<2>(k))] = {text, &t};
     }
     nlohmann::ordered_json st = nlohmann::ordered_json::object();
     for (const auto& [key, c] : causes)

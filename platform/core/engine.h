@@ -173,10 +173,16 @@ private:
         sc_core::sc_time latency = sc_core::SC_ZERO_TIME;  // ... and the instructions' issue-to-completion times
     };
     std::map<const std::string*, Tally> by_mnemonic_;  // by the opcode table's names (sorted when reported)
-    // By cause: the wait (mode, semaphore, value), the releasing engine, the busy resource,
-    // whether it waited for a result of its own engine.
-    using StallKey = std::tuple<int, int, uint32_t, const std::string*, const std::string*, bool>;
-    std::map<StallKey, Tally> stalls_;
+    // By cause: the wait (mode, semaphore; its values grouped), the releasing engine, the busy
+    // resource, whether it waited for a result of its own engine. A kernel waits on one
+    // semaphore for tile after tile (>= 1, >= 2, ...): one cause, with the values' range.
+    using StallKey = std::tuple<int, int, const std::string*, const std::string*, bool>;
+    struct StallTally {
+        uint64_t count = 0;
+        sc_core::sc_time time = sc_core::SC_ZERO_TIME;
+        int64_t lo = 0, hi = 0;  // the smallest and largest value waited for
+    };
+    std::map<StallKey, StallTally> stalls_;
 
 protected:
     // An instruction's exclusive share of the busy time by mnemonic (table loads for ACT).

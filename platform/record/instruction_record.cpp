@@ -53,11 +53,7 @@ std::string InstructionRecord::stall_cause_key(const std::string* released_by_en
     auto then = [&] {
         if (!c.empty()) c += "_then_";
     };
-    if (sem_wait) {
-        const int32_t v = static_cast<int32_t>(wait.value);
-        c += "semaphore" + std::to_string(wait.wait_idx) + (wait.wait == model::isa::WaitMode::Eq ? "_eq_" : "_ge_") + (v < 0 ? "minus" : "") +
-             std::to_string(v < 0 ? -static_cast<int64_t>(v) : static_cast<int64_t>(v));
-    }
+    if (sem_wait) c += "semaphore" + std::to_string(wait.wait_idx) + (wait.wait == model::isa::WaitMode::Eq ? "_eq" : "_ge");
     if (busy_resource) {
         then();
         c += "busy_" + key_part(*busy_resource);

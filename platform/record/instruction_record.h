@@ -38,8 +38,9 @@ struct InstructionRecord {
     // "semaphore 3 >= 2", "busy queue dma.0", "data from act", "semaphore 3 >= 2, then data
     // from act", or "".
     std::string stall_cause() const;
-    // The same as a stats key (letters, digits, '_'): "semaphore0_ge_1", "busy_dma_0",
-    // "data_from_act"; with `released_by_engine`, "..._released_by_dma_0".
+    // The cause as a stats key (letters, digits, '_'), without the semaphore's value (the stats
+    // group the values): "semaphore0_ge", "busy_dma_0", "data_from_act"; with
+    // `released_by_engine`, "..._released_by_dma_0".
     std::string stall_cause_key(const std::string* released_by_engine = nullptr) const;
     std::string source() const;  // "FILE:LINE" or ""
 };

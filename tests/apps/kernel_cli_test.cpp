@@ -2,6 +2,7 @@
 // bit, the kernel's steps evaluated with the reference models (neuronsim/reference.h: the
 // resident tables, the dtype conversions, the CPTC decode); time scales with the rows; DMA
 // and ACT overlap (double buffering).
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -476,6 +477,24 @@ TEST(KernelCli, SoftmaxOverlapsVectorEWithScalarE) {
     ASSERT_EQ(single.run.status, 0) << single.run.err;
     EXPECT_LT(overlap_share(single, "dve", "tensor_scalar"), 0.05);
     EXPECT_GT(simulated_ns(single), 1.2 * simulated_ns(k));
+}
+
+// A kernel waits on one semaphore tile after tile (>= 1, >= 2, ...): stats.json keeps one
+// cause per semaphore and releasing engine, counting every stall, with the values' range.
+TEST(KernelCli, StallCausesGroupTheValuesOfOneSemaphore) {
+    Kernel k("softmax", "--shape 2048x64");  // 16 tiles
+    ASSERT_EQ(k.run.status, 0) << k.run.err;
+    const auto queues = k.stats()["queues"];
+    ASSERT_TRUE(queues.contains("dma.1")) << queues.dump();
+    const auto stalls = queues["dma.1"]["stalls"];
+    ASSERT_TRUE(stalls.contains("semaphore40_ge_released_by_dve")) << stalls.dump();
+    const auto& c = stalls["semaphore40_ge_released_by_dve"];
+    EXPECT_GT(c["count"].get<uint64_t>(), 1u) << stalls.dump();
+    EXPECT_EQ(c["cause"].get<std::string>().rfind("semaphore 40 >= 1..", 0), 0u) << c.dump();
+    for (auto it = stalls.begin(); it != stalls.end(); ++it) {  // no per-value keys ("semaphore40_ge_3...")
+        const size_t ge = it.key().find("_ge_");
+        EXPECT_TRUE(ge == std::string::npos || !std::isdigit(static_cast<unsigned char>(it.key()[ge + 4]))) << it.key();
+    }
 }
 
 TEST(KernelCli, ListAndBadShapes) {
