@@ -1,8 +1,8 @@
 // Activate, ActivateQuantize and Activate2: operands, the resident function, and the element
 // loops over the partitions (threaded, batched through the fast pass where they can be).
 #include "platform/act/act_engine.h"
-#include "platform/act/act_operand.h"
 #include "platform/act/act_pass_tap.h"
+#include "platform/core/tensor_operand.h"
 #include "platform/core/work_budget.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #include "platform/act/act_engine.h"
-#include "platform/act/act_operand.h"
+#include "platform/core/tensor_operand.h"
 #include "platform/core/work_budget.h"
 
 #include <algorithm>

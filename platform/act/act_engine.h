@@ -8,9 +8,10 @@
 // instruction is one numeric kernel call, done when it issues, and O(1) waits.
 //
 // One class, its jobs in files of their own: act_engine.cpp decodes and dispatches, keeps the
-// pipeline's dependencies, the DGE trigger, ReadAccumulator and the stats; act_operand.* the
-// operands' validation; act_table_load.cpp LoadActFuncSet; act_activate.cpp the three
-// Activate instructions and their element loops.
+// pipeline's dependencies, the DGE trigger, ReadAccumulator and the stats; the operands'
+// validation is platform/core/tensor_operand.* (shared with VectorE and TensorE);
+// act_table_load.cpp LoadActFuncSet; act_activate.cpp the three Activate instructions and
+// their element loops.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -32,7 +33,7 @@
 
 namespace neuronsim::platform {
 
-struct Pattern;  // a validated tensor operand (act_operand.h)
+struct Pattern;  // a validated tensor operand (platform/core/tensor_operand.h)
 
 class ActEngine : public DatapathEngine {
 public:

@@ -1,7 +1,7 @@
 // LoadActFuncSet: the function set's images DMA'd from DRAM into the table memory, the
 // resident set and the switches it makes; instructions that use the tables wait for a load.
 #include "platform/act/act_engine.h"
-#include "platform/act/act_operand.h"
+#include "platform/core/tensor_operand.h"
 #include "platform/core/work_budget.h"
 
 #include <algorithm>

@@ -12,9 +12,9 @@
 #include "model/isa/address.h"
 #include "model/isa/layouts.h"
 #include "model/isa/region.h"
-#include "platform/act/act_operand.h"
 #include "platform/core/engine.h"
 #include "platform/core/stage_pipeline.h"
+#include "platform/core/tensor_operand.h"
 #include "platform/tlm/tlm_port.h"
 
 namespace neuronsim::platform {

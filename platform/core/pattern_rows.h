@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "platform/act/act_operand.h"
+#include "platform/core/tensor_operand.h"
 
 namespace neuronsim::platform {
 

@@ -9,8 +9,8 @@
 #include "model/dve/vector_ops.h"
 #include "model/fp/bits.h"
 #include "model/isa/layouts.h"
-#include "platform/act/act_operand.h"
 #include "platform/core/pattern_rows.h"
+#include "platform/core/tensor_operand.h"
 #include "platform/core/work_budget.h"
 
 namespace neuronsim::platform {

@@ -1,8 +1,9 @@
 #pragma once
-// The ACT engine's tensor operands, validated once per instruction: a TENSORnD access pattern
-// (model/isa/access_pattern.h) at a partition of SBUF or PSUM, which the engine sees through
-// DMI; the start-partition rule; the src -> dst pair of an element-wise instruction; and the
-// regions an operand covers, for the pipeline's dependencies.
+// The datapath engines' tensor operands (ScalarE, VectorE, TensorE), validated once per
+// instruction: a TENSORnD access pattern (model/isa/access_pattern.h) at a partition of SBUF or
+// PSUM, which the engine sees through DMI; the start-partition rule (ACT's, which VectorE
+// shares); the src -> dst pair of an element-wise instruction; and the regions an operand
+// covers, for the pipeline's dependencies.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "platform/act/act_operand.h"
+#include "platform/core/tensor_operand.h"
 
 #include "model/isa/address_map.h"
 
