@@ -35,7 +35,8 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
         "buffers", po::value<uint32_t>()->default_value(0), "SBUF slots a phase cycles through (0: as many as fit, up to 4; 1: no double buffering)")(
         "max-data-mib", po::value<uint64_t>()->default_value(64),
         "largest input tensor written whole; larger ones are a ring of tiles the loads cycle through")(
-        "model", po::value<std::string>(), "preset: bert-base or llama2-7b (one layer's activation work; with --layer, --seq)")(
+        "model", po::value<std::string>(),
+        "preset: bert-base or llama2-7b (one layer: norms, QKV projection, attention, out projection, MLP; with --layer, --seq)")(
         "layer", po::value<uint32_t>()->default_value(0), "preset: the layer (0-based; it selects the seed)")("seq", po::value<uint64_t>(),
                                                                                                               "preset: the sequence length");
     add_config_options(opts);

@@ -71,13 +71,14 @@ StagePipeline::Slot DatapathEngine::issue(const StageCycles& st, std::vector<Reg
     uint64_t ps[4];
     for (int k = 0; k < 4; ++k) ps[k] = cycles(static_cast<double>(st.cycles[k])).value();
     const StagePipeline::Slot s = pipe_.issue(earliest.value(), ps);
+    if (ports && port_role_ == PortRole::SharesPort)  // as it decides: GpSimd, arriving meanwhile, waits
+        ports->reserve(true, sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS),
+                       std::any_of(writes.begin(), writes.end(), [](const Region& r) { return r.space == model::isa::MemSpace::Psum; }));
     const sc_core::sc_time start(static_cast<double>(s.start), sc_core::SC_PS);
     if (start > now()) hold(start - now());
     detail_.start = now();
     detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
     seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
-    if (ports && port_role_ == PortRole::SharesPort)
-        ports->reserve(true, detail_.end, std::any_of(writes.begin(), writes.end(), [](const Region& r) { return r.space == model::isa::MemSpace::Psum; }));
     note_access(reads, writes);
     pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
     return s;

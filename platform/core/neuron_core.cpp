@@ -170,6 +170,7 @@ struct NeuronCoreDevice::Impl : EngineContext {
     // abandoned; the memories and the semaphores keep their contents.
     void reset() {
         ++epoch;
+        ports.reset();  // what was in flight is gone
         if (hz) hz->reset();
         for (auto& e : engines) e->reset_state();
         dma_->reset();

@@ -1,9 +1,11 @@
 #pragma once
 // The NC-v2 port rules (vector.v2_port_rules; hardware-facts §E, the compiler's event model
 // for arch_version <= 29): VectorE and GpSimd share a port, so their instructions serialise,
-// and a ScalarE instruction starts after the VectorE and GpSimd instructions in flight that
-// write PSUM. Each engine reserves as it issues (first come, first served in simulated issue
-// order); v3 and later lifted both rules.
+// and a ScalarE instruction starts after the VectorE and GpSimd instructions issued before it
+// that write PSUM. VectorE reserves its [start, end] as it decides its start (its pipeline
+// knows both); GpSimd, whose time is known only once its firmware has run, waits until the port
+// is free of VectorE's reservations (looking again after each wait) and then reserves. v3 and
+// later lifted both rules.
 #include <algorithm>
 #include <string>
 
@@ -25,6 +27,7 @@ struct SharedPorts {
         until = std::max(until, end);
         if (psum) psum_writes_done = std::max(psum_writes_done, end);
     }
+    void reset() { dve_until = pool_until = psum_writes_done = sc_core::SC_ZERO_TIME; }
 };
 
 }  // namespace neuronsim::platform

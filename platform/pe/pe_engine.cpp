@@ -108,6 +108,10 @@ void PeEngine::load_stationary(const Bundle& b) {
         const StageCycles st = timing_.stages(true, m, in);
         std::vector<Region> reads{pattern_region(src, k)};
         const sc_core::sc_time start = results_ready(reads, false, std::max(ls_free_, bg_free_));
+        if (start > now() && std::max(ls_free_, bg_free_) >= start) {  // it waits for the buffer (or the load before it)
+            detail_.producer = &label();
+            detail_.producer_index = bg_free_ >= ls_free_ ? bg_index_ : ls_index_;
+        }
         if (start > now()) hold(start - now());
         detail_.start = now();
         detail_.end = now() + cycles(static_cast<double>(st.cycles[1])) + cycles(static_cast<double>(st.cycles[2]));
@@ -180,8 +184,8 @@ void PeEngine::matmul(const Bundle& b) {
     const StagePipeline::Slot s = issue(st, std::move(reads), {pattern_region(dst, m_)},
                                         stationary_ready_ > access ? stationary_ready_ - access : sc_core::SC_ZERO_TIME, std::move(ordered));
     if (!taken_) {  // the tile moves to the foreground as the first matmul with it streams
-        const uint64_t streaming = cycles(static_cast<double>(st.cycles[2])).value() + cycles(static_cast<double>(st.cycles[3])).value();
-        bg_free_ = sc_core::sc_time(static_cast<double>(s.end - streaming), sc_core::SC_PS);
+        bg_free_ = sc_core::sc_time(static_cast<double>(s.streaming), sc_core::SC_PS);
+        bg_index_ = index_now_;
         taken_ = true;
     }
     if (ctx_.options().timing_only) return;

@@ -49,6 +49,7 @@ private:
     sc_core::sc_time stationary_ready_ = sc_core::SC_ZERO_TIME;  // the latest load is in the array
     bool taken_ = true;  // the latest load's tile is in the foreground (a matmul started with it)
     uint64_t ls_index_ = 0;  // the latest load's instruction (a matmul's stall names it)
+    uint64_t bg_index_ = 0;  // the matmul that took the background tile (a load's stall names it)
 
     PeTiming timing_;
     // The tile the array holds: K x M binary32, row k = partition k (empty before the first

@@ -77,6 +77,16 @@ PoolEngine::PoolEngine(sc_core::sc_module_name name, EngineContext& ctx, Instruc
     timing_.partitions_per_core = ctx.config().memory.partitions / ctx.config().gpsimd.cores;
 }
 
+bool PoolEngine::wait_for_port(SharedPorts* ports) {
+    bool waited = false;
+    while (ports && ports->dve_until > now()) {  // VectorE holds the shared port (NC-v2); it may reserve again meanwhile
+        hold(ports->dve_until - now());
+        detail_.resource = &ports->port_name;
+        waited = true;
+    }
+    return waited;
+}
+
 bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     const uint8_t op = b.opcode();
     if (op == kDmaCopy) {
@@ -86,10 +96,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
         detail_.shape.bytes = job.parts[0].total();
         wait_dma_slot();  // a full queue is a stall before it issues
         SharedPorts* ports = ctx_.shared_ports();
-        if (ports && ports->dve_until > now()) {  // VectorE holds the shared port (NC-v2)
-            hold(ports->dve_until - now());
-            detail_.resource = &ports->port_name;
-        }
+        wait_for_port(ports);
         detail_.start = now();
         if (ports) ports->reserve(false, now() + cycles(ctx_.config().gpsimd.swdge_cycles), false);  // as it issues: first come, first served
         hold(cycles(ctx_.config().gpsimd.swdge_cycles));
@@ -104,11 +111,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     if (op != kConvLutLoad && op != kExtended) return false;
     const Config& cfg = ctx_.config();
     SharedPorts* ports = ctx_.shared_ports();
-    if (ports && ports->dve_until > now()) {  // VectorE holds the shared port (NC-v2)
-        hold(ports->dve_until - now());
-        detail_.start = now();
-        detail_.resource = &ports->port_name;
-    }
+    if (wait_for_port(ports)) detail_.start = now();
     // The firmware's own "UNKNOWN OPCODE" comes first (SUNDA has no 0xe4); say why it is unknown.
     try {
         firmware_.dispatch(b);

@@ -16,6 +16,8 @@
 
 namespace neuronsim::platform {
 
+struct SharedPorts;
+
 // One core's time (docs/cptc-format.md, "Timing"). A CPTC decode is a three-stage pipeline
 // over 64-element groups: read (the group's K bit planes through the core's read port), kernel
 // (the core's share of the engine's datapath, gpsimd.elems_per_cycle for every dtype) and
@@ -52,6 +54,8 @@ protected:
     bool execute(const model::isa::Bundle& b, uint64_t index) override;
 
 private:
+    // The NC-v2 port rules (shared_ports.h): waits while VectorE holds the port; true if it did.
+    bool wait_for_port(SharedPorts* ports);
     firmware_model::PoolFirmware firmware_;
     PoolTiming timing_;
     uint64_t decodes_ = 0, decoded_elements_ = 0, copies_ = 0, lut_loads_ = 0, bytes_read_ = 0, bytes_written_ = 0;

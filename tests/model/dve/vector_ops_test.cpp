@@ -248,13 +248,18 @@ TEST(DveBnAggr, CombinesTheTriplesLeftToRight) {
     F32 none(1, 3, {0, 0, 0}), o3(1, 2);
     bn_aggr(none.t, o3.t);
     EXPECT_EQ(o3.v, (std::vector<float>{0, 0}));
-    // The order of the update: with t = nb / n computed first, (1, 0, 0) then (2, 3, 0) gives
-    // mean 0 + 3 * (2/3) and M2 = (9 * 1) * (2/3), each rounded in that order.
-    F32 odd(1, 6, {1, 0, 0, 2, 3, 0}), o4(1, 2);
-    bn_aggr(odd.t, o4.t);
-    const float t = 2.0f / 3.0f;
-    EXPECT_EQ(o4.bits(0), bits_of(0.0f + 3.0f * t));
-    EXPECT_EQ(o4.bits(1), bits_of((0.0f + (9.0f * 1.0f) * t) / 3.0f));
+    // The update's order, with values whose roundings show it: (3, 0.1, 0.3) then (7, 0.7, 0.9).
+    // mean = 0.1 + 0.6 * (7/10) and M2 = 1.2 + ((0.6 * 0.6) * 3) * 0.7, each step binary32,
+    // differ in their last bits from the weighted form (3 * 0.1 + 7 * 0.7) / 10 and from
+    // delta * delta * (na * nb / n).
+    F32 ord(1, 6, {3, 0.1f, 0.3f, 7, 0.7f, 0.9f}), o4(1, 2);
+    bn_aggr(ord.t, o4.t);
+    const float t = 7.0f / 10.0f, delta = 0.7f - 0.1f, dd = delta * delta, dn = dd * 3.0f;
+    const float mean = 0.1f + delta * t, m2 = (0.3f + 0.9f) + dn * t;
+    EXPECT_EQ(o4.bits(0), bits_of(mean));
+    EXPECT_EQ(o4.bits(1), bits_of(m2 / 10.0f));
+    EXPECT_NE(bits_of(mean), bits_of((3.0f * 0.1f + 7.0f * 0.7f) / 10.0f));  // (the case tells the forms apart)
+    EXPECT_NE(bits_of(m2 / 10.0f), bits_of(((0.3f + 0.9f) + dd * (3.0f * 7.0f / 10.0f)) / 10.0f));
 }
 
 TEST(DveBnStats, LimitsAreErrors) {

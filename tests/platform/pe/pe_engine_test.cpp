@@ -148,6 +148,21 @@ TEST_P(PeOverlapTest, LoadStationaryOverlapsTheMatmulBeforeIt) {
 INSTANTIATE_TEST_SUITE_P(Generations, PeOverlapTest,
                          ::testing::Combine(::testing::Values("sunda", "cayman", "mariana", "mariana_plus", "maverick"), ::testing::Values(512, 256)));
 
+// At N = 64 the load is the longer: 60 cycles of access start-up and 128 / 4 of streaming
+// (docs/timing-model.md) from the stream start of the matmul before it, so the matmuls are 92
+// cycles apart, each waiting for its stationary ("data from pe", the load).
+TEST_F(PeTest, AMatmulStreamsOnlyOnceItsStationaryIsLoaded) {
+    std::string trace;
+    for (int i = 0; i < 4; ++i) trace += std::string(kLoad) + mm(64, static_cast<uint32_t>(i));
+    run(trace);
+    for (int k = 3; k < 8; k += 2) EXPECT_NEAR(csv_field("pe", k, 7) - csv_field("pe", k - 2, 7), 60 + 128.0 / 4, 1e-6) << "#" << k;
+    const std::string csv = out("instructions.csv");
+    const size_t row = csv.find("\npe,3,");
+    ASSERT_NE(row, std::string::npos);
+    const std::string line = csv.substr(row + 1, csv.find('\n', row + 1) - row - 1);
+    EXPECT_NE(line.find("data from pe,pe#2"), std::string::npos) << line;
+}
+
 TEST_F(PeTest, AnAccumulationGroupStreamsBackToBack) {
     // The second and third add to the first's bank: the pipeline adds in order as the columns
     // stream, so they follow one interval apart (public-figures §3: 8 accumulation groups in
