@@ -199,6 +199,27 @@ TEST_P(DveTimeTest, TheInstructionTimeIsThePublicFormula) {
 
 INSTANTIATE_TEST_SUITE_P(Generations, DveTimeTest, ::testing::Values("sunda", "cayman", "mariana", "mariana_plus", "maverick"));
 
+// bn_stats at N = 1, 64 and 512 (its limit) and bn_aggr over 3 and 192 triples' elements: one
+// input's N cycles (public-figures §3), no performance mode, on every generation.
+TEST_P(DveTimeTest, BnStatsAndBnAggrTakeOneInputsTime) {
+    gen = GetParam();
+    const double ghz = gen == "sunda" ? 1.12 : gen == "cayman" ? 0.96 : 1.2;
+    const auto op = [](const char* m, uint64_t n, uint64_t out) {
+        return std::string("dve ") + m + " in_dtype=fp32 out_dtype=fp32 src=sbuf:0:0x0 src.num=" + std::to_string(n) +
+               ",1 src.step=1,0 dst=sbuf:0:0x10000 dst.num=" + std::to_string(out) + ",1 dst.step=1,0 num_active_channels=128\n";
+    };
+    const std::vector<std::pair<std::string, uint64_t>> cases = {
+        {op("bn_stats", 1, 6), 1}, {op("bn_stats", 64, 6), 64}, {op("bn_stats", 512, 6), 512}, {op("bn_aggr", 3, 2), 3}, {op("bn_aggr", 192, 2), 192}};
+    std::vector<std::string> lines;
+    for (const auto& c : cases) lines.push_back(c.first);
+    run(chained(lines));
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const double expected = 100 + 60 + public_stream(cases[i].second, 1) + 40;
+        EXPECT_NEAR(cycles_of("dve", static_cast<int>(i)), expected, 1e-6) << gen << " #" << i;
+        EXPECT_NEAR(ns_of("dve", static_cast<int>(i)), expected / ghz, 2e-3) << gen << " #" << i;
+    }
+}
+
 std::string copy(const char* dt, int step) {
     return std::string("dve tensor_copy in_dtype=") + dt + " out_dtype=" + dt + " src=sbuf:0:0x0 src.num=4096,1 src.step=" + std::to_string(step) +
            ",0 dst=sbuf:0:0x30000 dst.num=4096,1 dst.step=1,0 num_active_channels=128\n";
