@@ -388,6 +388,9 @@ std::vector<ConfigField> make_table() {
                             "1 on v2 (cFP8 at 92 TFLOPS, as BF16), 2 on v3 (158 vs 79 TFLOPS, the double row), 1 on v4 (2x128 non-MX) [P] §0, §5"));
     t.push_back(number<u32>("tensor.load_stationary_speedup", NS_FIELD(tensor.load_stationary_speedup), 1, 64, "x",
                             "load_stationary of M columns takes max(M, min_ii) / this", "4 [P] §3 (\"up to 4x faster than MM\"; the best case taken [A])"));
+    t.push_back(number<u32>("tensor.mx_speedup", NS_FIELD(tensor.mx_speedup), 0, 64, "x",
+                            "a matmul with mx=1 (nc_matmul_mx, MXFP8/MXFP4) streams this many times faster than BF16; 0: the generation has no MX matmul",
+                            "0 on v2 and v3, 4 on v4 (315 MXFP8 vs 79 BF16 TFLOPS; 8x128 vs 2x128 rows; \"4x BF16 throughput\") [P] §0, §5"));
     t.push_back(number<double>("run.skip_unknown_cost_ns", NS_FIELD(run.skip_unknown_cost_ns), 0, 1e9, "ns",
                                "time of an unmodelled opcode under `--skip-unknown`", "100 [A]"));
     t.push_back(number<u64>("run.max_elements_per_instruction", NS_FIELD(run.max_elements_per_instruction), 1, u64{1} << 40, "elements",

@@ -98,6 +98,7 @@ struct TensorConfig {
     double clock_ghz{};
     uint32_t access_startup_cycles{}, min_ii_cycles{}, pipeline_latency_cycles{};
     uint32_t fp32_slowdown{}, fp8_speedup{}, load_stationary_speedup{};
+    uint32_t mx_speedup{};  // nc_matmul_mx (MXFP8/MXFP4) streams this many times faster; 0: no MX matmul
 };
 
 // VectorE (docs/vector-engine.md, docs/timing-model.md "VectorE"): the same four stages as ACT

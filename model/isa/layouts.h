@@ -176,7 +176,7 @@ struct PeLoadStationaryOp {
 struct PeMatmulOp {
     Header header;
     uint8_t events[8];
-    uint8_t in_dtype, num_active_channels, start, reserved0;
+    uint8_t in_dtype, num_active_channels, start, mx;  // mx: nc_matmul_mx's rate (timing only)
     Tensor2D moving, dst;
     uint8_t reserved1[24];
 };

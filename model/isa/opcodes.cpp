@@ -167,7 +167,8 @@ std::vector<OpcodeInfo> build() {
     t.push_back({kPeMatmul, "matmul", kOnPe, "TensorE: dst (M PSUM partitions x N fp32) (+)= stationary^T x moving (K x N <= 512); start 1 begins the group",
                  cat(cat({{"in_dtype", OFF(PeMatmulOp, in_dtype), FieldKind::U8},
                           {"num_active_channels", OFF(PeMatmulOp, num_active_channels), FieldKind::U8},
-                          {"start", OFF(PeMatmulOp, start), FieldKind::U8}},
+                          {"start", OFF(PeMatmulOp, start), FieldKind::U8},
+                          {"mx", OFF(PeMatmulOp, mx), FieldKind::U8}},
                          tensor("moving", OFF(PeMatmulOp, moving), 2)),
                      tensor("dst", OFF(PeMatmulOp, dst), 2))});
     t.push_back({kSync, "sync", kOnAll, "semaphore wait and/or update only (EventSemaphore)", {}});

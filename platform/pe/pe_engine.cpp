@@ -54,11 +54,12 @@ std::vector<float> to_f32(const std::vector<uint8_t>& rows, Dtype d, uint64_t co
 
 }  // namespace
 
-uint64_t PeTiming::stream_cycles(bool stationary, uint64_t columns, Dtype in) const {
-    // fp8's double row halves the columns' time, not the interval's floor; fp32's 4x and
-    // load_stationary's 4x are of the whole matmul time (public-figures §3).
+uint64_t PeTiming::stream_cycles(bool stationary, uint64_t columns, Dtype in, bool mx) const {
+    // fp8's double row and the MX matmul's rows divide the columns' time, not the interval's
+    // floor; fp32's 4x and load_stationary's 4x are of the whole matmul time (public-figures §3).
     uint64_t c = columns;
-    if (in == Dtype::Fp8Exp4 || in == Dtype::Fp8Exp5) c = (c + cfg->fp8_speedup - 1) / cfg->fp8_speedup;
+    if (mx) c = (c + cfg->mx_speedup - 1) / cfg->mx_speedup;
+    else if (in == Dtype::Fp8Exp4 || in == Dtype::Fp8Exp5) c = (c + cfg->fp8_speedup - 1) / cfg->fp8_speedup;
     c = std::max<uint64_t>(c, cfg->min_ii_cycles);
     if (in == Dtype::Fp32) c *= cfg->fp32_slowdown;
     if (stationary) c = (c + cfg->load_stationary_speedup - 1) / cfg->load_stationary_speedup;
@@ -138,6 +139,15 @@ void PeEngine::matmul(const Bundle& b) {
     if (!loaded_) throw Error("matmul before any load_stationary: the array holds no stationary tile");
     if (k != k_) throw Error("num_active_channels " + std::to_string(k) + " (K) differs from the stationary tile's " + std::to_string(k_) + " partitions");
     if (op.start > 1) throw Error("start " + std::to_string(op.start) + " is not 0 (accumulate) or 1 (begin the accumulation group)");
+    if (op.mx > 1) throw Error("mx " + std::to_string(op.mx) + " is not 0 or 1 (nc_matmul_mx's rate)");
+    if (op.mx) {  // timing only: the MX scales' layout inside TensorE is not modelled
+        if (!ctx_.config().tensor.mx_speedup)
+            throw Error("mx=1: " + ctx_.config().generation.name + "'s TensorE has no MX matmul (tensor.mx_speedup is 0; NC-v4 has nc_matmul_mx)");
+        if (in != Dtype::Fp8Exp4 && in != Dtype::Fp8Exp5)
+            throw Error("mx=1 takes in_dtype fp8_exp4 or fp8_exp5 (MXFP8's elements), not " + model::fp::dtype_name(op.in_dtype));
+        if (!ctx_.options().timing_only)
+            throw Error("mx=1: the MX matmul is modelled for its time only (the numerics of its block scales are not): run with --numerics none");
+    }
     const Pattern mv = tile("moving", op.moving, in, k);
     if (mv.partition != partition_)
         throw Error("moving starts at partition " + std::to_string(mv.partition) + ", the stationary tile at " + std::to_string(partition_) +
@@ -175,7 +185,7 @@ void PeEngine::matmul(const Bundle& b) {
     std::vector<Region> ordered;
     if (!op.start) ordered.push_back(pattern_region(dst, m_));
     // Its access start-up may overlap the load of its stationary; its streaming may not.
-    const StageCycles st = timing_.stages(false, n, in);
+    const StageCycles st = timing_.stages(false, n, in, op.mx != 0);
     const sc_core::sc_time access = cycles(static_cast<double>(st.cycles[1]));
     if (stationary_ready_ > now() + access) {  // a stall waits for the load (unless later data does)
         detail_.producer = &label();

@@ -21,9 +21,9 @@ namespace neuronsim::platform {
 // load_stationary streams M columns at load_stationary_speedup x that rate.
 struct PeTiming {
     const TensorConfig* cfg = nullptr;
-    uint64_t stream_cycles(bool stationary, uint64_t columns, model::fp::Dtype in) const;
-    StageCycles stages(bool stationary, uint64_t columns, model::fp::Dtype in) const {
-        return {{0, cfg->access_startup_cycles, stream_cycles(stationary, columns, in), stationary ? 0 : cfg->pipeline_latency_cycles}};
+    uint64_t stream_cycles(bool stationary, uint64_t columns, model::fp::Dtype in, bool mx = false) const;
+    StageCycles stages(bool stationary, uint64_t columns, model::fp::Dtype in, bool mx = false) const {
+        return {{0, cfg->access_startup_cycles, stream_cycles(stationary, columns, in, mx), stationary ? 0 : cfg->pipeline_latency_cycles}};
     }
 };
 

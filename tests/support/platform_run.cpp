@@ -15,6 +15,7 @@ platform::RunReport PlatformRunTest::run_file(const std::string& trace_path) {
     platform::RunOptions o;
     o.out_dir = t.file("out");
     o.device.act_exact = exact;
+    o.device.timing_only = timing_only;
     o.device.act_reference_kernel = reference_kernel;
     o.device.cancel = stop;
     platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen, overrides);

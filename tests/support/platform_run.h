@@ -17,6 +17,7 @@ protected:
     std::vector<std::string> overrides;  // "dotted.key=value"
     std::string gen = "mariana";
     bool exact = false;  // --act-numerics exact
+    bool timing_only = false;  // --numerics none
     bool reference_kernel = false;  // DeviceOptions::act_reference_kernel
     const std::atomic<int>* stop = nullptr;  // DeviceOptions::cancel: the run is sliced when set
 

@@ -151,6 +151,40 @@ INSTANTIATE_TEST_SUITE_P(Generations, PeOverlapTest,
 // At N = 64 the load is the longer: 60 cycles of access start-up and 128 / 4 of streaming
 // (docs/timing-model.md) from the stream start of the matmul before it, so the matmuls are 92
 // cycles apart, each waiting for its stationary ("data from pe", the load).
+// nc_matmul_mx (mx=1) streams 4x the BF16 rate on NC-v4 (315 MXFP8 vs 79 BF16 TFLOPS,
+// public-figures §0, §5): max(N / 4, 64) cycles. Timing only: refused in full numerics, and
+// where the generation has no MX matmul.
+class PeMxTest : public PlatformRunTest, public ::testing::WithParamInterface<const char*> {};
+
+std::string mx(uint64_t n, uint32_t bank) {
+    std::string m = mm(n, bank, "fp8_exp4");
+    m.insert(m.find(" moving="), " mx=1");
+    return m;
+}
+
+TEST_P(PeMxTest, TheMxMatmulStreamsFourTimesTheBf16Rate) {
+    gen = GetParam();
+    timing_only = true;
+    run(chained({kLoad, mx(512, 0), mx(64, 1), mx(1, 2)}));
+    EXPECT_NEAR(cycles_of("pe", 1), latency(512 / 4), 1e-6) << gen;
+    EXPECT_NEAR(cycles_of("pe", 2), latency(64), 1e-6) << gen << ": the 64-cycle floor stays";
+    EXPECT_NEAR(cycles_of("pe", 3), latency(64), 1e-6) << gen;
+}
+
+INSTANTIATE_TEST_SUITE_P(V4, PeMxTest, ::testing::Values("mariana", "mariana_plus", "maverick"));
+
+TEST_F(PeTest, TheMxMatmulIsTimingOnly) {
+    const std::string e = error_of(std::string(kLoad) + mx(512, 0));
+    EXPECT_NE(e.find("run with --numerics none"), std::string::npos) << e;
+}
+
+TEST_F(PeTest, TheMxMatmulIsNcV4s) {
+    timing_only = true;
+    gen = "cayman";
+    const std::string e = error_of(std::string(kLoad) + mx(512, 0));
+    EXPECT_NE(e.find("CAYMAN's TensorE has no MX matmul"), std::string::npos) << e;
+}
+
 TEST_F(PeTest, AMatmulStreamsOnlyOnceItsStationaryIsLoaded) {
     std::string trace;
     for (int i = 0; i < 4; ++i) trace += std::string(kLoad) + mm(64, static_cast<uint32_t>(i));
