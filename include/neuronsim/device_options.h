@@ -41,6 +41,10 @@ struct DeviceOptions {
     // kernel before the fast path): the oracle of the fast path's tests and the baseline of
     // neuronsim_bench_act. Results are identical either way.
     bool act_reference_kernel = false;
+    // VectorE computes every instruction on its reference path (each operand gathered, the
+    // element loops of model/dve/vector_ops.h, the results scattered; one thread): the oracle
+    // of its fast path's tests. Results are identical either way.
+    bool dve_reference_kernel = false;
     // When it points at a non-zero value (a host's Ctrl-C handler sets it), the engines abandon
     // the instruction in progress within a few milliseconds of wall time and run nothing more:
     // an instruction of many seconds of host work does not delay the host's stop. The host

@@ -32,8 +32,6 @@ void same_shape(const Tile& a, const Tile& b, const char* op, const char* an, co
                     std::to_string(b.partitions) + " x " + std::to_string(b.n) + ": they must match");
 }
 
-float quiet(float x) { return fp::float_of(fp::bits_of(x) | 0x00400000u); }
-
 float scalar_value(const Scalar& s, uint32_t p) { return s.per_partition ? get(*s.per_partition, p, 0) : s.imm; }
 
 void check_scalar(const Scalar& s, const Tile& in, const char* name) {
@@ -93,26 +91,6 @@ std::optional<AluOp> alu_of_code(uint8_t code) {
         case 0x09: return AluOp::Min;
         default: return std::nullopt;
     }
-}
-
-float alu(AluOp op, float a, float b) {
-    switch (op) {
-        case AluOp::Add: return a + b;
-        case AluOp::Subtract: return a - b;
-        case AluOp::Multiply: return a * b;
-        case AluOp::Divide: return a / b;
-        case AluOp::Max:
-        case AluOp::Min: {
-            if (std::isnan(a)) return quiet(a);
-            if (std::isnan(b)) return quiet(b);
-            if (a == b) {  // +0 and -0 compare equal: the sign decides
-                const bool a_neg = std::signbit(a);
-                return (op == AluOp::Max) == a_neg ? b : a;
-            }
-            return (op == AluOp::Max) == (a > b) ? a : b;
-        }
-    }
-    return 0.0f;
 }
 
 bool dve_dtype(fp::Dtype d) {
@@ -201,7 +179,7 @@ void reciprocal(const Tile& in, const Tile& out) {
     check(out, "reciprocal", "out", true);
     same_shape(in, out, "reciprocal", "data", "out");
     for (uint32_t p = 0; p < in.partitions; ++p)
-        for (uint32_t i = 0; i < in.n; ++i) put(out, p, i, 1.0f / get(in, p, i));
+        for (uint32_t i = 0; i < in.n; ++i) put(out, p, i, alu(AluOp::Divide, 1.0f, get(in, p, i)));
 }
 
 void bn_stats(const Tile& in, const Tile& out) {
@@ -217,16 +195,16 @@ void bn_stats(const Tile& in, const Tile& out) {
         for (uint32_t parity = 0; parity < 2; ++parity) {
             float count = 0.0f, sum = 0.0f, m2 = 0.0f, mean = 0.0f;
             for (uint32_t i = parity; i < in.n; i += 2) {
-                sum = count == 0.0f ? get(in, p, i) : sum + get(in, p, i);
+                sum = count == 0.0f ? get(in, p, i) : alu(AluOp::Add, sum, get(in, p, i));
                 count = count + 1.0f;
             }
             if (count > 0.0f) {
-                mean = sum / count;
+                mean = alu(AluOp::Divide, sum, count);
                 bool first = true;
                 for (uint32_t i = parity; i < in.n; i += 2) {
-                    const float d = get(in, p, i) - mean;
-                    const float sq = d * d;
-                    m2 = first ? sq : m2 + sq;
+                    const float d = alu(AluOp::Subtract, get(in, p, i), mean);
+                    const float sq = alu(AluOp::Multiply, d, d);
+                    m2 = first ? sq : alu(AluOp::Add, m2, sq);
                     first = false;
                 }
             }
@@ -254,16 +232,16 @@ void bn_aggr(const Tile& in, const Tile& out) {
                 continue;
             }
             const float na = n;
-            n = na + nb;
-            const float t = nb / n;
-            const float delta = mb - mean;
-            mean = mean + delta * t;
-            const float dd = delta * delta;
-            const float dn = dd * na;
-            m2 = (m2 + m2b) + dn * t;
+            n = alu(AluOp::Add, na, nb);
+            const float t = alu(AluOp::Divide, nb, n);
+            const float delta = alu(AluOp::Subtract, mb, mean);
+            mean = alu(AluOp::Add, mean, alu(AluOp::Multiply, delta, t));
+            const float dd = alu(AluOp::Multiply, delta, delta);
+            const float dn = alu(AluOp::Multiply, dd, na);
+            m2 = alu(AluOp::Add, alu(AluOp::Add, m2, m2b), alu(AluOp::Multiply, dn, t));
         }
         put(out, p, 0, mean);
-        put(out, p, 1, n == 0.0f ? 0.0f : m2 / n);
+        put(out, p, 1, n == 0.0f ? 0.0f : alu(AluOp::Divide, m2, n));
     }
 }
 

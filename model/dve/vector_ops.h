@@ -5,11 +5,13 @@
 // to binary32 (model/fp's hub), the arithmetic in binary32 (no FMA, no wider intermediate),
 // reductions in element order from the first element, each result rounded to the output type
 // (nearest even; integers saturate). The engine that times these is the next step.
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 
 namespace neuronsim::model::dve {
@@ -18,9 +20,35 @@ namespace neuronsim::model::dve {
 enum class AluOp : uint8_t { Add, Subtract, Multiply, Max, Min, Divide };
 const char* alu_name(AluOp op);  // "add", ...
 std::optional<AluOp> parse_alu(std::string_view name);
-// a <op> b in binary32. max/min follow IEEE 754-2019 maximum/minimum: a NaN operand gives a
-// (quiet) NaN, and +0 > -0 (neuronsim's choice; the hardware's is not public).
-float alu(AluOp op, float a, float b);
+// a <op> b in binary32. A NaN operand gives its quiet form, the first NaN operand's (C++ leaves
+// the payload of a + b with two NaNs to the compiler's operand order; neuronsim states it, the
+// hardware's rule is not public). max/min follow IEEE 754-2019 maximum/minimum: +0 > -0
+// (neuronsim's choice). Inline: the array kernels of vector_arrays.h are this per element.
+inline float quiet_nan(float x) { return fp::float_of(fp::bits_of(x) | 0x00400000u); }
+// r (= a <op> b) with the NaN rule applied: branch-free, so that loops over it vectorise.
+inline float nan_rule(float a, float b, float r) {
+    r = std::isnan(b) ? quiet_nan(b) : r;
+    return std::isnan(a) ? quiet_nan(a) : r;
+}
+inline float alu(AluOp op, float a, float b) {
+    switch (op) {
+        case AluOp::Add: return nan_rule(a, b, a + b);
+        case AluOp::Subtract: return nan_rule(a, b, a - b);
+        case AluOp::Multiply: return nan_rule(a, b, a * b);
+        case AluOp::Divide: return nan_rule(a, b, a / b);
+        case AluOp::Max:
+        case AluOp::Min: {
+            if (std::isnan(a)) return quiet_nan(a);
+            if (std::isnan(b)) return quiet_nan(b);
+            if (a == b) {  // +0 and -0 compare equal: the sign decides
+                const bool a_neg = std::signbit(a);
+                return (op == AluOp::Max) == a_neg ? b : a;
+            }
+            return (op == AluOp::Max) == (a > b) ? a : b;
+        }
+    }
+    return 0.0f;
+}
 
 // The ISA's ALU codes of the op/op0/op1/reduce_op fields (docs/isa-codes.md): add 0x04,
 // subtract 0x05, multiply 0x06, divide 0x07, max 0x08, min 0x09; nullopt for another code.

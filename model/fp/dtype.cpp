@@ -202,4 +202,49 @@ void from_f32(Dtype d, float v, uint8_t* p) {
     }
 }
 
+namespace {
+template <typename T, typename F>
+void load_n(const uint8_t* p, float* out, size_t n, F f) {
+    for (size_t i = 0; i < n; ++i) out[i] = f(get<T>(p + i * sizeof(T)));
+}
+template <typename F>
+void store_n(const float* v, uint8_t* p, size_t n, F f) {
+    for (size_t i = 0; i < n; ++i) put(p + i * sizeof(decltype(f(0.0f))), f(v[i]));
+}
+}  // namespace
+
+void to_f32_n(Dtype d, const uint8_t* p, float* out, size_t n) {
+    auto cast = [](auto x) { return static_cast<float>(x); };
+    switch (d) {
+        case Dtype::Int8: return load_n<int8_t>(p, out, n, cast);
+        case Dtype::Uint8: return load_n<uint8_t>(p, out, n, cast);
+        case Dtype::Int16: return load_n<int16_t>(p, out, n, cast);
+        case Dtype::Uint16: return load_n<uint16_t>(p, out, n, cast);
+        case Dtype::Bfloat16: return load_n<uint16_t>(p, out, n, bf16_to_f32);
+        case Dtype::Fp16: return load_n<uint16_t>(p, out, n, fp16_to_f32);
+        case Dtype::Int32: return load_n<int32_t>(p, out, n, cast);
+        case Dtype::Uint32: return load_n<uint32_t>(p, out, n, cast);
+        case Dtype::Fp32:
+        case Dtype::Fp32R: std::memcpy(out, p, n * 4); return;
+        default:
+            for (size_t i = 0; i < n; ++i) out[i] = to_f32(d, p + i * dtype_bytes(d));
+    }
+}
+
+void from_f32_n(Dtype d, const float* v, uint8_t* p, size_t n) {
+    switch (d) {
+        case Dtype::Int8: return store_n(v, p, n, to_int<int8_t>);
+        case Dtype::Uint8: return store_n(v, p, n, to_int<uint8_t>);
+        case Dtype::Int16: return store_n(v, p, n, to_int<int16_t>);
+        case Dtype::Uint16: return store_n(v, p, n, to_int<uint16_t>);
+        case Dtype::Bfloat16: return store_n(v, p, n, f32_to_bf16);
+        case Dtype::Fp16: return store_n(v, p, n, f32_to_fp16);
+        case Dtype::Int32: return store_n(v, p, n, to_int<int32_t>);
+        case Dtype::Uint32: return store_n(v, p, n, to_int<uint32_t>);
+        case Dtype::Fp32: std::memcpy(p, v, n * 4); return;
+        default:
+            for (size_t i = 0; i < n; ++i) from_f32(d, v[i], p + i * dtype_bytes(d));
+    }
+}
+
 }  // namespace neuronsim::model::fp

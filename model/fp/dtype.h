@@ -43,6 +43,10 @@ bool act_output_dtype(uint8_t code);
 
 float to_f32(Dtype d, const uint8_t* p);  // little-endian element at p
 void from_f32(Dtype d, float v, uint8_t* p);
+// n consecutive elements at p, each exactly as to_f32 / from_f32 converts it (the dtype switch
+// once per call, not per element: the loops vectorise where the conversion allows).
+void to_f32_n(Dtype d, const uint8_t* p, float* out, size_t n);
+void from_f32_n(Dtype d, const float* v, uint8_t* p, size_t n);
 
 // The small floats, RNE. fp8: E3M4 (bias 3) and E4M3 (bias 7) have no infinity (the all-ones
 // exponent with all-ones mantissa is NaN) and saturate to their largest finite value; E5M2

@@ -174,31 +174,10 @@ void ActEngine::activate(const Bundle& b) {
 }
 
 bool ActEngine::partitions_independent(const Pattern& dst, uint32_t nch, const std::vector<Location>& reads) const {
-    if (pool_->threads() <= 1 || nch <= 1 || ctx_.options().act_reference_kernel) return false;
+    if (!host_threads() || nch <= 1 || ctx_.options().act_reference_kernel) return false;
     for (const Location& l : reads)
         if (l.space == dst.space && l.partition != dst.partition) return false;
     return true;
-}
-
-template <typename F>
-void ActEngine::each_partition(uint32_t nch, bool independent, F&& partition) {
-    if (!independent) {
-        for (uint32_t p = 0; p < nch; ++p) partition(p);
-        return;
-    }
-    // Each partition's error is kept; the first partition's is the one a single thread would
-    // have met first. (Partitions after it may have been written: after an error the
-    // instruction's outputs are not defined.)
-    std::vector<std::exception_ptr> failed(nch);
-    pool_->run(nch, [&](size_t p) {
-        try {
-            partition(static_cast<uint32_t>(p));
-        } catch (...) {
-            failed[p] = std::current_exception();
-        }
-    });
-    for (const auto& e : failed)
-        if (e) std::rethrow_exception(e);
 }
 
 // Every element of partition p in pattern order; dst walks its own pattern in the same order.
@@ -250,12 +229,7 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
     const uint64_t n = src.elements();
     // A plain row (elements back to back in order) needs no cursor: the loops below become
     // straight-line code the compiler vectorises.
-    auto plain = [](const Pattern& t) {
-        const AccessPattern& a = t.ap;
-        const int64_t e = static_cast<int64_t>(a.elem_bytes);
-        return a.start == a.lo && a.step[0] == e && (a.num[1] <= 1 || a.step[1] == e * a.num[0]) && (a.num[2] <= 1 || a.step[2] == e * a.num[0] * a.num[1]);
-    };
-    const bool plain_src = plain(src), plain_dst = plain(dst);
+    const bool plain_src = plain_row(src), plain_dst = plain_row(dst);
     for (uint64_t at = 0; at < n; at += kBatch) {
         if (at % (kBatch << 10) == 0) check_cancel(ctx_.options());  // every half million elements
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
@@ -291,31 +265,6 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
             for (size_t j = 0; j < m; ++j) store(vout[j], drow + dc.next());
         }
     }
-}
-
-// Whether one partition's elements may be read a batch ahead of their stores: src and dst do
-// not share bytes of a partition, or they are the same pattern (same element size) that
-// visits every byte once, so an element's store never changes a later element's input.
-bool ActEngine::elements_batchable(const Pattern& src, const Pattern& dst) {
-    // Partition p reads row src.partition + p and writes row dst.partition + p: other rows
-    // (or another memory) unless the starts are equal.
-    if (src.space != dst.space || src.partition != dst.partition) return true;
-    const AccessPattern &a = src.ap, &b = dst.ap;
-    if (a.hi <= b.lo || b.hi <= a.lo) return true;
-    if (a.start != b.start || a.elem_bytes != b.elem_bytes) return false;
-    for (int d = 0; d < 3; ++d)
-        if (a.num[d] != b.num[d] || a.step[d] != b.step[d]) return false;
-    // Injective: dimensions by stride, each stride at least the extent of the smaller ones.
-    int order[3] = {0, 1, 2};
-    std::sort(order, order + 3, [&](int x, int y) { return std::llabs(a.step[x]) < std::llabs(a.step[y]); });
-    int64_t extent = static_cast<int64_t>(a.elem_bytes);
-    for (int d : order) {
-        if (a.num[d] <= 1) continue;
-        const int64_t st = std::llabs(a.step[d]);
-        if (st < extent) return false;
-        extent = st * (a.num[d] - 1) + extent;
-    }
-    return true;
 }
 
 void ActEngine::start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in, Dtype out, std::vector<Region> pointer_reads) {

@@ -45,7 +45,6 @@ ActEngine::ActEngine(sc_core::sc_module_name name, EngineContext& ctx, Instructi
       acc_(ctx.config().memory.partitions, 0.0f) {
     timing_.cfg = &ctx.config().act;
     port_role_ = PortRole::WaitsForPsumWriters;
-    pool_ = std::make_unique<model::WorkerPool>(ctx.config().run.host_threads);
 }
 
 ActEngine::~ActEngine() = default;

@@ -85,22 +85,15 @@ private:
     template <typename Load, typename Pre, typename Fold, typename Store>
     void batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, Load load, Pre pre, Fold fold,
                  Store store);
-    // Runs partition(p) for every p < nch: on the host threads when `independent` (no partition
-    // reads what another writes), else in order; either way the error thrown is the first
-    // partition's.
-    template <typename F>
-    void each_partition(uint32_t nch, bool independent, F&& partition);
     // Whether the partitions of an instruction writing `dst` may run on several host threads:
     // each operand at `reads` (SBUF/PSUM locations) lies in another memory or starts at dst's
     // partition, so partition p reads only rows partition p writes.
     bool partitions_independent(const Pattern& dst, uint32_t nch, const std::vector<model::isa::Location>& reads) const;
-    static bool elements_batchable(const Pattern& src, const Pattern& dst);
     // Counts the traffic, fills the record and issues the instruction (issue()), before its data.
     void start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out,
                          std::vector<model::isa::Region> pointer_reads);
 
     std::unique_ptr<ActTables> tables_;
-    std::unique_ptr<model::WorkerPool> pool_;  // run.host_threads: Activate's partitions
     std::vector<float> acc_;
     ActTiming timing_;
     bool tables_loading_ = false;  // a LoadActFuncSet's DMA is in flight ...

@@ -1,6 +1,7 @@
 #include "platform/core/datapath_engine.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "model/common/error.h"
 #include "model/fp/dtype.h"
@@ -13,7 +14,30 @@ using model::isa::MemSpace;
 using model::isa::Region;
 
 DatapathEngine::DatapathEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, double clock_ghz)
-    : Engine(name, label, ctx, source, clock_ghz), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM") {}
+    : Engine(name, label, ctx, source, clock_ghz),
+      sbuf("sbuf_socket", "SBUF"),
+      psum("psum_socket", "PSUM"),
+      pool_(std::make_unique<model::WorkerPool>(ctx.config().run.host_threads)) {}
+
+void DatapathEngine::each_partition(uint32_t nch, bool independent, const std::function<void(uint32_t)>& partition) {
+    if (!independent) {
+        for (uint32_t p = 0; p < nch; ++p) partition(p);
+        return;
+    }
+    // Each partition's error is kept; the first partition's is the one a single thread would
+    // have met first. (Partitions after it may have been written: after an error the
+    // instruction's outputs are not defined.)
+    std::vector<std::exception_ptr> failed(nch);
+    pool_->run(nch, [&](size_t p) {
+        try {
+            partition(static_cast<uint32_t>(p));
+        } catch (...) {
+            failed[p] = std::current_exception();
+        }
+    });
+    for (const auto& e : failed)
+        if (e) std::rethrow_exception(e);
+}
 
 void DatapathEngine::bind(CoreMemories& m) {
     sbuf.socket().bind(m.sbuf.socket);

@@ -5,9 +5,12 @@
 // (docs/timing-model.md), so independent instructions overlap and dependent ones show their
 // whole latency.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "model/common/worker_pool.h"
 #include "model/fp/dtype.h"
 #include "model/isa/address.h"
 #include "model/isa/layouts.h"
@@ -45,6 +48,12 @@ protected:
     // start-partition rule.
     Pattern tile(const char* what, const model::isa::Tensor2D& t, model::fp::Dtype d, uint32_t partitions);
 
+    // Runs partition(p) for every p < nch: on the host threads (run.host_threads) when
+    // `independent` (no partition reads what another writes), else in order; either way the
+    // error thrown is the first partition's.
+    void each_partition(uint32_t nch, bool independent, const std::function<void(uint32_t)>& partition);
+    bool host_threads() const { return pool_->threads() > 1; }
+
     // Its part in the NC-v2 port rules (shared_ports.h), when the generation has them.
     enum class PortRole { None, SharesPort, WaitsForPsumWriters };
     PortRole port_role_ = PortRole::None;
@@ -56,6 +65,7 @@ protected:
         std::vector<model::isa::Region> reads, writes;
     };
     std::vector<Pending> pending_;  // issued and not yet completed
+    std::unique_ptr<model::WorkerPool> pool_;  // run.host_threads: an instruction's partitions
     uint64_t index_now_ = 0;  // the instruction execute() works on (set by the subclass)
 };
 

@@ -26,4 +26,28 @@ void scatter(const std::vector<uint8_t>& rows, const Pattern& p, uint32_t nch) {
     }
 }
 
+RowReader::RowReader(const Pattern& p, uint32_t q, model::fp::Dtype d)
+    : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo), d_(d), bytes_(p.bytes), plain_(plain_row(p)), c_(p.ap) {}
+
+void RowReader::read(float* out, size_t m) {
+    if (plain_) {
+        model::fp::to_f32_n(d_, row_ + at_ * bytes_, out, m);
+        at_ += m;
+        return;
+    }
+    for (size_t j = 0; j < m; ++j) out[j] = model::fp::to_f32(d_, row_ + c_.next());
+}
+
+RowWriter::RowWriter(const Pattern& p, uint32_t q, model::fp::Dtype d)
+    : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo), d_(d), bytes_(p.bytes), plain_(plain_row(p)), c_(p.ap) {}
+
+void RowWriter::write(const float* in, size_t m) {
+    if (plain_) {
+        model::fp::from_f32_n(d_, in, row_ + at_ * bytes_, m);
+        at_ += m;
+        return;
+    }
+    for (size_t j = 0; j < m; ++j) model::fp::from_f32(d_, in[j], row_ + c_.next());
+}
+
 }  // namespace neuronsim::platform

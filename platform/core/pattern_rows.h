@@ -2,14 +2,46 @@
 // A pattern's elements as dense rows, for the engines that compute on whole tiles (VectorE,
 // TensorE): gather() copies the elements of partitions [0, nch) of `p`, each partition's in
 // element order, into rows of consecutive elements; scatter() writes such rows back.
+// RowReader/RowWriter stream one partition's elements in element order as binary32 chunks,
+// converted as model/fp converts (the engines' fast paths, with no copy of the tile).
 #include <cstdint>
 #include <vector>
 
+#include "model/fp/dtype.h"
 #include "platform/core/tensor_operand.h"
 
 namespace neuronsim::platform {
 
 std::vector<uint8_t> gather(const Pattern& p, uint32_t nch);
 void scatter(const std::vector<uint8_t>& rows, const Pattern& p, uint32_t nch);
+
+// Partition q of `p` (elements of type d), read from its first element on, `m` at a time.
+class RowReader {
+public:
+    RowReader(const Pattern& p, uint32_t q, model::fp::Dtype d);
+    void read(float* out, size_t m);
+
+private:
+    const uint8_t* row_;  // the row's lowest byte
+    model::fp::Dtype d_;
+    size_t bytes_;
+    bool plain_;
+    uint64_t at_ = 0;  // elements read (plain rows)
+    model::isa::AccessPattern::Cursor c_;
+};
+
+class RowWriter {
+public:
+    RowWriter(const Pattern& p, uint32_t q, model::fp::Dtype d);
+    void write(const float* in, size_t m);
+
+private:
+    uint8_t* row_;
+    model::fp::Dtype d_;
+    size_t bytes_;
+    bool plain_;
+    uint64_t at_ = 0;
+    model::isa::AccessPattern::Cursor c_;
+};
 
 }  // namespace neuronsim::platform

@@ -1,5 +1,8 @@
 #include "platform/core/tensor_operand.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "model/isa/address_map.h"
 
 namespace neuronsim::platform {
@@ -53,5 +56,33 @@ Region pointer_region(uint32_t addr4, uint64_t bytes, uint32_t nch) {
 }
 
 Region pattern_region(const Pattern& p, uint32_t nch) { return {p.space, p.partition, p.partition + nch, p.ap.lo, p.ap.hi}; }
+
+bool plain_row(const Pattern& t) {
+    const model::isa::AccessPattern& a = t.ap;
+    const int64_t e = static_cast<int64_t>(a.elem_bytes);
+    return a.start == a.lo && a.step[0] == e && (a.num[1] <= 1 || a.step[1] == e * a.num[0]) && (a.num[2] <= 1 || a.step[2] == e * a.num[0] * a.num[1]);
+}
+
+bool elements_batchable(const Pattern& src, const Pattern& dst) {
+    // Partition p reads row src.partition + p and writes row dst.partition + p: other rows
+    // (or another memory) unless the starts are equal.
+    if (src.space != dst.space || src.partition != dst.partition) return true;
+    const model::isa::AccessPattern &a = src.ap, &b = dst.ap;
+    if (a.hi <= b.lo || b.hi <= a.lo) return true;
+    if (a.start != b.start || a.elem_bytes != b.elem_bytes) return false;
+    for (int d = 0; d < 3; ++d)
+        if (a.num[d] != b.num[d] || a.step[d] != b.step[d]) return false;
+    // Injective: dimensions by stride, each stride at least the extent of the smaller ones.
+    int order[3] = {0, 1, 2};
+    std::sort(order, order + 3, [&](int x, int y) { return std::llabs(a.step[x]) < std::llabs(a.step[y]); });
+    int64_t extent = static_cast<int64_t>(a.elem_bytes);
+    for (int d : order) {
+        if (a.num[d] <= 1) continue;
+        const int64_t st = std::llabs(a.step[d]);
+        if (st < extent) return false;
+        extent = st * (a.num[d] - 1) + extent;
+    }
+    return true;
+}
 
 }  // namespace neuronsim::platform

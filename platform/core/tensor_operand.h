@@ -63,6 +63,15 @@ SrcDst src_dst(const Config& c, Mem&& mem, const Tensor& s, const Tensor& d, int
     return o;
 }
 
+// Whether the pattern's elements lie back to back in element order from its lowest byte (a
+// row the element loops walk without a cursor, and vectorise).
+bool plain_row(const Pattern& p);
+// Whether one partition's elements may be read a chunk ahead of their stores: src and dst do
+// not share bytes of a partition, or they are the same pattern (same element size) that
+// visits every byte once, so an element's store never changes a later element's input.
+// (Partition p reads row src.partition + p and writes row dst.partition + p.)
+bool elements_batchable(const Pattern& src, const Pattern& dst);
+
 // A pointer operand's bytes in each of `nch` partitions, for the pipeline's dependencies.
 model::isa::Region pointer_region(uint32_t addr4, uint64_t bytes, uint32_t nch);
 // The bytes an operand's pattern spans in each of its `nch` partitions.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/common/error.h"
+#include "model/dve/vector_arrays.h"
 #include "model/dve/vector_ops.h"
 #include "model/fp/bits.h"
 #include "model/isa/layouts.h"
@@ -47,7 +48,26 @@ uint32_t channels(const Config& c, uint32_t nch) {
     return nch;
 }
 
+constexpr size_t kChunk = 512;  // elements a row is streamed by (on the stack)
+
+// fn(at, m) for every chunk of a row of n elements; a cancel is seen every half million.
+template <typename F>
+void chunks(const DeviceOptions& o, uint64_t n, F&& fn) {
+    for (uint64_t at = 0; at < n; at += kChunk) {
+        if (at % (kChunk << 10) == 0) check_cancel(o);
+        fn(static_cast<size_t>(std::min<uint64_t>(kChunk, n - at)));
+    }
+}
+
 }  // namespace
+
+bool DveEngine::streams(std::initializer_list<const Pattern*> reads, const Pattern& dst, uint32_t nch, bool elementwise) const {
+    if (ctx_.options().dve_reference_kernel) return false;
+    const Region w = pattern_region(dst, nch);
+    for (const Pattern* r : reads)
+        if (model::isa::overlap(pattern_region(*r, nch), w) && !(elementwise && r->partition == dst.partition && elements_batchable(*r, dst))) return false;
+    return true;
+}
 
 bool DveTiming::fast_dtype(Dtype d) const {
     if (d == Dtype::Bfloat16 || d == Dtype::Fp16) return true;
@@ -117,6 +137,20 @@ void DveEngine::tensor_tensor(const Bundle& b) {
     issue(timing_.stages(DveTiming::Kind::TensorTensor, n, fast, a.strided() || bb.strided() || dst.strided()),
           {pattern_region(a, nch), pattern_region(bb, nch)}, {pattern_region(dst, nch)});
     if (ctx_.options().timing_only) return;
+    if (streams({&a, &bb}, dst, nch, true)) {
+        each_partition(nch, host_threads(), [&](uint32_t q) {
+            RowReader ra(a, q, in0), rb(bb, q, in1);
+            RowWriter w(dst, q, out);
+            float x[kChunk], y[kChunk];
+            chunks(ctx_.options(), n, [&](size_t m) {
+                ra.read(x, m);
+                rb.read(y, m);
+                dve::alu_n(alu, x, y, x, m);
+                w.write(x, m);
+            });
+        });
+        return;
+    }
     std::vector<uint8_t> ra = gather(a, nch), rb = gather(bb, nch), ro(static_cast<size_t>(n * nch * dst.bytes));
     dve::tensor_tensor(dense(ra, in0, nch, n), dense(rb, in1, nch, n), alu, dense(ro, out, nch, n));
     scatter(ro, dst, nch);
@@ -166,6 +200,28 @@ void DveEngine::tensor_scalar(const Bundle& b) {
             cols[k] = gather(*column[k], nch);
             steps[k].operand.per_partition = dense(cols[k], operand_dtype, nch, 1);
         }
+    }
+    if (streams({&src}, dst, nch, true)) {
+        // Each partition's scalars (the first element of its row), read before anything is
+        // written, as the reference path reads them.
+        std::vector<float> value[2];
+        for (int k = 0; k < (two ? 2 : 1); ++k) {
+            value[k].assign(nch, steps[k].operand.imm);
+            if (column[k])
+                for (uint32_t q = 0; q < nch; ++q) value[k][q] = model::fp::to_f32(operand_dtype, column[k]->at(q, 0, 0, 0));
+        }
+        each_partition(nch, host_threads(), [&](uint32_t q) {
+            RowReader r(src, q, in);
+            RowWriter w(dst, q, out);
+            float x[kChunk];
+            chunks(ctx_.options(), n, [&](size_t m) {
+                r.read(x, m);
+                dve::scalar_n(steps[0].op, steps[0].reverse, value[0][q], x, m);
+                if (two) dve::scalar_n(steps[1].op, steps[1].reverse, value[1][q], x, m);
+                w.write(x, m);
+            });
+        });
+        return;
     }
     std::vector<uint8_t> rs = gather(src, nch), ro(static_cast<size_t>(n * nch * dst.bytes));
     dve::tensor_scalar(dense(rs, in, nch, n), steps[0], op1 ? std::optional<dve::ScalarStep>(steps[1]) : std::nullopt, dense(ro, out, nch, n));
@@ -229,6 +285,7 @@ void DveEngine::one_tensor(const Bundle& b) {
     if (src) reads.push_back(pattern_region(*src, nch));
     issue(timing_.stages(kind, streamed, fast, (src && src->strided()) || dst.strided()), std::move(reads), {pattern_region(dst, dst_partitions)});
     if (ctx_.options().timing_only) return;
+    if (src && streamed_fast(code, *src, in, dst, out, nch, op.reduce_op, op.negate != 0)) return;
     std::vector<uint8_t> rs = src ? gather(*src, nch) : std::vector<uint8_t>{}, ro(static_cast<size_t>(dn * dst_partitions * dst.bytes));
     const dve::Tile o = dense(ro, out, dst_partitions, dn);
     switch (code) {
@@ -247,6 +304,45 @@ void DveEngine::one_tensor(const Bundle& b) {
         default: dve::transpose(dense(rs, in, nch, n), o); break;
     }
     scatter(ro, dst, dst_partitions);
+}
+
+bool DveEngine::streamed_fast(uint8_t code, const Pattern& src, Dtype in, const Pattern& dst, Dtype out, uint32_t nch, uint8_t reduce_code, bool negate) {
+    using namespace model::isa;
+    const bool elementwise = code == kDveTensorCopy || code == kDveReciprocal;
+    if (!(elementwise || code == kDveTensorReduce || code == kDveBnStats) || !streams({&src}, dst, nch, elementwise)) return false;
+    const uint64_t n = src.elements();
+    each_partition(nch, host_threads(), [&](uint32_t q) {
+        RowReader r(src, q, in);
+        RowWriter w(dst, q, out);
+        float x[kChunk];
+        if (code == kDveBnStats) {  // (n <= kBnStatsMax = kChunk: one chunk)
+            r.read(x, static_cast<size_t>(n));
+            float o[6];
+            dve::bn_stats_row(x, static_cast<size_t>(n), o);
+            w.write(o, 6);
+            return;
+        }
+        if (code == kDveTensorReduce) {
+            const dve::AluOp a = *dve::alu_of_code(reduce_code);
+            const dve::ReduceOp op = a == dve::AluOp::Add ? dve::ReduceOp::Add : a == dve::AluOp::Max ? dve::ReduceOp::Max : dve::ReduceOp::Min;
+            float acc = 0.0f;
+            bool first = true;
+            chunks(ctx_.options(), n, [&](size_t m) {
+                r.read(x, m);
+                acc = first ? dve::fold_n(op, x[0], x + 1, m - 1) : dve::fold_n(op, acc, x, m);
+                first = false;
+            });
+            acc = negate ? -acc : acc;
+            w.write(&acc, 1);
+            return;
+        }
+        chunks(ctx_.options(), n, [&](size_t m) {
+            r.read(x, m);
+            if (code == kDveReciprocal) dve::reciprocal_n(x, m);
+            w.write(x, m);
+        });
+    });
+    return true;
 }
 
 }  // namespace neuronsim::platform

@@ -17,6 +17,7 @@ platform::RunReport PlatformRunTest::run_file(const std::string& trace_path) {
     o.device.act_exact = exact;
     o.device.timing_only = timing_only;
     o.device.act_reference_kernel = reference_kernel;
+    o.device.dve_reference_kernel = reference_kernel;
     o.device.cancel = stop;
     platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen, overrides);
     platform::TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);

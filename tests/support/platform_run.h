@@ -18,7 +18,7 @@ protected:
     std::string gen = "mariana";
     bool exact = false;  // --act-numerics exact
     bool timing_only = false;  // --numerics none
-    bool reference_kernel = false;  // DeviceOptions::act_reference_kernel
+    bool reference_kernel = false;  // DeviceOptions::act_reference_kernel and dve_reference_kernel
     const std::atomic<int>* stop = nullptr;  // DeviceOptions::cancel: the run is sliced when set
 
     platform::RunReport run(const std::string& trace_text);

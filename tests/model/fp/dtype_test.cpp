@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -116,6 +118,29 @@ TEST(Dtype, Fp32RKeeps13MantissaBits) {
     EXPECT_EQ(out_bits(Dtype::Fp32R, float_of(0x3f8003ff)), 0x3f800400u);
     EXPECT_EQ(out_bits(Dtype::Fp32R, float_of(0x3f800200)), 0x3f800000u);  // tie -> even
     EXPECT_EQ(out_bits(Dtype::Fp32R, float_of(0x3f800600)), 0x3f800800u);  // tie -> even (up)
+}
+
+// The row conversions (to_f32_n / from_f32_n, the engines' fast paths) against the element
+// ones, every type, over random bit patterns (NaN payloads, denormals, out-of-range values).
+TEST(Dtype, RowConversionsAreTheElementConversions) {
+    std::mt19937 rng(5);
+    const size_t n = 1027;  // not a multiple of any vector width
+    std::vector<uint8_t> raw(n * 4);
+    for (auto& b : raw) b = static_cast<uint8_t>(rng());
+    std::vector<float> values(n);
+    for (size_t i = 0; i < n; ++i) values[i] = (i % 3) ? float_of(static_cast<uint32_t>(rng())) : static_cast<float>(static_cast<int>(rng() % 70000) - 35000);
+    for (uint8_t code = 0x02; code <= 0x0F; ++code) {
+        if (code == 0x0C) continue;  // Int64: not a converted type
+        const Dtype d = static_cast<Dtype>(code);
+        const size_t w = dtype_bytes(d);
+        std::vector<float> got(n);
+        to_f32_n(d, raw.data(), got.data(), n);
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(bits_of(got[i]), bits_of(to_f32(d, raw.data() + i * w))) << dtype_name(code) << " element " << i;
+        std::vector<uint8_t> row(n * w, 0xAA), one(n * w, 0xAA);
+        from_f32_n(d, values.data(), row.data(), n);
+        for (size_t i = 0; i < n; ++i) from_f32(d, values[i], one.data() + i * w);
+        ASSERT_TRUE(row == one) << dtype_name(code);
+    }
 }
 
 TEST(Dtype, ActTypeSets) {
