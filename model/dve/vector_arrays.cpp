@@ -1,5 +1,8 @@
 #include "model/dve/vector_arrays.h"
 
+#include <cmath>
+#include <cstdint>
+
 namespace neuronsim::model::dve {
 
 namespace {
@@ -49,11 +52,28 @@ float fold_n(ReduceOp op, float acc, const float* x, size_t n) {
             for (size_t i = 0; i < n; ++i) acc = nan_rule(acc, x[i], acc + x[i]);
             return acc;
         case ReduceOp::Max:
-            for (size_t i = 0; i < n; ++i) acc = alu(AluOp::Max, acc, x[i]);
+        case ReduceOp::Min: {
+            // Without NaNs, IEEE maximum/minimum (with -0 < +0) picks the same value in any
+            // order: the greatest (least) under the total order of the keys below, a loop that
+            // vectorises. A NaN decides the result by its position (the first one's payload):
+            // then the loop in element order.
+            const bool max = op == ReduceOp::Max;
+            auto key = [](float v) {
+                const int32_t b = static_cast<int32_t>(fp::bits_of(v));
+                return b ^ ((b >> 31) & 0x7fffffff);  // (an involution)
+            };
+            int32_t best = key(acc);
+            bool nan = std::isnan(acc);
+            for (size_t i = 0; i < n; ++i) {
+                const int32_t k = key(x[i]);
+                best = max ? (k > best ? k : best) : (k < best ? k : best);
+                nan |= x[i] != x[i];
+            }
+            if (!nan) return fp::float_of(static_cast<uint32_t>(key(fp::float_of(static_cast<uint32_t>(best)))));
+            const AluOp a = max ? AluOp::Max : AluOp::Min;
+            for (size_t i = 0; i < n; ++i) acc = alu(a, acc, x[i]);
             return acc;
-        case ReduceOp::Min:
-            for (size_t i = 0; i < n; ++i) acc = alu(AluOp::Min, acc, x[i]);
-            return acc;
+        }
     }
     return acc;
 }

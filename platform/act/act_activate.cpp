@@ -126,7 +126,7 @@ void ActEngine::activate(const Bundle& b) {
                 };
                 if (!summing)
                     return this->batched(
-                        src, dst, p, fn, view, load, pre, [](const float*, size_t) {}, store);
+                        src, dst, p, fn, view, in, pre, [](const float*, size_t) {}, [](float y) { return y; }, out);
                 // The sum in element order (binary32 adds, one rounding each: not reassociated),
                 // in a local: the stores through byte pointers could alias `acc`.
                 auto sum = [&acc](const float* y, size_t m) {
@@ -134,7 +134,8 @@ void ActEngine::activate(const Bundle& b) {
                     for (size_t j = 0; j < m; ++j) a = a + y[j];
                     acc = a;
                 };
-                return this->batched(src, dst, p, fn, view, load, pre, sum, store);
+                return this->batched(
+                    src, dst, p, fn, view, in, pre, sum, [](float y) { return y; }, out);
             }
             // Operands by value: the stores go through uint8_t pointers, which may alias.
             for_each(src, dst, p, [&acc, &view, &fn, scale, bias, alpha, prelu, summing, load, store](const uint8_t* s, uint8_t* d) {
@@ -217,9 +218,9 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
 // evaluator (whose error ends the partition at that element, as for_each does), folds, stores.
 // (act_activate.cpp is built with GCC's dynamic vectoriser cost model: the loops over a batch
 // vectorise, which -O2's very-cheap model declines for their run-time trip counts.)
-template <typename Load, typename Pre, typename Fold, typename Store>
-void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, Load load, Pre pre,
-                        Fold fold, Store store) {
+template <typename Pre, typename Fold, typename Post>
+void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, Dtype in, Pre pre, Fold fold,
+                        Post post, Dtype out) {
     constexpr size_t kBatch = 512;
     float vin[kBatch], vout[kBatch];
     uint32_t flagged[kBatch];
@@ -227,21 +228,16 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
     uint8_t* drow = dst.at(p, 0, 0, 0) - dst.ap.start + dst.ap.lo;
     AccessPattern::Cursor sc(src.ap), dc(dst.ap);
     const uint64_t n = src.elements();
-    // A plain row (elements back to back in order) needs no cursor: the loops below become
-    // straight-line code the compiler vectorises.
+    // A plain row (elements back to back in order) is converted a batch at a time
+    // (fp::to_f32_n / from_f32_n: the dtype switch once per batch, loops that vectorise).
     const bool plain_src = plain_row(src), plain_dst = plain_row(dst);
     for (uint64_t at = 0; at < n; at += kBatch) {
         if (at % (kBatch << 10) == 0) check_cancel(ctx_.options());  // every half million elements
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
-        if (plain_src && src.bytes == 4) {  // (a constant stride: the loop vectorises)
-            const uint8_t* s = srow + at * 4;
-            for (size_t j = 0; j < m; ++j) vin[j] = pre(load(s + j * 4));
-        } else if (plain_src) {
-            const uint8_t* s = srow + at * src.bytes;
-            for (size_t j = 0; j < m; ++j) vin[j] = pre(load(s + j * src.bytes));
-        } else {
-            for (size_t j = 0; j < m; ++j) vin[j] = pre(load(srow + sc.next()));
-        }
+        if (plain_src) model::fp::to_f32_n(in, srow + at * src.bytes, vin, m);
+        else
+            for (size_t j = 0; j < m; ++j) vin[j] = model::fp::to_f32(in, srow + sc.next());
+        for (size_t j = 0; j < m; ++j) vin[j] = pre(vin[j]);
         if (ActPassTap* tap = act_pass_tap()) tap->batch(vin, m);
         const size_t k = model::pwp::fast_pass(*fn.flat, vin, vout, m, flagged);
         // The elements the batch pass handed back, by the reference path, in place (an error
@@ -255,15 +251,10 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
             }
         }
         fold(static_cast<const float*>(vout), m);
-        if (plain_dst && dst.bytes == 4) {
-            uint8_t* d = drow + at * 4;
-            for (size_t j = 0; j < m; ++j) store(vout[j], d + j * 4);
-        } else if (plain_dst) {
-            uint8_t* d = drow + at * dst.bytes;
-            for (size_t j = 0; j < m; ++j) store(vout[j], d + j * dst.bytes);
-        } else {
-            for (size_t j = 0; j < m; ++j) store(vout[j], drow + dc.next());
-        }
+        for (size_t j = 0; j < m; ++j) vout[j] = post(vout[j]);
+        if (plain_dst) model::fp::from_f32_n(out, vout, drow + at * dst.bytes, m);
+        else
+            for (size_t j = 0; j < m; ++j) model::fp::from_f32(out, vout[j], drow + dc.next());
     }
 }
 
@@ -349,14 +340,14 @@ void ActEngine::activate_quantize(const Bundle& b) {
             const float v = x * dqscale;
             return v + b;
         };
-        auto store = [qscale, qzero, out](float y, uint8_t* d) {
+        auto quantize = [qscale, qzero](float y) {
             float q = qscale * y;
-            q = q + qzero;
-            model::fp::from_f32(out, q, d);
+            return q + qzero;
         };
+        auto store = [quantize, out](float y, uint8_t* d) { model::fp::from_f32(out, quantize(y), d); };
         if (batch)
             return batched(
-                src, dst, p, fn, view, load, pre, [](const float*, size_t) {}, store);
+                src, dst, p, fn, view, in, pre, [](const float*, size_t) {}, quantize, out);
         for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) { store(fn.eval(view, pre(load(s))), d); });
     });
 }
@@ -425,7 +416,8 @@ void ActEngine::activate2(const Bundle& b) {
                 for (size_t j = 0; j < m; ++j) a = reduce(a, y[j]);
                 acc = a;
             };
-            return batched(src, dst, p, fn, view, load, pre, fold, store);
+            return batched(
+                src, dst, p, fn, view, in, pre, fold, [](float y) { return y; }, out);
         }
         for_each(src, dst, p, [&](const uint8_t* s, uint8_t* d) {
             const float t = pre(load(s));

@@ -77,14 +77,15 @@ private:
     Resolved resolve(uint8_t opcode, uint8_t func_id) const;
     template <typename F>
     void for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&& f);
-    // Partition p by batches (Activate, ActivateQuantize, Activate2): each element loaded and
-    // mapped by `pre` to the function's input, the fast pass over the batch (the reference path
-    // for the elements it flags), `fold` over the batch's results in element order (the
-    // accumulator, Activate2's reduction), then `store` of each result in element order. Same
-    // results and errors as for_each.
-    template <typename Load, typename Pre, typename Fold, typename Store>
-    void batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, Load load, Pre pre, Fold fold,
-                 Store store);
+    // Partition p by batches (Activate, ActivateQuantize, Activate2): each element loaded as
+    // `in` and mapped by `pre` to the function's input, the fast pass over the batch (the
+    // reference path for the elements it flags), `fold` over the batch's results in element
+    // order (the accumulator, Activate2's reduction), then each result mapped by `post`
+    // (ActivateQuantize's quantisation) and stored as `out`, in element order. Same results and
+    // errors as for_each.
+    template <typename Pre, typename Fold, typename Post>
+    void batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, model::fp::Dtype in, Pre pre,
+                 Fold fold, Post post, model::fp::Dtype out);
     // Whether the partitions of an instruction writing `dst` may run on several host threads:
     // each operand at `reads` (SBUF/PSUM locations) lies in another memory or starts at dst's
     // partition, so partition p reads only rows partition p writes.

@@ -323,30 +323,21 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
             const DmaTransfer& t = spec.parts[run.part];
             TlmPort &from = port(t.src.space), &to = port(t.dst.space);
             buf.resize(std::min<uint64_t>(t.bytes, kChunk));
+            const bool same_memory = t.src.space == t.dst.space;
             for (uint32_t r = run.first; r < run.last; ++r) {
                 const uint64_t src = tlm_address(t.src, r, t.bytes), dst = tlm_address(t.dst, r, t.bytes);
-                // Both sides of the row in DMI regions: one copy, no buffer, the same accesses
-                // counted and the same latencies annotated as the chunks through the sockets.
-                TlmPort::Span s, d;
-                if (from.span(src, t.bytes, false, s) && to.span(dst, t.bytes, true, d)) {
-                    for (uint64_t at = 0; at < t.bytes; at += kChunk) {
-                        if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
-                        const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
-                        std::memmove(d.ptr + at, s.ptr + at, n);  // (src and dst may overlap)
-                        annotated = add_delay(annotated, s.latency, "the memories' annotated delays");
-                        annotated = add_delay(annotated, d.latency, "the memories' annotated delays");
-                        from.count_direct(1);
-                        to.count_direct(1);
-                    }
-                    continue;
-                }
                 for (uint64_t at = 0; at < t.bytes; at += kChunk) {
                     if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
+                    const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
+                    // Both sides of the chunk in DMI regions (a row may cross several: DRAM
+                    // grants a page at a time), and not one memory's overlapping ranges: copied
+                    // region by region, no buffer (direct_copy).
+                    const bool overlapping = same_memory && src + at < dst + at + n && dst + at < src + at + n;
+                    if (!overlapping && direct_copy(from, src + at, to, dst + at, n, annotated)) continue;
                     if (stale(p)) {  // (a memory may wait inside a transport: a RESET may come meanwhile)
                         annotated_ += annotated;
                         return annotated;
                     }
-                    const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
                     annotated = add_delay(annotated, from.read(src + at, buf.data(), n), "the memories' annotated delays");
                     annotated = add_delay(annotated, to.write(dst + at, buf.data(), n), "the memories' annotated delays");
                 }
@@ -371,6 +362,44 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
 }
 
 bool DmaEngines::stale(const Packet& p) const { return p.epoch != epoch_; }
+
+// [src, +n) of `from` to [dst, +n) of `to` when every byte of both lies in DMI regions the
+// targets grant (asked for where a port holds none yet: each region is resolved once, not per
+// access; false, nothing copied, otherwise): what read() into a buffer and write() from it
+// count and annotate - an access and a latency per region each side meets - without the buffer.
+bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated) {
+    TlmPort::Span s, d;
+    auto pieces = [](TlmPort& port, uint64_t addr, uint64_t len, bool write, uint64_t& accesses, sc_core::sc_time& latency) {
+        while (len) {
+            uint64_t room = 0;
+            TlmPort::Span sp;
+            if (!port.span_or_request(addr, len, write, sp, room)) return false;
+            ++accesses;
+            latency = add_delay(latency, sp.latency, "the memories' annotated delays");
+            const uint64_t k = std::min(len, room);
+            addr += k, len -= k;
+        }
+        return true;
+    };
+    uint64_t reads = 0, writes = 0;
+    sc_core::sc_time rl = sc_core::SC_ZERO_TIME, wl = sc_core::SC_ZERO_TIME;
+    if (!pieces(from, src, n, false, reads, rl) || !pieces(to, dst, n, true, writes, wl)) return false;
+    for (uint64_t done = 0; done < n;) {
+        uint64_t sroom = 0, droom = 0;
+        // (resolved again: a region the walk above found may since have been dropped from its
+        // port's cache by a later grant; the pointer in hand stays valid either way)
+        if (!from.span_or_request(src + done, n - done, false, s, sroom) || !to.span_or_request(dst + done, n - done, true, d, droom))
+            throw Error("a memory refused the DMI it had granted for the copy");
+        const uint64_t k = std::min({n - done, sroom, droom});
+        std::memcpy(d.ptr, s.ptr, k);
+        done += k;
+    }
+    from.count_direct(reads);
+    to.count_direct(writes);
+    annotated = add_delay(annotated, rl, "the memories' annotated delays");
+    annotated = add_delay(annotated, wl, "the memories' annotated delays");
+    return true;
+}
 
 void DmaEngines::reset() {
     ++epoch_;

@@ -113,6 +113,7 @@ private:
     double rate() const;
     // Moves the packet's rows; returns the time the memories annotated.
     sc_core::sc_time move(const Packet& p, std::vector<uint8_t>& buf);
+    bool direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated);
     void finished(const Packet& p);
     bool stale(const Packet& p) const;
 

@@ -41,12 +41,19 @@ const tlm::tlm_dmi* TlmPort::region(uint64_t addr, bool write) const {
     return nullptr;
 }
 
-bool TlmPort::span(uint64_t addr, uint64_t len, bool write, Span& out) const {
+bool TlmPort::span_from(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room) const {
     const tlm::tlm_dmi* d = len ? region(addr, write) : nullptr;
-    if (!d || len - 1 > d->get_end_address() - addr) return false;  // (compared before adding: no wrap)
+    if (!d) return false;
+    const uint64_t left = d->get_end_address() - addr;  // (bytes after addr: no wrap at 2^64 - 1)
+    room = left >= len - 1 ? len : left + 1;
     out.ptr = d->get_dmi_ptr() + (addr - d->get_start_address());
     out.latency = write ? d->get_write_latency() : d->get_read_latency();
     return true;
+}
+
+bool TlmPort::span_or_request(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room) {
+    if (span_from(addr, len, write, out, room)) return true;
+    return len && offered_ && !covered(addr) && request(addr, write) && span_from(addr, len, write, out, room);
 }
 
 bool TlmPort::covered(uint64_t addr) const {
@@ -133,6 +140,7 @@ sc_core::sc_time TlmPort::access(bool write, uint64_t addr, uint8_t* data, uint6
         total += delay;
         // The target offers DMI: use it from now on, unless it has already said what it grants
         // here (read-only DMI: the writes stay transactions, and do not ask again).
+        offered_ = offered_ || t.is_dmi_allowed();
         if (t.is_dmi_allowed() && !covered(addr)) request(addr, write);
         addr += n, data += n, len -= n;
     }

@@ -45,15 +45,22 @@ public:
     // or nullptr. Requests DMI when it has none for the range.
     uint8_t* direct(uint64_t addr, uint64_t len);
 
-    // [addr, addr + len) inside one DMI region cached for reading (write: for writing): its
-    // pointer and the latency one access through it takes, or false (then read() or write(),
-    // which may ask for DMI). Asks nothing of the target; each use is counted by
-    // count_direct(), as read() and write() count theirs.
+    // A pointer into a DMI region cached for reading (write: for writing) and the latency one
+    // access through it takes. Each use is counted by count_direct(), as read() and write()
+    // count theirs.
     struct Span {
         uint8_t* ptr = nullptr;
         sc_core::sc_time latency;
     };
-    bool span(uint64_t addr, uint64_t len, bool write, Span& out) const;
+    // The DMI region cached at `addr` (for writing when `write`): its pointer there and the
+    // bytes from addr to its end, at most `len` (`room`); false when none holds addr. Asks
+    // nothing of the target.
+    bool span_from(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room) const;
+    // span_from, asking the target for DMI at addr first when it has said nothing about addr
+    // yet and has offered DMI on a transaction before (the hint of TLM-2.0's DMI: a target that
+    // never sets it, like the ACT table memory, is never asked; one that granted read-only DMI
+    // at addr is not asked again for writing).
+    bool span_or_request(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room);
     void count_direct(uint64_t accesses) { counters_.dmi_accesses += accesses; }
 
     struct Counters {
@@ -77,6 +84,7 @@ private:
     sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>* sock_ = nullptr;
     std::string what_;
     std::vector<tlm::tlm_dmi> regions_;  // oldest first
+    bool offered_ = false;  // a transaction came back with the DMI hint set
     mutable size_t last_ = 0;  // the region used last: looked at first
     Counters counters_;
 };

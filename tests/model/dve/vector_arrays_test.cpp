@@ -2,6 +2,7 @@
 // model/dve/vector_ops.h, bit for bit: every operator, reverse or not, every reduction, the
 // reciprocal and bn_stats, over inputs with NaN payloads, infinities, signed zeros, denormals
 // and ordinary values, at lengths around the vector widths.
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -82,6 +83,29 @@ TEST(DveArrays, FoldIsTheReductionInElementOrder) {
                 EXPECT_EQ(bits_of(got), bits_of(want[0])) << reduce_name(op) << " n=" << n;
             }
     }
+    // Without NaNs max/min take the order-free path: signed zeros, infinities, denormals.
+    for (size_t n : {1, 5, 64, 1000}) {
+        std::mt19937 rng(static_cast<unsigned>(n));
+        const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, fp::float_of(1), fp::float_of(0x80000001u), -1.0f, 1.0f};
+        for (int round = 0; round < 20; ++round) {
+            std::vector<float> a(n);
+            for (float& x : a) x = rng() % 3 ? std::normal_distribution<float>(0.0f, 1.0f)(rng) : specials[rng() % 8];
+            if (round % 4 == 0)
+                for (float& x : a) x = rng() % 2 ? 0.0f : -0.0f;  // only zeros: the sign decides
+            for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min})
+                for (float acc : {-0.0f, 0.0f, -INFINITY, a[0]}) {
+                    float want = acc;
+                    for (float x : a) want = alu(op == ReduceOp::Max ? AluOp::Max : AluOp::Min, want, x);
+                    EXPECT_EQ(bits_of(fold_n(op, acc, a.data(), n)), bits_of(want)) << reduce_name(op) << " n=" << n << " round " << round;
+                }
+        }
+    }
+    // A NaN anywhere: the first one's payload, quieted.
+    std::vector<float> b(100, 1.0f);
+    b[40] = fp::float_of(0x7f800007u);
+    b[70] = fp::float_of(0xffc00009u);
+    EXPECT_EQ(bits_of(fold_n(ReduceOp::Max, 0.0f, b.data(), b.size())), 0x7fc00007u);
+    EXPECT_EQ(bits_of(fold_n(ReduceOp::Min, fp::float_of(0x7fc00003u), b.data(), b.size())), 0x7fc00003u);
     // Order matters for the sum: 1e8 + 1 - 1e8 left to right is 0, not 1.
     const float x[] = {1.0f, -1e8f};
     EXPECT_EQ(fold_n(ReduceOp::Add, 1e8f, x, 2), 0.0f);

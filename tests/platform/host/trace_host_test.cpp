@@ -348,6 +348,25 @@ TEST_F(PlatformTest, AMisalignedBiasPointerIsRefusedAsBefore) {
         std::string::npos);
 }
 
+// A DMA chunk whose DMI regions are resolved before it is copied, on a port whose cache of 64
+// regions is full: the copy's own grants drop the oldest regions, here the very pages its
+// source lies in (cached by the first copy, before 60 others), which are then resolved again.
+// Every byte arrives.
+TEST_F(PlatformTest, ACopyWhoseRegionsLeaveThePortsCacheMovesEveryByte) {
+    std::string in(9u << 20, '\0');
+    uint32_t x = 12345;
+    for (char& c : in) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);
+    t.write("in.bin", in);
+    run(".data dram:0x0 file=in.bin\n"
+        "dma.0 copy src=dram:0x50000 dst=sbuf:0:0x0 partitions=2 bytes=0x20000 src_stride=0x20000 update=1+1\n"  // pages 5..8
+        "dma.0 copy src=dram:0x100000 dst=sbuf:2:0x0 partitions=60 bytes=0x10000 src_stride=0x10000 wait=1>=1 update=1+1\n"  // 16..75
+        "dma.0 copy src=dram:0x5ff00 dst=dram:0x800000 partitions=1 bytes=0x30000 wait=1>=2\n"  // 5..8 to 128..131
+        ".dump dram:0x800000 bytes=0x30000 file=o.bin\n");
+    const std::string got = read_file(t.file("out/o.bin"));
+    ASSERT_EQ(got.size(), 0x30000u);
+    EXPECT_TRUE(got == in.substr(0x5ff00, 0x30000));
+}
+
 TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
     std::string m = error_of("act sync wait=1>=1 update=2+1\npool sync wait=2>=1 update=1+1\n");
     EXPECT_NE(m.find("deadlock at 250.000000 ns: no engine can proceed"), std::string::npos) << m;
