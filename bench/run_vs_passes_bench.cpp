@@ -2,9 +2,11 @@
 // For each kernel: `neuronsim kernel`'s trace and inputs are written to a temporary directory
 // and simulated as `neuronsim run --no-csv --no-timeline --hazards off` does (trace assembled,
 // inputs loaded, every engine, the dumps written), on one host thread and on two. One more run,
-// not timed, keeps every batch of inputs ACT hands to the fast pass and the table it used
-// (platform/act/act_pass_tap.h); the passes alone are then model::pwp::fast_pass over exactly
-// those batches, one thread. Reported: the fastest of N repetitions of each (on the VM this was
+// not timed, keeps the inputs of every element pass an engine makes: each batch ACT hands to
+// the fast pass with the table it used (platform/act/act_pass_tap.h), each array pass of
+// VectorE's fast path (platform/dve/dve_pass_tap.h) and each partition's CPTC decode on GpSimd
+// (model/cptc/decode_tap.h); the passes alone are then model::pwp::fast_pass,
+// model/dve/vector_arrays and model::cptc::decode_fast over exactly those inputs, one thread. Reported: the fastest of N repetitions of each (on the VM this was
 // measured on, the first pass after a run is up to 3x slower than the next with no page fault
 // counted: the machine, not the work; --each shows every repetition), whole run / passes (goal <= 1.5) and
 // 1 thread / 2 threads (goal >= 1.8 on two idle cores). Repetitions are interleaved (run, run on
@@ -24,11 +26,14 @@
 #include <vector>
 
 #include "model/common/error.h"
+#include "model/cptc/decode_tap.h"
+#include "model/dve/vector_arrays.h"
 #include "model/pwp/fast_eval.h"
 #include "model/workloads/gen_limits.h"
 #include "model/workloads/kernels.h"
 #include "neuronsim/config.h"
 #include "platform/act/act_pass_tap.h"
+#include "platform/dve/dve_pass_tap.h"
 #include "platform/host/simulate.h"
 
 namespace {
@@ -37,8 +42,9 @@ using namespace neuronsim;
 namespace fs = std::filesystem;
 namespace wl = model::workloads;
 
-// Every batch the engine evaluated, in order, with the table each instruction used.
-class Capture : public platform::ActPassTap {
+// Every batch ACT evaluated, in order, with the table each instruction used; every VectorE
+// array pass and CPTC decode with its inputs.
+class Capture : public platform::ActPassTap, public platform::VectorPassTap, public model::cptc::DecodeTap {
 public:
     struct Segment {
         size_t table, at, n;
@@ -46,6 +52,19 @@ public:
     std::vector<std::unique_ptr<model::pwp::FlatTable>> tables;
     std::vector<float> inputs;
     std::vector<Segment> segments;
+    struct Vector {
+        platform::VectorPass pass;
+        size_t a, b, n;  // offsets in vector_inputs (b: Alu only)
+    };
+    std::vector<float> vector_inputs;
+    std::vector<Vector> vector_passes;
+    struct Decode {
+        model::cptc::DecodeParams params;
+        size_t at, bytes;  // in streams
+    };
+    std::vector<uint8_t> streams;
+    std::vector<Decode> decodes;
+    size_t largest_decode = 0;  // output bytes
 
     void table(const model::pwp::FlatTable& t) override { pending_ = &t; }
     void batch(const float* in, size_t n) override {
@@ -56,6 +75,20 @@ public:
         if (tables.empty()) throw Error("a batch came before any table");
         segments.push_back({tables.size() - 1, inputs.size(), n});
         inputs.insert(inputs.end(), in, in + n);
+    }
+    void pass(const platform::VectorPass& p, const float* a, const float* b, size_t n) override {
+        Vector v{p, vector_inputs.size(), 0, n};
+        vector_inputs.insert(vector_inputs.end(), a, a + n);
+        if (b) {
+            v.b = vector_inputs.size();
+            vector_inputs.insert(vector_inputs.end(), b, b + n);
+        }
+        vector_passes.push_back(v);
+    }
+    void decode(const model::cptc::DecodeParams& p, const uint8_t* stream, size_t bytes) override {
+        decodes.push_back({p, streams.size(), bytes});
+        streams.insert(streams.end(), stream, stream + bytes);
+        largest_decode = std::max<size_t>(largest_decode, p.elements * model::fp::dtype_bytes(p.out));
     }
 
 private:
@@ -83,7 +116,7 @@ void default_shape(Job& j) {
 }
 
 struct Result {
-    double run1 = 0, run2 = 0, passes = 0;
+    double run1 = 0, run2 = 0, passes = 0, act = 0, dve = 0, pool = 0;  // passes = act + dve + pool
     uint64_t elements = 0, instructions = 0;
 };
 
@@ -121,43 +154,98 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     };
 
     Capture cap;
-    platform::set_act_pass_tap(&cap);
+    auto taps = [](Capture* c) {
+        platform::set_act_pass_tap(c);
+        platform::set_vector_pass_tap(c);
+        model::cptc::set_decode_tap(c);
+    };
+    taps(&cap);
     try {
         simulate(one);
     } catch (...) {
-        platform::set_act_pass_tap(nullptr);
+        taps(nullptr);
         throw;
     }
-    platform::set_act_pass_tap(nullptr);
+    taps(nullptr);
     res.elements = cap.inputs.size();
     if (!res.elements) throw Error("kernel " + j.kernel + ": no Activate went through the batch pass");
+    for (const Capture::Vector& v : cap.vector_passes) res.elements += v.n;
+    for (const Capture::Decode& d : cap.decodes) res.elements += d.params.elements;
 
     std::vector<float> out(512);
     std::vector<uint32_t> flagged(512);
+    std::vector<uint8_t> decoded(cap.largest_decode);
     volatile uint32_t sink = 0;  // the outputs are used: the passes cannot be dropped
-    auto passes = [&] {
+    auto bits = [](float f) {
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return b;
+    };
+    auto act_passes = [&] {
         const auto t0 = std::chrono::steady_clock::now();
         uint32_t acc = 0;
         for (const Capture::Segment& g : cap.segments) {
             const size_t k = model::pwp::fast_pass(*cap.tables[g.table], cap.inputs.data() + g.at, out.data(), g.n, flagged.data());
-            uint32_t b;
-            std::memcpy(&b, &out[g.n - 1], 4);
-            acc += b + static_cast<uint32_t>(k);
+            acc += bits(out[g.n - 1]) + static_cast<uint32_t>(k);
         }
-        const double t = seconds_since(t0);
         sink = sink + acc;
-        return t;
+        return seconds_since(t0);
     };
-    std::vector<double> r1, r2, ps;
+    // (the in-place passes work on a copy of their input, as the engine's on its chunk buffer)
+    auto vector_passes = [&] {
+        namespace dve = model::dve;
+        using K = platform::VectorPass::Kind;
+        const auto t0 = std::chrono::steady_clock::now();
+        uint32_t acc = 0;
+        const float* in = cap.vector_inputs.data();
+        for (const Capture::Vector& v : cap.vector_passes) {
+            float* x = out.data();
+            switch (v.pass.kind) {
+                case K::Alu: dve::alu_n(static_cast<dve::AluOp>(v.pass.op), in + v.a, in + v.b, x, v.n); break;
+                case K::Scalar:
+                    std::memcpy(x, in + v.a, v.n * 4);
+                    dve::scalar_n(static_cast<dve::AluOp>(v.pass.op), v.pass.reverse, v.pass.value, x, v.n);
+                    break;
+                case K::Fold: x[0] = dve::fold_n(static_cast<dve::ReduceOp>(v.pass.op), v.pass.value, in + v.a, v.n); break;
+                case K::Reciprocal:
+                    std::memcpy(x, in + v.a, v.n * 4);
+                    dve::reciprocal_n(x, v.n);
+                    break;
+                case K::BnStats: dve::bn_stats_row(in + v.a, v.n, x); break;
+            }
+            acc += bits(x[0]);
+        }
+        sink = sink + acc;
+        return seconds_since(t0);
+    };
+    auto pool_passes = [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        uint32_t acc = 0;
+        for (const Capture::Decode& d : cap.decodes) {
+            model::cptc::decode_fast(d.params, cap.streams.data() + d.at, decoded.data());
+            acc += decoded.empty() ? 0 : decoded[0];
+        }
+        sink = sink + acc;
+        return seconds_since(t0);
+    };
+    std::vector<double> r1, r2, ps, pa, pd, pp;
     for (unsigned i = 0; i < runs; ++i) {
         r1.push_back(simulate(one));
         r2.push_back(simulate(two));
-        ps.push_back(passes());
-        if (each) std::fprintf(stderr, "%s rep %u: run 1t %.3f s, run 2t %.3f s, passes %.3f s\n", j.kernel.c_str(), i + 1, r1.back(), r2.back(), ps.back());
+        pa.push_back(act_passes());
+        pd.push_back(vector_passes());
+        pp.push_back(pool_passes());
+        ps.push_back(pa.back() + pd.back() + pp.back());
+        if (each)
+            std::fprintf(stderr, "%s rep %u: run 1t %.3f s, run 2t %.3f s, passes %.3f s (act %.3f, dve %.3f, pool %.3f)\n", j.kernel.c_str(), i + 1, r1.back(),
+                         r2.back(), ps.back(), pa.back(), pd.back(), pp.back());
     }
     res.run1 = fastest(r1);
     res.run2 = fastest(r2);
     res.passes = fastest(ps);
+    res.act = fastest(pa);
+    res.dve = fastest(pd);
+    res.pool = fastest(pp);
     return res;
 }
 
@@ -165,7 +253,8 @@ int usage(const char* prog, int rc) {
     std::fprintf(rc ? stderr : stdout,
                  "usage: %s [--gen G] [--runs N] [--each] [--kernel NAME[:ROWSxCOLS]]...\n"
                  "Times whole full-numerics runs of `neuronsim kernel` traces (1 and 2 host threads)\n"
-                 "against ACT's element passes over the same inputs alone; the fastest of N (default 5).\n"
+                 "against their element passes over the same inputs alone (ACT's fast passes, VectorE's\n"
+                 "array passes, GpSimd's CPTC decodes; one thread); the fastest of N (default 5).\n"
                  "Kernels: softmax rmsnorm layernorm mlp-act cptc-dequant-act (default: all five).\n"
                  "--gen defaults to mariana (cptc-dequant-act needs mariana or later).\n"
                  "--each prints every repetition's three times on stderr.\n",
@@ -225,18 +314,18 @@ int main(int argc, char** argv) {
             }
         } remove{tmp};
         std::printf(
-            "whole run (neuronsim run --no-csv --no-timeline --hazards off) vs ACT's passes alone, %s, fastest of %u,\n"
-            "SIMD %s\n",
+            "whole run (neuronsim run --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
+            "%s, fastest of %u, SIMD %s\n",
             gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()));
-        std::printf("%-17s %-11s %12s %6s %10s %10s %10s %11s %9s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s", "run 2t s", "passes s",
-                    "run/passes", "1t/2t");
+        std::printf("%-17s %-11s %12s %6s %9s %9s %9s %7s %7s %7s %8s %8s %6s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s", "run 2t s", "passes s",
+                    "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t");
         for (Job& j : jobs) {
             default_shape(j);
             const Result r = measure(j, gen, runs, each, tmp);
             const std::string shape = std::to_string(j.rows) + "x" + std::to_string(j.cols);
-            std::printf("%-17s %-11s %12llu %6llu %10.3f %10.3f %10.3f %11.2f %9.2f\n", j.kernel.c_str(), shape.c_str(),
-                        static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.run2, r.passes,
-                        r.run1 / r.passes, r.run1 / r.run2);
+            std::printf("%-17s %-11s %12llu %6llu %9.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f\n", j.kernel.c_str(), shape.c_str(),
+                        static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.run2, r.passes, r.act, r.dve,
+                        r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2);
             std::fflush(stdout);
         }
         rusage u{};

@@ -10,6 +10,7 @@
 #include "model/common/error.h"
 #include "model/cptc/cptc.h"
 #include "model/cptc/decode.h"
+#include "model/cptc/decode_tap.h"
 #include "model/fp/dtype.h"
 #include "model/isa/access_pattern.h"
 #include "model/isa/address.h"
@@ -279,7 +280,10 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
         uint8_t* base = sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
         uint8_t* to_bytes = contiguous ? base : buffer.data();
         if (cfg_.reference_decode) model::cptc::decode_reference(dpar, stream, to_bytes);
-        else model::cptc::decode_fast(dpar, stream, to_bytes);
+        else {
+            if (model::cptc::DecodeTap* tap = model::cptc::decode_tap()) tap->decode(dpar, stream, need);
+            model::cptc::decode_fast(dpar, stream, to_bytes);
+        }
         if (contiguous) continue;
         Pattern::Cursor to(dp);
         for (uint64_t k = 0; k < elements; ++k) std::memcpy(base + to.next(), buffer.data() + k * ob, ob);

@@ -1,5 +1,9 @@
 #include "model/cptc/decode.h"
 
+#include <atomic>
+
+#include "model/cptc/decode_tap.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -179,5 +183,12 @@ void decode_fast(const DecodeParams& p, const uint8_t* stream, uint8_t* out) {
     if (!decode_fast_simd() || p.bits < 1 || p.bits > 7 || (p.integer && p.is_signed)) return decode_reference(p, stream, out);
     decode_avx512(p, stream, out);
 }
+
+namespace {
+std::atomic<DecodeTap*> g_tap{nullptr};
+}
+
+void set_decode_tap(DecodeTap* tap) { g_tap.store(tap, std::memory_order_release); }
+DecodeTap* decode_tap() { return g_tap.load(std::memory_order_acquire); }
 
 }  // namespace neuronsim::model::cptc

@@ -13,6 +13,7 @@
 #include "platform/core/pattern_rows.h"
 #include "platform/core/tensor_operand.h"
 #include "platform/core/work_budget.h"
+#include "platform/dve/dve_pass_tap.h"
 
 namespace neuronsim::platform {
 
@@ -145,6 +146,7 @@ void DveEngine::tensor_tensor(const Bundle& b) {
             chunks(ctx_.options(), n, [&](size_t m) {
                 ra.read(x, m);
                 rb.read(y, m);
+                if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Alu, static_cast<uint8_t>(alu)}, x, y, m);
                 dve::alu_n(alu, x, y, x, m);
                 w.write(x, m);
             });
@@ -216,8 +218,11 @@ void DveEngine::tensor_scalar(const Bundle& b) {
             float x[kChunk];
             chunks(ctx_.options(), n, [&](size_t m) {
                 r.read(x, m);
-                dve::scalar_n(steps[0].op, steps[0].reverse, value[0][q], x, m);
-                if (two) dve::scalar_n(steps[1].op, steps[1].reverse, value[1][q], x, m);
+                for (int k = 0; k < (two ? 2 : 1); ++k) {
+                    if (VectorPassTap* tap = vector_pass_tap())
+                        tap->pass({VectorPass::Kind::Scalar, static_cast<uint8_t>(steps[k].op), steps[k].reverse, value[k][q]}, x, nullptr, m);
+                    dve::scalar_n(steps[k].op, steps[k].reverse, value[k][q], x, m);
+                }
                 w.write(x, m);
             });
         });
@@ -318,6 +323,7 @@ bool DveEngine::streamed_fast(uint8_t code, const Pattern& src, Dtype in, const 
         if (code == kDveBnStats) {  // (n <= kBnStatsMax = kChunk: one chunk)
             r.read(x, static_cast<size_t>(n));
             float o[6];
+            if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::BnStats}, x, nullptr, static_cast<size_t>(n));
             dve::bn_stats_row(x, static_cast<size_t>(n), o);
             w.write(o, 6);
             return;
@@ -329,7 +335,11 @@ bool DveEngine::streamed_fast(uint8_t code, const Pattern& src, Dtype in, const 
             bool first = true;
             chunks(ctx_.options(), n, [&](size_t m) {
                 r.read(x, m);
-                acc = first ? dve::fold_n(op, x[0], x + 1, m - 1) : dve::fold_n(op, acc, x, m);
+                const float from = first ? x[0] : acc;
+                const float* rest = first ? x + 1 : x;
+                const size_t k = first ? m - 1 : m;
+                if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Fold, static_cast<uint8_t>(op), false, from}, rest, nullptr, k);
+                acc = dve::fold_n(op, from, rest, k);
                 first = false;
             });
             acc = negate ? -acc : acc;
@@ -338,7 +348,10 @@ bool DveEngine::streamed_fast(uint8_t code, const Pattern& src, Dtype in, const 
         }
         chunks(ctx_.options(), n, [&](size_t m) {
             r.read(x, m);
-            if (code == kDveReciprocal) dve::reciprocal_n(x, m);
+            if (code == kDveReciprocal) {
+                if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Reciprocal}, x, nullptr, m);
+                dve::reciprocal_n(x, m);
+            }
             w.write(x, m);
         });
     });

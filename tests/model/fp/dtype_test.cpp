@@ -143,6 +143,23 @@ TEST(Dtype, RowConversionsAreTheElementConversions) {
     }
 }
 
+TEST(Dtype, Fp16RowConversionIsTheElementOneForEveryInput) {
+    std::vector<uint8_t> all(65536 * 2);
+    for (uint32_t h = 0; h < 65536; ++h) all[2 * h] = static_cast<uint8_t>(h), all[2 * h + 1] = static_cast<uint8_t>(h >> 8);
+    std::vector<float> got(65536);
+    to_f32_n(Dtype::Fp16, all.data(), got.data(), got.size());
+    for (uint32_t h = 0; h < 65536; ++h) ASSERT_EQ(bits_of(got[h]), bits_of(fp16_to_f32(static_cast<uint16_t>(h)))) << std::hex << h;
+}
+
+TEST(Dtype, Bf16RowConversionIsTheElementOneOverASweepOfAllBinary32) {
+    std::vector<float> v;
+    for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 4099) v.push_back(float_of(static_cast<uint32_t>(u)));
+    for (uint32_t u : {0x7f800001u, 0xffffffffu, 0x7fffffffu, 0x7f7fffffu, 0x3f808000u, 0x3f818000u}) v.push_back(float_of(u));
+    std::vector<uint8_t> row(v.size() * 2);
+    from_f32_n(Dtype::Bfloat16, v.data(), row.data(), v.size());
+    for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(row[2 * i] | row[2 * i + 1] << 8, f32_to_bf16(v[i])) << std::hex << bits_of(v[i]);
+}
+
 TEST(Dtype, ActTypeSets) {
     EXPECT_TRUE(act_input_dtype(0x0A));
     EXPECT_FALSE(act_input_dtype(0x0B));  // FP32R is output-only
