@@ -367,6 +367,40 @@ TEST_F(PlatformTest, ACopyWhoseRegionsLeaveThePortsCacheMovesEveryByte) {
     EXPECT_TRUE(got == in.substr(0x5ff00, 0x30000));
 }
 
+// A run's direct copies done together on the host threads (from 256 KiB) land as one thread
+// lands them: DRAM rows to SBUF partitions, SBUF back to DRAM rows further apart than their
+// bytes, and rows onto one DRAM address (a stride of 0: not put aside, in the engines' order).
+TEST_F(PlatformTest, DirectCopiesOnTheHostThreadsLandAsOnOne) {
+    std::string in(8u << 20, '\0');
+    uint32_t x = 777;
+    for (char& c : in) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);
+    t.write("in.bin", in);
+    const std::string trace =
+        ".data dram:0x0 file=in.bin\n"
+        "dma.0 copy src=dram:0x1234 dst=sbuf:0:0x0 partitions=128 bytes=0xf000 src_stride=0xf100 update=1+1\n"
+        "dma.0 copy src=sbuf:0:0x0 dst=dram:0x900000 partitions=128 bytes=0xf000 dst_stride=0x10008 wait=1>=1 update=1+1\n"
+        "dma.0 copy src=sbuf:0:0x100 dst=dram:0x1a00000 partitions=128 bytes=0x8000 dst_stride=0 wait=1>=2\n"
+        ".dump dram:0x900000 bytes=0x80ff00 file=rows.bin\n"
+        ".dump dram:0x1a00000 bytes=0x8000 file=last.bin\n";
+    std::string want_rows, want_last;
+    for (const char* threads : {"1", "2", "3"}) {
+        reset_systemc_context();
+        cfg = parse_config(builtin_config_text("cayman"), "cayman", {std::string("run.host_threads=") + threads});
+        run(trace);
+        const std::string rows = read_file(t.file("out/rows.bin")), last = read_file(t.file("out/last.bin"));
+        ASSERT_EQ(rows.size(), 0x80ff00u);
+        // Each row r of the SBUF copy is bytes 0x1234 + r x 0xf100 of the input, at r x 0x10008.
+        for (uint32_t r = 0; r < 128; ++r)
+            ASSERT_TRUE(rows.compare(r * 0x10008, 0xf000, in, 0x1234 + r * 0xf100, 0xf000) == 0) << "row " << r << ", " << threads << " threads";
+        if (want_rows.empty()) {
+            want_rows = rows, want_last = last;
+            continue;
+        }
+        EXPECT_TRUE(rows == want_rows) << threads << " threads";
+        EXPECT_TRUE(last == want_last) << threads << " threads";
+    }
+}
+
 TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
     std::string m = error_of("act sync wait=1>=1 update=2+1\npool sync wait=2>=1 update=1+1\n");
     EXPECT_NE(m.find("deadlock at 250.000000 ns: no engine can proceed"), std::string::npos) << m;
