@@ -115,24 +115,43 @@ OpenedFile open_regular_file(const std::string& path, uint64_t max_bytes, const 
     return OpenedFile{fd.release(), size};
 }
 
+FileRange::FileRange(const std::string& path, uint64_t expected_size, const std::string& what) : path_(path) {
+    const OpenedFile f = open_regular_file(path, UINT64_MAX, what);
+    fd_ = f.fd;
+    size_ = f.size;
+    if (f.size != expected_size) {
+        ::close(fd_);
+        throw Error(path + ": is " + size_text(f.size) + " now, " + size_text(expected_size) + " when the trace was read: it changed meanwhile");
+    }
+}
+
+FileRange::~FileRange() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void FileRange::read_at(uint64_t offset, uint8_t* out, size_t n) {
+    if (offset > size_ || n > size_ - offset) throw Error(path_ + ": bytes [" + std::to_string(offset) + ", +" + std::to_string(n) + ") are past its end");
+    for (size_t done = 0; done < n;) {
+        const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            throw Error(path_ + ": read error at byte offset " + std::to_string(offset + done) + ": " + std::strerror(errno));
+        }
+        if (got == 0) throw Error(path_ + ": ended at byte offset " + std::to_string(offset + done) + " (the file shrank while it was read)");
+        done += static_cast<size_t>(got);
+    }
+}
+
 void read_file_range(const std::string& path, uint64_t expected_size, uint64_t offset, uint64_t n, const std::string& what,
                      const std::function<void(const uint8_t*, size_t)>& sink) {
-    const OpenedFile f = open_regular_file(path, UINT64_MAX, what);
-    Fd fd(f.fd);
-    if (f.size != expected_size)
-        throw Error(path + ": is " + size_text(f.size) + " now, " + size_text(expected_size) + " when the trace was read: it changed meanwhile");
-    if (offset > f.size || n > f.size - offset) throw Error(path + ": bytes [" + std::to_string(offset) + ", +" + std::to_string(n) + ") are past its end");
+    FileRange f(path, expected_size, what);
+    if (offset > f.size() || n > f.size() - offset) throw Error(path + ": bytes [" + std::to_string(offset) + ", +" + std::to_string(n) + ") are past its end");
     std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(n, uint64_t{1} << 20)));
     for (uint64_t done = 0; done < n;) {
         const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), n - done));
-        const ssize_t got = ::pread(fd.get(), buf.data(), want, static_cast<off_t>(offset + done));
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            throw Error(path + ": read error at byte offset " + std::to_string(offset + done) + ": " + std::strerror(errno));
-        }
-        if (got == 0) throw Error(path + ": ended at byte offset " + std::to_string(offset + done) + " (the file shrank while it was read)");
-        sink(buf.data(), static_cast<size_t>(got));
-        done += static_cast<uint64_t>(got);
+        f.read_at(offset + done, buf.data(), want);
+        sink(buf.data(), want);
+        done += want;
     }
 }
 

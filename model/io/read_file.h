@@ -40,6 +40,26 @@ OpenedFile open_regular_file(const std::string& path, uint64_t max_bytes, const 
 void read_file_range(const std::string& path, uint64_t expected_size, uint64_t offset, uint64_t n, const std::string& what,
                      const std::function<void(const uint8_t*, size_t)>& sink);
 
+// The regular file `path`, which must be `expected_size` bytes long (a file that changed since
+// it was checked is an error), read at given offsets straight into the caller's memory (no
+// buffer of its own: a .data file goes into DRAM's pages in one copy). Errors name the file and
+// the byte offset.
+class FileRange {
+public:
+    FileRange(const std::string& path, uint64_t expected_size, const std::string& what);
+    ~FileRange();
+    FileRange(const FileRange&) = delete;
+    FileRange& operator=(const FileRange&) = delete;
+    // Bytes [offset, offset + n), all of them, into `out`.
+    void read_at(uint64_t offset, uint8_t* out, size_t n);
+    uint64_t size() const { return size_; }
+
+private:
+    std::string path_;
+    int fd_ = -1;
+    uint64_t size_ = 0;
+};
+
 // Reads a regular file front to back through a fixed buffer, for readers that stream (traces,
 // element files): memory does not grow with the file. A read error, or an end before the size
 // the file had when opened, is an error naming the file and byte offset.

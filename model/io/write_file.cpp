@@ -40,8 +40,9 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(const void* data, size_t size) {
     if (fd_ < 0) throw Error(path_ + ": written after it was committed");
-    constexpr size_t kChunk = size_t{1} << 20;
-    if (buf_.empty() && size >= kChunk) return write_all(data, size);  // large writes skip the copy
+    constexpr size_t kChunk = size_t{1} << 20, kDirect = size_t{64} << 10;
+    // Large writes skip the copy (a DRAM dump comes a 64 KiB page at a time).
+    if (buf_.empty() && size >= kDirect) return write_all(data, size);
     buf_.append(static_cast<const char*>(data), size);
     if (buf_.size() >= kChunk) flush();
 }

@@ -12,6 +12,7 @@
 
 #include "model/common/error.h"
 #include "model/fp/bits.h"
+#include "model/io/read_file.h"
 #include "model/io/write_file.h"
 #include "model/isa/opcodes.h"
 #include "model/trace/assembler.h"
@@ -140,6 +141,7 @@ void TraceHost::apply(const model::trace::DataDirective& d, const std::string& w
     map_.check_rows(d.at, d.partitions, row, where);
     check_not_reserved(d.at, d.size, where);
     auto directive = std::make_shared<const model::trace::DataDirective>(d);
+    std::unique_ptr<model::io::FileRange> file;  // (DRAM: opened once for all the rows)
     for (uint32_t p = 0; p < d.partitions; ++p) {
         model::isa::Location l = d.at;
         l.partition += p;
@@ -147,6 +149,15 @@ void TraceHost::apply(const model::trace::DataDirective& d, const std::string& w
         if (d.at.space == MemSpace::Dram) {
             uint64_t at = a;
             try {
+                if (!d.file.empty()) {  // read straight into DRAM's pages
+                    if (!file) file = std::make_unique<model::io::FileRange>(d.file, d.size, ".data file");
+                    uint64_t from = uint64_t{p} * row;
+                    dram_->write_in_place(a, row, [&](uint8_t* dst, size_t n) {
+                        file->read_at(from, dst, n);
+                        from += n;
+                    });
+                    continue;
+                }
                 model::trace::read_data(d, uint64_t{p} * row, row, [&](const uint8_t* bytes, size_t n) {
                     dram_->write(at, bytes, n);
                     at += n;
@@ -163,18 +174,21 @@ void TraceHost::apply(const model::trace::DataDirective& d, const std::string& w
 void TraceHost::dump(const model::trace::DumpDirective& d) {
     const fs::path path = fs::path(options_.out_dir) / d.file;
     model::io::make_directories(path.parent_path().string());
-    // Through a buffer of at most 1 MiB: a dump of a large tensor touches no more fresh memory
-    // than that (first touches are most of what a large dump costs).
-    std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(d.bytes, uint64_t{1} << 20)));
+    // DRAM straight from its pages; SBUF/PSUM through the core's window and a buffer of at most
+    // 1 MiB (a dump of a large tensor touches no more fresh memory than that).
+    std::vector<uint8_t> buf(d.at.space == MemSpace::Dram ? 0 : static_cast<size_t>(std::min<uint64_t>(d.bytes, uint64_t{1} << 20)));
     model::io::AtomicFile f(path.string());  // the dump appears whole or not at all
     for (uint32_t p = 0; p < d.partitions; ++p) {
         model::isa::Location l = d.at;
         l.partition += p;
         const uint64_t a = map_.linear(l, d.bytes, ".dump " + d.file);
+        if (d.at.space == MemSpace::Dram) {
+            dram_->read_in_place(a, d.bytes, [&](const uint8_t* bytes, size_t n) { f.write(bytes, n); });
+            continue;
+        }
         for (uint64_t done = 0; done < d.bytes;) {
             const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), d.bytes - done));
-            if (d.at.space == MemSpace::Dram) dram_->read(a + done, buf.data(), n);
-            else mmio_.debug_read((d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a + done, buf.data(), n);
+            mmio_.debug_read((d.at.space == MemSpace::Sbuf ? reg::kSbufWindow : reg::kPsumWindow) + a + done, buf.data(), n);
             f.write(buf.data(), n);
             done += n;
         }

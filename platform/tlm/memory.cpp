@@ -129,6 +129,30 @@ void Memory::read(uint64_t addr, uint8_t* data, uint64_t len) const {
     }
 }
 
+void Memory::write_in_place(uint64_t addr, uint64_t len, const std::function<void(uint8_t*, size_t)>& fill) {
+    check(addr, len);
+    if (partitions_) return fill(dense_.get() + addr, static_cast<size_t>(len));
+    while (len) {
+        const uint64_t off = addr & ((uint64_t{1} << kPageBits) - 1);
+        const uint64_t n = std::min(len, (uint64_t{1} << kPageBits) - off);
+        fill(page(addr >> kPageBits, true, n == (uint64_t{1} << kPageBits)) + off, static_cast<size_t>(n));
+        addr += n, len -= n;
+    }
+}
+
+void Memory::read_in_place(uint64_t addr, uint64_t len, const std::function<void(const uint8_t*, size_t)>& sink) const {
+    check(addr, len);
+    if (partitions_) return sink(dense_.get() + addr, static_cast<size_t>(len));
+    static const std::vector<uint8_t> zeros(size_t{1} << kPageBits, 0);  // never-written pages
+    while (len) {
+        const uint64_t off = addr & ((uint64_t{1} << kPageBits) - 1);
+        const uint64_t n = std::min(len, (uint64_t{1} << kPageBits) - off);
+        const uint8_t* p = page(addr >> kPageBits, false);
+        sink(p ? p + off : zeros.data(), static_cast<size_t>(n));
+        addr += n, len -= n;
+    }
+}
+
 bool Memory::access(tlm::tlm_generic_payload& t) {
     const uint64_t addr = t.get_address();
     const uint64_t len = t.get_data_length();

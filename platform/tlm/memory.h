@@ -6,6 +6,7 @@
 // engines and the DMA model account for time; engines stream tensors through DMI.
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -39,6 +40,11 @@ public:
     // access outside the memory is an Error naming the memory and the range.
     void write(uint64_t addr, const uint8_t* data, uint64_t len);
     void read(uint64_t addr, uint8_t* data, uint64_t len) const;
+    // The same without a copy of the caller's: `fill` writes [addr, addr + len) straight into
+    // the memory, piece by piece in address order (a page at a time in DRAM); `sink` is
+    // handed the memory's own bytes the same way (never-written DRAM as zeros).
+    void write_in_place(uint64_t addr, uint64_t len, const std::function<void(uint8_t*, size_t)>& fill);
+    void read_in_place(uint64_t addr, uint64_t len, const std::function<void(const uint8_t*, size_t)>& sink) const;
     // Sparse memories: the bytes at [addr, +len) read as `data` (kept alive by `owner`) without
     // being copied; a page is copied when it is first written or granted for DMI. What a write
     // of the same bytes would do (pages touched, the resident limit), minus the copy: a sweep

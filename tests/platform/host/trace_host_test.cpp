@@ -401,6 +401,22 @@ TEST_F(PlatformTest, DirectCopiesOnTheHostThreadsLandAsOnOne) {
     }
 }
 
+// A .data file goes straight into DRAM's pages and a DRAM dump comes straight from them: the
+// bytes at an address that is not a page's, across pages, come back as they went in; DRAM
+// nothing wrote dumps as zeros.
+TEST_F(PlatformTest, DataFilesAndDumpsGoStraightThroughDramsPages) {
+    std::string in(200000, '\0');
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<char>(i * 13 + 5);
+    t.write("in.bin", in);
+    const std::string trace =
+        ".data dram:0xfff0 file=in.bin\n"
+        ".dump dram:0xfff0 bytes=200000 file=back.bin\n"
+        ".dump dram:0x400000 bytes=70000 file=zeros.bin\n";
+    run(trace);
+    EXPECT_TRUE(read_file(t.file("out/back.bin")) == in);
+    EXPECT_TRUE(read_file(t.file("out/zeros.bin")) == std::string(70000, '\0'));
+}
+
 TEST_F(PlatformTest, DeadlockIsReportedNotHung) {
     std::string m = error_of("act sync wait=1>=1 update=2+1\npool sync wait=2>=1 update=1+1\n");
     EXPECT_NE(m.find("deadlock at 250.000000 ns: no engine can proceed"), std::string::npos) << m;

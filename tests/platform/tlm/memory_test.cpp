@@ -161,6 +161,49 @@ TEST_F(MemoryTest, NewAndReusedPagesReadZeroAroundAPartialWrite) {
     EXPECT_EQ(r, expect);
 }
 
+// write_in_place / read_in_place: the caller fills and reads the memory's own bytes a page at
+// a time, in address order; a partly filled page keeps zeros around the piece, a page never
+// written reads as zeros, and the bytes are those read() and write() give.
+TEST_F(MemoryTest, InPlaceAccessGoesPageByPageInOrder) {
+    constexpr uint64_t kPage = 65536;
+    platform::Memory dram("dram", uint64_t{1} << 32);
+    const uint64_t at = 3 * kPage - 100, len = 2 * kPage + 300;  // the end of one page, two whole, the start of another
+    std::vector<uint8_t> src(len);
+    for (size_t i = 0; i < len; ++i) src[i] = static_cast<uint8_t>(i * 7 + 1);
+    std::vector<size_t> pieces;
+    size_t done = 0;
+    dram.write_in_place(at, len, [&](uint8_t* dst, size_t n) {
+        std::memcpy(dst, src.data() + done, n);
+        done += n;
+        pieces.push_back(n);
+    });
+    EXPECT_EQ(pieces, (std::vector<size_t>{100, kPage, kPage, 200}));
+    std::vector<uint8_t> back(len + 200);
+    dram.read(at - 100, back.data(), back.size());
+    EXPECT_EQ(std::vector<uint8_t>(back.begin(), back.begin() + 100), std::vector<uint8_t>(100, 0));  // zeros before, in the same page
+    EXPECT_EQ(std::vector<uint8_t>(back.begin() + 100, back.begin() + 100 + len), src);
+    EXPECT_EQ(std::vector<uint8_t>(back.begin() + 100 + len, back.end()), std::vector<uint8_t>(100, 0));
+    std::vector<uint8_t> seen;
+    dram.read_in_place(at - 100, len + 200 + 3 * kPage, [&](const uint8_t* p, size_t n) { seen.insert(seen.end(), p, p + n); });  // and pages never written
+    ASSERT_EQ(seen.size(), len + 200 + 3 * kPage);
+    EXPECT_EQ(std::vector<uint8_t>(seen.begin(), seen.begin() + back.size()), back);
+    EXPECT_EQ(std::count(seen.begin() + back.size(), seen.end(), 0), static_cast<long>(3 * kPage));
+    // Dense memories: one piece.
+    platform::Memory sbuf("sbuf", 4 * kPage, 4);
+    size_t calls = 0;
+    sbuf.write_in_place(10, 3 * kPage, [&](uint8_t* dst, size_t n) {
+        ++calls;
+        EXPECT_EQ(n, 3 * kPage);
+        std::memset(dst, 0x5a, n);
+    });
+    uint8_t b[2];
+    sbuf.read(9, b, 2);
+    EXPECT_EQ(calls, 1u);
+    EXPECT_EQ(b[0], 0);
+    EXPECT_EQ(b[1], 0x5a);
+    EXPECT_THROW(dram.write_in_place((uint64_t{1} << 32) - 10, 20, [](uint8_t*, size_t) {}), Error);
+}
+
 TEST(ZeroedPagePool, PagesAreDistinctZeroedAndReused) {
     platform::ZeroedPagePool pool(65536);
     std::vector<uint8_t*> got;
