@@ -107,8 +107,9 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         "hazards", po::value<std::string>()->default_value("warn"),
         "races between engines that no semaphore orders (read/write after write, write after read, by byte range per partition) and "
         "reads of bytes nothing wrote (docs/hazards.md): warn (print the first ones, all in hazards.txt), error (the same, and exit 1), "
-        "off (not looked for)")("threads", po::value<unsigned>(),
-                                "host threads for Activate's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
+        "off (not looked for)")(
+        "threads", po::value<unsigned>(),
+        "host threads for the element work: Activate's and VectorE's partitions, large DMA copies (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
         "skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")(
         "no-progress", po::bool_switch(), "no progress bar even on a terminal")(
         "cost-model", po::bool_switch(),

@@ -122,7 +122,7 @@ struct RunConfig {
     uint64_t max_dma_bytes_per_instruction{}, max_dma_bytes_per_run{};
     uint64_t max_dump_bytes{};  // all of a trace's .dump files together
     uint64_t max_dram_resident_bytes{};  // the run host's sparse DRAM: pages it may hold
-    // Host threads an Activate's partitions are spread over (0: the host's hardware threads).
+    // Host threads the engines' element work is spread over (0: the host's hardware threads).
     // Results and simulated time do not depend on it.
     uint32_t host_threads{};
 };
