@@ -109,7 +109,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         "reads of bytes nothing wrote (docs/hazards.md): warn (print the first ones, all in hazards.txt), error (the same, and exit 1), "
         "off (not looked for)")(
         "threads", po::value<unsigned>(),
-        "host threads for the element work: Activate's and VectorE's partitions, large DMA copies (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
+        "host threads for the element work: Activate's and VectorE's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
         "skip-unknown", po::bool_switch(), "an opcode this simulator does not model costs run.skip_unknown_cost_ns and is counted, instead of an error")(
         "no-progress", po::bool_switch(), "no progress bar even on a terminal")(
         "cost-model", po::bool_switch(),

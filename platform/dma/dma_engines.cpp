@@ -17,9 +17,6 @@ using model::isa::MemSpace;
 
 namespace {
 constexpr uint64_t kChunk = uint64_t{1} << 20;  // bytes moved through the sockets at a time
-// A run's direct copies go to the host threads from this many bytes: below it handing them out
-// costs about what the copy does (an assumption of host speed, not of the simulated hardware).
-constexpr size_t kParallelCopyBytes = size_t{256} << 10;
 
 std::string space_text(DmaSpace s) { return s == DmaSpace::ActTables ? "act tables" : model::isa::space_name(static_cast<MemSpace>(s)); }
 }  // namespace
@@ -179,8 +176,7 @@ DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, const mo
       recorder_(recorder),
       budget_(budget),
       timing_only_(timing_only),
-      cancel_(cancel),
-      pool_(std::make_unique<model::WorkerPool>(cfg.run.host_threads)) {
+      cancel_(cancel) {
     for (uint32_t e = 0; e < cfg.dma.engines; ++e)
         units_.push_back(std::make_unique<Unit>(("engine" + std::to_string(e)).c_str(), *this, e, cfg.dma.queues_per_engine));
 }
@@ -328,13 +324,6 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
             TlmPort &from = port(t.src.space), &to = port(t.dst.space);
             buf.resize(std::min<uint64_t>(t.bytes, kChunk));
             const bool same_memory = t.src.space == t.dst.space;
-            // The run's direct copies wait to be done together, on the host threads, when no row
-            // can see another's writes: it reads one memory and writes rows of another that do
-            // not overlap (partitions, or DRAM rows a stride of at least their bytes apart).
-            const bool defer = pool_->threads() > 1 && !same_memory &&
-                               (run.last - run.first <= 1 || t.dst.space == DmaSpace::Sbuf || t.dst.space == DmaSpace::Psum ||
-                                (t.dst.space == DmaSpace::Dram && t.dst.row_stride >= t.bytes));
-            deferred_.clear();
             for (uint32_t r = run.first; r < run.last; ++r) {
                 const uint64_t src = tlm_address(t.src, r, t.bytes), dst = tlm_address(t.dst, r, t.bytes);
                 for (uint64_t at = 0; at < t.bytes; at += kChunk) {
@@ -344,9 +333,8 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                     // grants a page at a time), and not one memory's overlapping ranges: copied
                     // region by region, no buffer (direct_copy).
                     const bool overlapping = same_memory && src + at < dst + at + n && dst + at < src + at + n;
-                    if (!overlapping && direct_copy(from, src + at, to, dst + at, n, annotated, defer ? &deferred_ : nullptr)) continue;
+                    if (!overlapping && direct_copy(from, src + at, to, dst + at, n, annotated)) continue;
                     if (stale(p)) {  // (a memory may wait inside a transport: a RESET may come meanwhile)
-                        copy_deferred();
                         annotated_ += annotated;
                         return annotated;
                     }
@@ -354,7 +342,6 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                     annotated = add_delay(annotated, to.write(dst + at, buf.data(), n), "the memories' annotated delays");
                 }
             }
-            copy_deferred();
         }
     } catch (const Error& e) {
         if (!p.job->failed && spec.failed) spec.failed(e.what());
@@ -376,24 +363,11 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
 
 bool DmaEngines::stale(const Packet& p) const { return p.epoch != epoch_; }
 
-// The pieces direct_copy put aside, in any order (move() defers only pieces that cannot see each
-// other's writes), over the host threads when they are worth it. The DMI pointers stay valid
-// meanwhile: nothing runs in the simulation that could invalidate them.
-void DmaEngines::copy_deferred() {
-    size_t bytes = 0;
-    for (const Piece& c : deferred_) bytes += c.n;
-    const auto one = [this](size_t i) { std::memcpy(deferred_[i].dst, deferred_[i].src, deferred_[i].n); };
-    if (bytes >= kParallelCopyBytes) pool_->run(deferred_.size(), one);
-    else
-        for (size_t i = 0; i < deferred_.size(); ++i) one(i);
-    deferred_.clear();
-}
-
 // [src, +n) of `from` to [dst, +n) of `to` when every byte of both lies in DMI regions the
 // targets grant (asked for where a port holds none yet: each region is resolved once, not per
 // access; false, nothing copied, otherwise): what read() into a buffer and write() from it
 // count and annotate - an access and a latency per region each side meets - without the buffer.
-bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated, std::vector<Piece>* defer) {
+bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated) {
     TlmPort::Span s, d;
     auto pieces = [](TlmPort& port, uint64_t addr, uint64_t len, bool write, uint64_t& accesses, sc_core::sc_time& latency) {
         while (len) {
@@ -417,8 +391,7 @@ bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t 
         if (!from.span_or_request(src + done, n - done, false, s, sroom) || !to.span_or_request(dst + done, n - done, true, d, droom))
             throw Error("a memory refused the DMI it had granted for the copy");
         const uint64_t k = std::min({n - done, sroom, droom});
-        if (defer) defer->push_back({d.ptr, s.ptr, static_cast<size_t>(k)});
-        else std::memcpy(d.ptr, s.ptr, k);
+        std::memcpy(d.ptr, s.ptr, k);
         done += k;
     }
     from.count_direct(reads);

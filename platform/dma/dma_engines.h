@@ -18,8 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "model/common/worker_pool.h"
-
 #include <systemc>
 #include <tlm>
 
@@ -115,14 +113,7 @@ private:
     double rate() const;
     // Moves the packet's rows; returns the time the memories annotated.
     sc_core::sc_time move(const Packet& p, std::vector<uint8_t>& buf);
-    // A copy through DMI put aside by direct_copy (`defer`), done by copy_deferred().
-    struct Piece {
-        uint8_t* dst;
-        const uint8_t* src;
-        size_t n;
-    };
-    bool direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated, std::vector<Piece>* defer);
-    void copy_deferred();
+    bool direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated);
     void finished(const Packet& p);
     bool stale(const Packet& p) const;
 
@@ -141,8 +132,6 @@ private:
     int64_t in_flight_ = 0;  // bytes of packets being served (the counter track)
     uint64_t epoch_ = 0;  // RESETs so far
     sc_core::sc_event reset_event_;
-    std::unique_ptr<model::WorkerPool> pool_;  // run.host_threads: a run's direct copies
-    std::vector<Piece> deferred_;
 };
 
 }  // namespace neuronsim::platform

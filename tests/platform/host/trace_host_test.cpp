@@ -367,10 +367,10 @@ TEST_F(PlatformTest, ACopyWhoseRegionsLeaveThePortsCacheMovesEveryByte) {
     EXPECT_TRUE(got == in.substr(0x5ff00, 0x30000));
 }
 
-// A run's direct copies done together on the host threads (from 256 KiB) land as one thread
-// lands them: DRAM rows to SBUF partitions, SBUF back to DRAM rows further apart than their
-// bytes, and rows onto one DRAM address (a stride of 0: not put aside, in the engines' order).
-TEST_F(PlatformTest, DirectCopiesOnTheHostThreadsLandAsOnOne) {
+// DMA copies through DMI, region by region, land as the input says at any host-thread count:
+// DRAM rows to SBUF partitions, SBUF back to DRAM rows further apart than their bytes, and rows
+// onto one DRAM address (a stride of 0).
+TEST_F(PlatformTest, DirectCopiesLandAsTheInputSaysAtAnyThreadCount) {
     std::string in(8u << 20, '\0');
     uint32_t x = 777;
     for (char& c : in) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);
