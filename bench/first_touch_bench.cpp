@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
             return usage(argv[0], 2);
         }
     }
+    if (mib > (size_t{1} << 20)) {  // (1 TiB; and size_t{mib} << 20 cannot wrap)
+        std::fprintf(stderr, "%s: --mib %lu is over 1048576 (1 TiB)\n", argv[0], mib);
+        return 2;
+    }
     const size_t bytes = size_t{mib} << 20;
     std::printf("%lu MiB, %s pages, %lu ms between repetitions\n", mib, small_pages ? "4 KiB" : "2 MiB (advised)", pause_ms);
     try {
