@@ -10,9 +10,12 @@
 // measured on, the first pass after a run is up to 3x slower than the next with no page fault
 // counted: the machine, not the work; --each shows every repetition), whole run / passes (goal <= 1.5) and
 // 1 thread / 2 threads (goal >= 1.8 on two idle cores). Repetitions are interleaved (run, run on
-// two threads, passes) so a slow spell of the machine falls on all three.
+// two threads, passes) so a slow spell of the machine falls on all three. "files s" is the
+// fastest one-thread run's own time reading its .data files and writing its dumps
+// (RunReport::load_seconds + dump_seconds): work no pass does, bounded by the host's file
+// system and page cache; (1t - files) / pass is the rest of that run against the passes.
 //
-//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--kernel NAME[:ROWSxCOLS]]...
+//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--slab-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
 #include <stdlib.h>
 #include <sys/resource.h>
 
@@ -35,6 +38,7 @@
 #include "platform/act/act_pass_tap.h"
 #include "platform/dve/dve_pass_tap.h"
 #include "platform/host/simulate.h"
+#include "platform/tlm/zeroed_pages.h"
 
 namespace {
 
@@ -117,6 +121,7 @@ void default_shape(Job& j) {
 
 struct Result {
     double run1 = 0, run2 = 0, passes = 0, act = 0, dve = 0, pool = 0;  // passes = act + dve + pool
+    double files1 = 0;  // the fastest 1-thread run's: loading its .data files and writing its dumps
     uint64_t elements = 0, instructions = 0;
 };
 
@@ -144,12 +149,14 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     o.device.hazards = DeviceOptions::Hazards::Off;
 
     Result res;
+    double files = 0;  // the last run's
     auto simulate = [&](const Config& c) {
         const auto t0 = std::chrono::steady_clock::now();
         const platform::RunReport rep = platform::simulate_trace(c, trace, o);
         const double t = seconds_since(t0);
         if (rep.interrupted) throw Error("the run of " + j.kernel + " was interrupted");
         res.instructions = rep.instructions;
+        files = rep.load_seconds + rep.dump_seconds;
         return t;
     };
 
@@ -228,19 +235,21 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
         sink = sink + acc;
         return seconds_since(t0);
     };
-    std::vector<double> r1, r2, ps, pa, pd, pp;
+    std::vector<double> r1, f1, r2, ps, pa, pd, pp;
     for (unsigned i = 0; i < runs; ++i) {
         r1.push_back(simulate(one));
+        f1.push_back(files);
         r2.push_back(simulate(two));
         pa.push_back(act_passes());
         pd.push_back(vector_passes());
         pp.push_back(pool_passes());
         ps.push_back(pa.back() + pd.back() + pp.back());
         if (each)
-            std::fprintf(stderr, "%s rep %u: run 1t %.3f s, run 2t %.3f s, passes %.3f s (act %.3f, dve %.3f, pool %.3f)\n", j.kernel.c_str(), i + 1, r1.back(),
-                         r2.back(), ps.back(), pa.back(), pd.back(), pp.back());
+            std::fprintf(stderr, "%s rep %u: run 1t %.3f s (files %.3f), run 2t %.3f s, passes %.3f s (act %.3f, dve %.3f, pool %.3f)\n", j.kernel.c_str(),
+                         i + 1, r1.back(), f1.back(), r2.back(), ps.back(), pa.back(), pd.back(), pp.back());
     }
     res.run1 = fastest(r1);
+    res.files1 = f1[static_cast<size_t>(std::min_element(r1.begin(), r1.end()) - r1.begin())];
     res.run2 = fastest(r2);
     res.passes = fastest(ps);
     res.act = fastest(pa);
@@ -257,7 +266,9 @@ int usage(const char* prog, int rc) {
                  "array passes, GpSimd's CPTC decodes; one thread); the fastest of N (default 5).\n"
                  "Kernels: softmax rmsnorm layernorm mlp-act cptc-dequant-act (default: all five).\n"
                  "--gen defaults to mariana (cptc-dequant-act needs mariana or later).\n"
-                 "--each prints every repetition's three times on stderr.\n",
+                 "--each prints every repetition's three times on stderr.\n"
+                 "--slab-cache-mib N bounds the DRAM slabs kept between runs (platform/tlm/zeroed_pages.h;\n"
+                 "default 1024; 0 keeps none: every run's DRAM is fresh memory, as a new process's is).\n",
                  prog);
     return rc;
 }
@@ -279,7 +290,13 @@ int main(int argc, char** argv) {
             if (a == "--help" || a == "-h") return usage(argv[0], 0);
             if (a == "--gen") gen = value();
             else if (a == "--each") each = true;
-            else if (a == "--runs") {
+            else if (a == "--slab-cache-mib") {
+                const std::string v = value();
+                char* end = nullptr;
+                const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+                if (v.empty() || *end || n > (1ull << 20)) throw Error("--slab-cache-mib " + v + ": expected 0..1048576");
+                platform::set_slab_cache_limit(static_cast<size_t>(n) << 20);
+            } else if (a == "--runs") {
                 const std::string v = value();
                 char* end = nullptr;
                 const unsigned long n = std::strtoul(v.c_str(), &end, 10);
@@ -317,15 +334,15 @@ int main(int argc, char** argv) {
             "whole run (neuronsim run --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
             "%s, fastest of %u, SIMD %s\n",
             gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()));
-        std::printf("%-17s %-11s %12s %6s %9s %9s %9s %7s %7s %7s %8s %8s %6s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s", "run 2t s", "passes s",
-                    "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t");
+        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s", "files s",
+                    "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass");
         for (Job& j : jobs) {
             default_shape(j);
             const Result r = measure(j, gen, runs, each, tmp);
             const std::string shape = std::to_string(j.rows) + "x" + std::to_string(j.cols);
-            std::printf("%-17s %-11s %12llu %6llu %9.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f\n", j.kernel.c_str(), shape.c_str(),
-                        static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.run2, r.passes, r.act, r.dve,
-                        r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2);
+            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f\n", j.kernel.c_str(), shape.c_str(),
+                        static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.files1, r.run2, r.passes, r.act,
+                        r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2, (r.run1 - r.files1) / r.passes);
             std::fflush(stdout);
         }
         rusage u{};

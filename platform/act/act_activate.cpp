@@ -106,10 +106,7 @@ void ActEngine::activate(const Bundle& b) {
     pointer_read(bias_mode, op.bias, model::fp::dtype_bytes(bias_dtype));
     if (load_alpha) pointer_read(imm_mode, op.imm, 4);
 
-    auto partition = [&](uint32_t p, float scale, float bias, float alpha) {
-        // The accumulator takes each result as it is produced, in element order (seed 003 §1:
-        // doEngineAccumReduce folds the outputs into the engine accumulator); Activate2's
-        // reduction does the same.
+    auto start_acc = [&](uint32_t p, float alpha) {
         float& acc = acc_[src.partition + p];  // the lane of the partition read
         switch (op.accumulator_cmd) {
             case model::isa::kAccZero:
@@ -117,7 +114,14 @@ void ActEngine::activate(const Bundle& b) {
             case model::isa::kAccLoad: acc = alpha; break;
             default: break;
         }
-        const bool summing = op.accumulator_cmd >= model::isa::kAccAccumulate;
+        return &acc;
+    };
+    const bool summing = op.accumulator_cmd >= model::isa::kAccAccumulate;
+    auto partition = [&](uint32_t p, float scale, float bias, float alpha) {
+        // The accumulator takes each result as it is produced, in element order (seed 003 §1:
+        // doEngineAccumReduce folds the outputs into the engine accumulator); Activate2's
+        // reduction does the same.
+        float& acc = *start_acc(p, alpha);
         auto body = [&](auto load, auto store) {
             if (batched) {
                 auto pre = [scale, bias](float x) {
@@ -166,6 +170,42 @@ void ActEngine::activate(const Bundle& b) {
     detail_.function = fn.meta.bare_name();
     start_streaming(src, dst, nch, in, out, std::move(pointers));
     std::vector<float> scale(nch), bias(nch), alpha(nch);
+    if (batched && summing && !ctx_.options().timing_only && rows_independent(dst, nch, reads)) {
+        // kLanes partitions at a time (batched_lanes): each partition's sum is still its own
+        // binary32 adds in element order, but the sums of a lane group overlap instead of
+        // waiting on one chain of dependent adds at a time.
+        for (uint32_t p = 0; p < nch; ++p) operands(p, scale[p], bias[p], alpha[p]);
+        auto pre_of = [&](uint32_t p) {
+            return [s = scale[p], b = bias[p]](float x) {
+                const float v = s * x;  // multiply, then add: two roundings, no FMA
+                return v + b;
+            };
+        };
+        auto sums = [&](uint32_t p0, const float* const* y, uint32_t count, size_t m) {
+            float* acc = &acc_[src.partition + p0];
+            if (count == kLanes) {
+                float a[kLanes];
+                for (uint32_t i = 0; i < kLanes; ++i) a[i] = acc[i];
+                for (size_t j = 0; j < m; ++j)
+#pragma GCC unroll 8
+                    for (uint32_t i = 0; i < kLanes; ++i) a[i] = a[i] + y[i][j];
+                for (uint32_t i = 0; i < kLanes; ++i) acc[i] = a[i];
+                return;
+            }
+            for (uint32_t i = 0; i < count; ++i) {
+                float a = acc[i];
+                for (size_t j = 0; j < m; ++j) a = a + y[i][j];
+                acc[i] = a;
+            }
+        };
+        each_partition((nch + kLanes - 1) / kLanes, independent, [&](uint32_t g) {
+            const uint32_t p0 = g * kLanes, count = std::min(kLanes, nch - p0);
+            for (uint32_t p = p0; p < p0 + count; ++p) start_acc(p, alpha[p]);
+            batched_lanes(
+                src, dst, p0, count, fn, view, in, pre_of, sums, [](float y) { return y; }, out);
+        });
+        return;
+    }
     if (independent)
         for (uint32_t p = 0; p < nch; ++p) operands(p, scale[p], bias[p], alpha[p]);
     each_partition(nch, independent, [&](uint32_t p) {
@@ -174,11 +214,15 @@ void ActEngine::activate(const Bundle& b) {
     });
 }
 
-bool ActEngine::partitions_independent(const Pattern& dst, uint32_t nch, const std::vector<Location>& reads) const {
-    if (!host_threads() || nch <= 1 || ctx_.options().act_reference_kernel) return false;
+bool ActEngine::rows_independent(const Pattern& dst, uint32_t nch, const std::vector<Location>& reads) const {
+    if (nch <= 1 || ctx_.options().act_reference_kernel) return false;
     for (const Location& l : reads)
         if (l.space == dst.space && l.partition != dst.partition) return false;
     return true;
+}
+
+bool ActEngine::partitions_independent(const Pattern& dst, uint32_t nch, const std::vector<Location>& reads) const {
+    return host_threads() && rows_independent(dst, nch, reads);
 }
 
 // Every element of partition p in pattern order; dst walks its own pattern in the same order.
@@ -213,20 +257,36 @@ void ActEngine::for_each(const Pattern& src, const Pattern& dst, uint32_t p, F&&
     }
 }
 
-// The batched partition loop (see the header): walks src and dst in pattern order, evaluates up
-// to kBatch inputs with the fast pass, sends the flagged elements through the table-memory
-// evaluator (whose error ends the partition at that element, as for_each does), folds, stores.
-// (act_activate.cpp is built with GCC's dynamic vectoriser cost model: the loops over a batch
-// vectorise, which -O2's very-cheap model declines for their run-time trip counts.)
+// The batched partition loop (see the header): one partition, as lanes of one.
 template <typename Pre, typename Fold, typename Post>
 void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, Dtype in, Pre pre, Fold fold,
                         Post post, Dtype out) {
+    batched_lanes(
+        src, dst, p, 1, fn, view, in, [&pre](uint32_t) { return pre; }, [&fold](uint32_t, const float* const* y, uint32_t, size_t m) { fold(y[0], m); }, post,
+        out);
+}
+
+// Walks each lane's src and dst in pattern order; evaluates up to kBatch elements of a lane at a
+// time through the fast pass, then the fold over every lane's batch, then the stores.
+template <typename PreOf, typename Fold, typename Post>
+void ActEngine::batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p0, uint32_t count, const Resolved& fn, const model::pwp::TableView& view,
+                              Dtype in, PreOf pre_of, Fold fold, Post post, Dtype out) {
     constexpr size_t kBatch = 512;
-    float vin[kBatch], vout[kBatch];
+    struct Lane {
+        const uint8_t* srow;  // byte lo of the row
+        uint8_t* drow;
+        AccessPattern::Cursor sc, dc;
+        std::exception_ptr failed;  // its first error: the lane stops there
+    };
+    std::vector<Lane> lanes;
+    lanes.reserve(count);
+    for (uint32_t i = 0; i < count; ++i)
+        lanes.push_back({src.at(p0 + i, 0, 0, 0) - src.ap.start + src.ap.lo, dst.at(p0 + i, 0, 0, 0) - dst.ap.start + dst.ap.lo, AccessPattern::Cursor(src.ap),
+                         AccessPattern::Cursor(dst.ap), nullptr});
+    float vin[kBatch], vout[kLanes][kBatch];
+    const float* ys[kLanes];
+    for (uint32_t i = 0; i < count; ++i) ys[i] = vout[i];
     uint32_t flagged[kBatch];
-    const uint8_t* srow = src.at(p, 0, 0, 0) - src.ap.start + src.ap.lo;  // byte lo of the row
-    uint8_t* drow = dst.at(p, 0, 0, 0) - dst.ap.start + dst.ap.lo;
-    AccessPattern::Cursor sc(src.ap), dc(dst.ap);
     const uint64_t n = src.elements();
     // A plain row (elements back to back in order) is converted a batch at a time
     // (fp::to_f32_n / from_f32_n: the dtype switch once per batch, loops that vectorise).
@@ -234,28 +294,44 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
     for (uint64_t at = 0; at < n; at += kBatch) {
         if (at % (kBatch << 10) == 0) check_cancel(ctx_.options());  // every half million elements
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
-        if (plain_src) model::fp::to_f32_n(in, srow + at * src.bytes, vin, m);
-        else
-            for (size_t j = 0; j < m; ++j) vin[j] = model::fp::to_f32(in, srow + sc.next());
-        for (size_t j = 0; j < m; ++j) vin[j] = pre(vin[j]);
-        if (ActPassTap* tap = act_pass_tap()) tap->batch(vin, m);
-        const size_t k = model::pwp::fast_pass(*fn.flat, vin, vout, m, flagged);
-        // The elements the batch pass handed back, by the reference path, in place (an error
-        // stops the instruction: its outputs are then not defined).
-        for (size_t f = 0; f < k; ++f) {
-            const size_t j = flagged[f];
-            try {
-                vout[j] = model::pwp::evaluate_from_tables(view, fn.meta, vin[j]);
-            } catch (const Error& e) {
-                throw Error("partition " + std::to_string(src.partition + p) + ", element " + std::to_string(at + j) + ": " + e.what());
+        for (uint32_t i = 0; i < count; ++i) {
+            Lane& l = lanes[i];
+            if (l.failed) continue;  // (its results no longer matter: an error is thrown)
+            if (plain_src) model::fp::to_f32_n(in, l.srow + at * src.bytes, vin, m);
+            else
+                for (size_t j = 0; j < m; ++j) vin[j] = model::fp::to_f32(in, l.srow + l.sc.next());
+            const auto pre = pre_of(p0 + i);
+            for (size_t j = 0; j < m; ++j) vin[j] = pre(vin[j]);
+            if (ActPassTap* tap = act_pass_tap()) tap->batch(vin, m);
+            float* y = vout[i];
+            const size_t k = model::pwp::fast_pass(*fn.flat, vin, y, m, flagged);
+            // The elements the batch pass handed back, by the reference path, in place (an
+            // error stops the instruction: its outputs are then not defined).
+            for (size_t f = 0; f < k; ++f) {
+                const size_t j = flagged[f];
+                try {
+                    y[j] = model::pwp::evaluate_from_tables(view, fn.meta, vin[j]);
+                } catch (const Error& e) {
+                    l.failed = std::make_exception_ptr(
+                        Error("partition " + std::to_string(src.partition + p0 + i) + ", element " + std::to_string(at + j) + ": " + e.what()));
+                    break;
+                }
             }
         }
-        fold(static_cast<const float*>(vout), m);
-        for (size_t j = 0; j < m; ++j) vout[j] = post(vout[j]);
-        if (plain_dst) model::fp::from_f32_n(out, vout, drow + at * dst.bytes, m);
-        else
-            for (size_t j = 0; j < m; ++j) model::fp::from_f32(out, vout[j], drow + dc.next());
+        if (std::all_of(lanes.begin(), lanes.end(), [](const Lane& l) { return l.failed != nullptr; })) break;
+        fold(p0, ys, count, m);  // (a failed lane's accumulator is not defined either)
+        for (uint32_t i = 0; i < count; ++i) {
+            Lane& l = lanes[i];
+            if (l.failed) continue;
+            float* y = vout[i];
+            for (size_t j = 0; j < m; ++j) y[j] = post(y[j]);
+            if (plain_dst) model::fp::from_f32_n(out, y, l.drow + at * dst.bytes, m);
+            else
+                for (size_t j = 0; j < m; ++j) model::fp::from_f32(out, y[j], l.drow + l.dc.next());
+        }
     }
+    for (const Lane& l : lanes)
+        if (l.failed) std::rethrow_exception(l.failed);
 }
 
 void ActEngine::start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in, Dtype out, std::vector<Region> pointer_reads) {

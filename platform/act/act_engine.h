@@ -86,9 +86,21 @@ private:
     template <typename Pre, typename Fold, typename Post>
     void batched(const Pattern& src, const Pattern& dst, uint32_t p, const Resolved& fn, const model::pwp::TableView& view, model::fp::Dtype in, Pre pre,
                  Fold fold, Post post, model::fp::Dtype out);
-    // Whether the partitions of an instruction writing `dst` may run on several host threads:
-    // each operand at `reads` (SBUF/PSUM locations) lies in another memory or starts at dst's
+    // The same for partitions [p0, p0 + count) (count <= kLanes) a batch of each in turn, for
+    // partitions independent of each other (rows_independent): `pre_of(p)` is partition p's
+    // `pre`; `fold(p0, y, count, m)` has the batch of each, y[i] partition p0 + i's. Folding
+    // several partitions' batches together lets their sums, each a chain of dependent adds in
+    // element order, overlap (Activate's accumulator). The error thrown is the first
+    // partition's, as for one partition after another.
+    static constexpr uint32_t kLanes = 8;
+    template <typename PreOf, typename Fold, typename Post>
+    void batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p0, uint32_t count, const Resolved& fn, const model::pwp::TableView& view,
+                       model::fp::Dtype in, PreOf pre_of, Fold fold, Post post, model::fp::Dtype out);
+    // Whether no partition of an instruction writing `dst` reads what another writes: each
+    // operand at `reads` (SBUF/PSUM locations) lies in another memory or starts at dst's
     // partition, so partition p reads only rows partition p writes.
+    bool rows_independent(const Pattern& dst, uint32_t nch, const std::vector<model::isa::Location>& reads) const;
+    // Whether the partitions may run on several host threads: rows_independent, with threads.
     bool partitions_independent(const Pattern& dst, uint32_t nch, const std::vector<model::isa::Location>& reads) const;
     // Counts the traffic, fills the record and issues the instruction (issue()), before its data.
     void start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, model::fp::Dtype in, model::fp::Dtype out,

@@ -103,8 +103,11 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
         uint64_t dump_bytes = 0;
         model::trace::TraceReader reader(setup);
         while (auto r = reader.next()) {
-            if (r->kind == model::trace::Record::Kind::Data) apply(r->data, r->where());
-            else if (r->kind == model::trace::Record::Kind::Reg) regs_.push_back({r->reg.index, r->reg.value});
+            if (r->kind == model::trace::Record::Kind::Data) {
+                const auto t0 = std::chrono::steady_clock::now();
+                apply(r->data, r->where());
+                load_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            } else if (r->kind == model::trace::Record::Kind::Reg) regs_.push_back({r->reg.index, r->reg.value});
             else if (r->kind == model::trace::Record::Kind::Dump) {
                 map_.check_rows(r->dump.at, r->dump.partitions, r->dump.bytes, r->where());
                 check_not_reserved(r->dump.at, r->dump.bytes * r->dump.partitions, r->where());
@@ -343,6 +346,7 @@ RunReport TraceHost::run() {
     // Elaborate (the sockets complete their binding), load the trace's SBUF/PSUM data through
     // the core's windows, then simulate: the host's wall time counts the simulation only.
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    const auto loading = std::chrono::steady_clock::now();
     for (const WindowWrite& w : window_writes_) {
         uint64_t at = w.addr;
         try {
@@ -358,6 +362,7 @@ RunReport TraceHost::run() {
     start_.notify(sc_core::SC_ZERO_TIME);
     const auto t0 = std::chrono::steady_clock::now();
     RunReport rep;
+    rep.load_seconds = load_seconds_ + std::chrono::duration<double>(t0 - loading).count();
     if (!options_.device.cancel) {
         sc_core::sc_start();
     } else {
@@ -403,11 +408,14 @@ RunReport TraceHost::run() {
     }
     // An interrupted run reports what completed so far, without dumps (their data may be half
     // made); a timing-only one has no values a dump could hold.
-    if (!rep.interrupted && !options_.device.timing_only)
+    if (!rep.interrupted && !options_.device.timing_only) {
+        const auto dumping = std::chrono::steady_clock::now();
         for (const auto& d : dumps_) {
             dump(d);
             rep.dumps.push_back(d.file);
         }
+        rep.dump_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - dumping).count();
+    }
     rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
     rep.simulated = sc_core::sc_time(static_cast<double>(stats::get(rep.stats, stats::core::simulated_ps).get<uint64_t>()), sc_core::SC_PS);
     rep.instructions = core_->instructions_completed();

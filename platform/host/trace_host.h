@@ -44,6 +44,9 @@ struct RunReport {
     sc_core::sc_time simulated;  // the device's busy window
     uint64_t instructions = 0;
     double wall_seconds = 0;
+    // Host wall time outside wall_seconds: reading the .data values into the memories (files and
+    // inline bytes), and writing the dumps.
+    double load_seconds = 0, dump_seconds = 0;
     nlohmann::ordered_json stats;
     int interrupted = 0;  // the value *stop had when the run stopped early (0: ran to the end)
     std::vector<std::string> dumps;  // files written under out_dir, relative to it
@@ -106,6 +109,7 @@ private:
         std::string where;
     };
     std::vector<WindowWrite> window_writes_;
+    double load_seconds_ = 0;  // reading the DRAM values (the constructor does)
     uint64_t reserved_ = 0;  // DRAM from here up: rings and function sets
     uint64_t sets_base_ = 0;
     uint32_t sets_count_ = 0;

@@ -2,7 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <pthread.h>
+
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "model/common/error.h"
@@ -32,7 +35,69 @@ ZeroedBytes try_map_zeroed(size_t bytes) {
     return ZeroedBytes(p, Unmap{bytes});
 }
 
+class SlabCache {
+public:
+    // Held across fork() so that the child's copy is consistent; the child drops its copies.
+    SlabCache() {
+        ::pthread_atfork([] { cache().m_.lock(); }, [] { cache().m_.unlock(); }, [] { cache().forget(); });
+    }
+    static SlabCache& cache() {
+        static SlabCache* c = new SlabCache;  // never destroyed: pools may go after static destruction
+        return *c;
+    }
+    uint8_t* take() {
+        std::lock_guard<std::mutex> lock(m_);
+        if (slabs_.empty()) return nullptr;
+        uint8_t* s = slabs_.back();
+        slabs_.pop_back();
+        return s;
+    }
+    void give(uint8_t* slab) {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            if ((slabs_.size() + 1) * kSlab <= limit_) {
+#ifdef MADV_FREE
+                (void)::madvise(slab, kSlab, MADV_FREE);  // advice only: reclaimable under pressure
+#endif
+                try {
+                    slabs_.push_back(slab);
+                    return;
+                } catch (const std::bad_alloc&) {  // (from a destructor: unmapped instead)
+                }
+            }
+        }
+        ::munmap(slab, kSlab);
+    }
+    void set_limit(size_t bytes) {
+        std::vector<uint8_t*> drop;
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            limit_ = bytes;
+            while (slabs_.size() * kSlab > limit_) drop.push_back(slabs_.back()), slabs_.pop_back();
+        }
+        for (uint8_t* s : drop) ::munmap(s, kSlab);
+    }
+    size_t bytes() {
+        std::lock_guard<std::mutex> lock(m_);
+        return slabs_.size() * kSlab;
+    }
+
+private:
+    // In a forked child (one thread, the lock held since the fork): unmapped, never written.
+    void forget() {
+        for (uint8_t* s : slabs_) ::munmap(s, kSlab);
+        slabs_.clear();
+        m_.unlock();
+    }
+    std::mutex m_;
+    std::vector<uint8_t*> slabs_;
+    size_t limit_ = kDefaultSlabCacheBytes;
+};
+
 }  // namespace
+
+void set_slab_cache_limit(size_t bytes) { SlabCache::cache().set_limit(bytes); }
+size_t slab_cache_bytes() { return SlabCache::cache().bytes(); }
 
 void Unmap::operator()(uint8_t* p) const {
     if (p) ::munmap(p, bytes);
@@ -45,6 +110,11 @@ ZeroedBytes map_zeroed(size_t bytes, const std::string& what) {
     return p;
 }
 
+ZeroedPagePool::~ZeroedPagePool() {
+    if (page_bytes_ > kSlab) return;  // (slabs of another size are unmapped)
+    for (ZeroedBytes& s : slabs_) SlabCache::cache().give(s.release());
+}
+
 uint8_t* ZeroedPagePool::take(bool zeroed) {
     if (!free_.empty()) {
         uint8_t* p = free_.back();
@@ -55,14 +125,17 @@ uint8_t* ZeroedPagePool::take(bool zeroed) {
     const size_t slab = page_bytes_ > kSlab ? page_bytes_ : kSlab;
     if (slabs_.empty() || used_in_last_ + page_bytes_ > slab) {
         slabs_.reserve(slabs_.size() + 1);
-        ZeroedBytes m = try_map_zeroed(slab);
+        uint8_t* kept = slab == kSlab ? SlabCache::cache().take() : nullptr;
+        ZeroedBytes m = kept ? ZeroedBytes(kept, Unmap{kSlab}) : try_map_zeroed(slab);
         if (!m) throw std::bad_alloc();
         slabs_.push_back(std::move(m));
         used_in_last_ = 0;
+        last_reused_ = kept != nullptr;
     }
     uint8_t* p = slabs_.back().get() + used_in_last_;
     used_in_last_ += page_bytes_;
-    return p;  // never handed out before: still zero
+    if (zeroed && last_reused_) std::memset(p, 0, page_bytes_);  // (a fresh slab is still zero)
+    return p;
 }
 
 }  // namespace neuronsim::platform

@@ -79,30 +79,41 @@ TEST_F(ActThreadsTest, FastPathAndThreadsAreByteIdenticalToTheReferenceKernel) {
         + activate("7",
                    "num_active_channels=32 scale=1.0 src=sbuf:0:0x4000 src.num=16,1,1 src.step=0,0,0 "
                    "dst=sbuf:0:0x4000 dst.num=16,1,1 dst.step=1,0,0") +
+        // Accumulating over 13 partitions (a group of 8 summed together, then 5) from a strided
+        // src, and over 20 from partition 32 (8, 8, 4): batched in lane groups, threaded.
+        activate("7",
+                 "num_active_channels=13 scale=0.25 bias=0.125 accumulator_cmd=3 src=sbuf:0:0x0 src.num=300,2,1 src.step=2,1024,0 "
+                 "dst=sbuf:0:0x9100 dst.num=600,1,1 dst.step=1,0,0") +
+        "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9014 dst.num=1\n" +
+        activate("7",
+                 "num_active_channels=20 scale=-1.0 bias=0.5 accumulator_cmd=3 src=sbuf:32:0x0 src.num=1000,1,1 src.step=1,0,0 "
+                 "dst=sbuf:32:0x9100 dst.num=1000,1,1 dst.step=1,0,0") +
+        "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9018 dst.num=1\n"
         // bf16 in, fp16 out, accumulating onto the lanes' sums: batched, threaded.
-        + "act activate func=7 in_bias_dtype=6 out_dtype=7 bias_src_n=1 num_active_channels=128 scale=0.75 bias=0.5 accumulator_cmd=2 "
-          "src=sbuf:0:0x0 src.num=512,1,1 src.step=1,0,0 dst=sbuf:0:0x5000 dst.num=512,1,1 dst.step=1,0,0\n"
-          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9004 dst.num=1\n"
-          // ActivateQuantize: strided src, bias pointer in the same partitions, bf16 out.
-          "act activate_quantize func=7 quant_scale=3 dequant_scale=0.5 bias_addr=sbuf:0:0x8000 quant_zero=-2 in_bias_dtype=10 out_dtype=6 "
-          "num_active_channels=128 src=sbuf:0:0x0 src.num=64,4,1 src.step=3,256,0 dst=sbuf:0:0x6000 dst.num=256,1,1 dst.step=1,0,0\n"
-          // ... in place (the same pattern: batched), and over partitions 64.. from 0.. (in order).
-          "act activate_quantize func=7 quant_scale=1 dequant_scale=1 bias_addr=sbuf:0:0x8000 quant_zero=0 in_bias_dtype=10 out_dtype=10 "
-          "num_active_channels=64 src=sbuf:0:0x7000 src.num=128,1,1 src.step=1,0,0 dst=sbuf:0:0x7000 dst.num=128,1,1 dst.step=1,0,0\n"
-          "act activate_quantize func=7 quant_scale=1 dequant_scale=2 bias_addr=sbuf:0:0x8000 quant_zero=0 in_bias_dtype=10 out_dtype=10 "
-          "num_active_channels=64 src=sbuf:0:0x100 src.num=128,1,1 src.step=1,0,0 dst=sbuf:64:0x100 dst.num=128,1,1 dst.step=1,0,0\n"
-          // Activate2: mult+add then an add reduction; abs_max over bf16 inputs to fp16; a
-          // store one element past its load (not batched).
-          "act activate2 func=7 op0=6 op1=4 imm0=0.5 imm1=-1 reduce_cmd=3 reduce_op=4 in_dtype=10 out_dtype=10 num_active_channels=128 "
-          "src=sbuf:0:0x0 src.num=256,4 src.step=1,256 dst=sbuf:0:0x6800 dst.num=1024,1 dst.step=1,0\n"
-          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9008 dst.num=1\n"
-          "act activate2 func=7 op0=5 op1=0 imm0=0.25 imm1=0 reduce_cmd=3 reduce_op=10 in_dtype=6 out_dtype=7 num_active_channels=128 "
-          "src=sbuf:0:0x0 src.num=1024,1 src.step=1,0 dst=sbuf:0:0x7800 dst.num=1024,1 dst.step=1,0\n"
-          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x900c dst.num=1\n"
-          "act activate2 func=7 op0=0 op1=0 reduce_cmd=2 reduce_op=9 in_dtype=10 out_dtype=10 num_active_channels=32 "
-          "src=sbuf:0:0x6800 src.num=100,1 src.step=1,0 dst=sbuf:0:0x6804 dst.num=100,1 dst.step=1,0\n"
-          "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9010 dst.num=1\n"
-          ".dump sbuf:0:0x0 bytes=40960 partitions=128 file=all.bin\n";
+        +
+        "act activate func=7 in_bias_dtype=6 out_dtype=7 bias_src_n=1 num_active_channels=128 scale=0.75 bias=0.5 accumulator_cmd=2 "
+        "src=sbuf:0:0x0 src.num=512,1,1 src.step=1,0,0 dst=sbuf:0:0x5000 dst.num=512,1,1 dst.step=1,0,0\n"
+        "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9004 dst.num=1\n"
+        // ActivateQuantize: strided src, bias pointer in the same partitions, bf16 out.
+        "act activate_quantize func=7 quant_scale=3 dequant_scale=0.5 bias_addr=sbuf:0:0x8000 quant_zero=-2 in_bias_dtype=10 out_dtype=6 "
+        "num_active_channels=128 src=sbuf:0:0x0 src.num=64,4,1 src.step=3,256,0 dst=sbuf:0:0x6000 dst.num=256,1,1 dst.step=1,0,0\n"
+        // ... in place (the same pattern: batched), and over partitions 64.. from 0.. (in order).
+        "act activate_quantize func=7 quant_scale=1 dequant_scale=1 bias_addr=sbuf:0:0x8000 quant_zero=0 in_bias_dtype=10 out_dtype=10 "
+        "num_active_channels=64 src=sbuf:0:0x7000 src.num=128,1,1 src.step=1,0,0 dst=sbuf:0:0x7000 dst.num=128,1,1 dst.step=1,0,0\n"
+        "act activate_quantize func=7 quant_scale=1 dequant_scale=2 bias_addr=sbuf:0:0x8000 quant_zero=0 in_bias_dtype=10 out_dtype=10 "
+        "num_active_channels=64 src=sbuf:0:0x100 src.num=128,1,1 src.step=1,0,0 dst=sbuf:64:0x100 dst.num=128,1,1 dst.step=1,0,0\n"
+        // Activate2: mult+add then an add reduction; abs_max over bf16 inputs to fp16; a
+        // store one element past its load (not batched).
+        "act activate2 func=7 op0=6 op1=4 imm0=0.5 imm1=-1 reduce_cmd=3 reduce_op=4 in_dtype=10 out_dtype=10 num_active_channels=128 "
+        "src=sbuf:0:0x0 src.num=256,4 src.step=1,256 dst=sbuf:0:0x6800 dst.num=1024,1 dst.step=1,0\n"
+        "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9008 dst.num=1\n"
+        "act activate2 func=7 op0=5 op1=0 imm0=0.25 imm1=0 reduce_cmd=3 reduce_op=10 in_dtype=6 out_dtype=7 num_active_channels=128 "
+        "src=sbuf:0:0x0 src.num=1024,1 src.step=1,0 dst=sbuf:0:0x7800 dst.num=1024,1 dst.step=1,0\n"
+        "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x900c dst.num=1\n"
+        "act activate2 func=7 op0=0 op1=0 reduce_cmd=2 reduce_op=9 in_dtype=10 out_dtype=10 num_active_channels=32 "
+        "src=sbuf:0:0x6800 src.num=100,1 src.step=1,0 dst=sbuf:0:0x6804 dst.num=100,1 dst.step=1,0\n"
+        "act read_accumulator count=1 dtype=10 num_active_channels=128 dst=sbuf:0:0x9010 dst.num=1\n"
+        ".dump sbuf:0:0x0 bytes=45056 partitions=128 file=all.bin\n";
     struct Mode {
         bool reference;
         const char* threads;
@@ -129,19 +140,28 @@ TEST_F(ActThreadsTest, FastPathAndThreadsAreByteIdenticalToTheReferenceKernel) {
 // take the low clamp (bucket 0, d0 = 5), inputs from 1.0 up reach an octave outside the
 // table, which the reference rejects. The error must name the same partition and element
 // as one thread would meet first, and the table cache must see the socket's writes.
-std::string run_with_hole(ActThreadsTest& self, bool reference, const char* threads, std::string* dump) {
-    std::vector<float> in(128 * 8, 0.5f);
-    if (!dump) {
+// With `accumulate`, 1024 elements a partition summed into the accumulator (partitions in lane
+// groups, batched_lanes): partition 6 fails in the first batch, partition 2 only in the second,
+// and partition 2's error is still the one reported.
+std::string run_with_hole(ActThreadsTest& self, bool reference, const char* threads, std::string* dump, bool accumulate = false) {
+    const uint32_t n = accumulate ? 1024 : 8;
+    std::vector<float> in(size_t{128} * n, 0.5f);
+    if (!dump && !accumulate) {
         in[5 * 8 + 3] = 1e30f;
         in[9 * 8 + 1] = 2.0f;
         in[100 * 8 + 0] = 3.0f;
+    } else if (!dump) {
+        in[2 * n + 600] = 1e30f;
+        in[6 * n + 3] = 2.0f;
+        in[100 * n + 0] = 3.0f;
     }
     self.t.write("in.bin", std::string(reinterpret_cast<const char*>(in.data()), in.size() * 4));
+    const std::string count = std::to_string(n), out_at = model::fp::hex(uint64_t{n} * 4);
     const std::string trace = self.t.write(
-        "x.trace",
-        ".data sbuf:0:0 partitions=128 file=in.bin\n" +
-            activate("99", "num_active_channels=128 scale=1.0 src=sbuf:0:0 src.num=8,1,1 src.step=1,0,0 dst=sbuf:0:0x40 dst.num=8,1,1 dst.step=1,0,0") +
-            ".dump sbuf:0:0x40 bytes=32 partitions=128 file=o.bin\n");
+        "x.trace", ".data sbuf:0:0 partitions=128 file=in.bin\n" +
+                       activate("99", "num_active_channels=128 scale=1.0 " + std::string(accumulate ? "accumulator_cmd=3 " : "") + "src=sbuf:0:0 src.num=" +
+                                          count + ",1,1 src.step=1,0,0 dst=sbuf:0:" + out_at + " dst.num=" + count + ",1,1 dst.step=1,0,0") +
+                       ".dump sbuf:0:" + out_at + " bytes=" + std::to_string(n * 4) + " partitions=128 file=o.bin\n");
     reset_systemc_context();
     model::trace::assemble_trace(trace, self.t.file("streams"));
     platform::RunOptions o;
@@ -181,6 +201,16 @@ TEST_F(ActThreadsTest, AnErrorNamesTheSamePartitionAndElementAsOneThread) {
     EXPECT_EQ(run_with_hole(*this, false, "2", &b), "(no error)");
     EXPECT_EQ(a, b);
     EXPECT_EQ(floats(a)[0], 5.0f);
+}
+
+TEST_F(ActThreadsTest, AnErrorInLaneGroupsNamesTheSamePartitionAndElementAsOneThread) {
+    const std::string want = run_with_hole(*this, true, "1", nullptr, true);
+    EXPECT_NE(want.find("partition 2, element 600"), std::string::npos) << want;
+    for (const char* threads : {"1", "2", "3"}) EXPECT_EQ(run_with_hole(*this, false, threads, nullptr, true), want) << threads << " thread(s)";
+    std::string a, b;
+    EXPECT_EQ(run_with_hole(*this, true, "1", &a, true), "(no error)");
+    EXPECT_EQ(run_with_hole(*this, false, "2", &b, true), "(no error)");
+    EXPECT_EQ(a, b);
 }
 
 }  // namespace

@@ -1,4 +1,7 @@
 // The memories as TLM-2.0 targets: b_transport, transport_dbg, DMI, address errors.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
@@ -6,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <vector>
 
 #include "model/common/error.h"
@@ -218,6 +222,47 @@ TEST(ZeroedPagePool, PagesAreDistinctZeroedAndReused) {
     uint8_t* again = pool.take(true);
     EXPECT_EQ(again, got[3]);
     EXPECT_EQ(std::count(again, again + 65536, 0), 65536);
+}
+
+// A pool's slabs outlive it in the process's slab cache; the next pool's pages come from them,
+// zeroed when asked although the slabs were written; a forked child keeps none of them.
+TEST(ZeroedPagePool, SlabsAreKeptForTheNextPoolAndZeroedWhenAsked) {
+    platform::set_slab_cache_limit(0);  // (empty: earlier pools' slabs go)
+    platform::set_slab_cache_limit(platform::kDefaultSlabCacheBytes);
+    const size_t before = platform::slab_cache_bytes();
+    ASSERT_EQ(before, 0u);
+    std::set<uint8_t*> first;
+    {
+        platform::ZeroedPagePool pool(65536);
+        for (int i = 0; i < 64; ++i) {  // two 2 MiB slabs, every byte written
+            uint8_t* p = pool.take(false);
+            std::memset(p, 0xab, 65536);
+            first.insert(p);
+        }
+    }
+    EXPECT_EQ(platform::slab_cache_bytes(), before + (size_t{4} << 20));
+    {
+        platform::ZeroedPagePool pool(65536);
+        size_t reused = 0;
+        for (int i = 0; i < 64; ++i) {
+            uint8_t* p = pool.take(true);
+            reused += first.count(p);
+            ASSERT_EQ(std::count(p, p + 65536, 0), 65536) << "page " << i << " is not zero";
+        }
+        EXPECT_GE(reused, 32u);  // at least the slab taken last from the cache
+        uint8_t* p = pool.take(false);  // unspecified content, but a page of its own
+        p[0] = 1, p[65535] = 2;
+    }
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) _exit(platform::slab_cache_bytes() == 0 ? 0 : 1);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the forked child still holds cached slabs";
+    EXPECT_GT(platform::slab_cache_bytes(), 0u);  // (the parent's are its own)
+    platform::set_slab_cache_limit(0);
+    EXPECT_EQ(platform::slab_cache_bytes(), 0u);
+    platform::set_slab_cache_limit(platform::kDefaultSlabCacheBytes);
 }
 
 TEST(MapZeroed, ZeroBytesIsNullAndLargeMapsAreZero) {
