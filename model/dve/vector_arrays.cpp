@@ -17,6 +17,22 @@ void each_scalar(float* x, size_t n, F f) {
     for (size_t i = 0; i < n; ++i) x[i] = f(x[i]);
 }
 
+// The greatest (Max) or least key of x[0, n) and `best`, and whether any x is a NaN: integer
+// compares on the bits only, one loop per direction, so that it vectorises.
+template <bool Max>
+int32_t fold_keys(int32_t best, const float* x, size_t n, bool& nan) {
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t u = fp::bits_of(x[i]);
+        const int32_t b = static_cast<int32_t>(u);
+        const int32_t k = b ^ ((b >> 31) & 0x7fffffff);
+        best = Max ? (k > best ? k : best) : (k < best ? k : best);
+        any |= (u & 0x7fffffffu) > 0x7f800000u;  // a NaN
+    }
+    nan = any != 0;
+    return best;
+}
+
 }  // namespace
 
 void alu_n(AluOp op, const float* a, const float* b, float* out, size_t n) {
@@ -62,13 +78,9 @@ float fold_n(ReduceOp op, float acc, const float* x, size_t n) {
                 const int32_t b = static_cast<int32_t>(fp::bits_of(v));
                 return b ^ ((b >> 31) & 0x7fffffff);  // (an involution)
             };
-            int32_t best = key(acc);
-            bool nan = std::isnan(acc);
-            for (size_t i = 0; i < n; ++i) {
-                const int32_t k = key(x[i]);
-                best = max ? (k > best ? k : best) : (k < best ? k : best);
-                nan |= x[i] != x[i];
-            }
+            bool nan = false;
+            const int32_t best = max ? fold_keys<true>(key(acc), x, n, nan) : fold_keys<false>(key(acc), x, n, nan);
+            nan = nan || std::isnan(acc);
             if (!nan) return fp::float_of(static_cast<uint32_t>(key(fp::float_of(static_cast<uint32_t>(best)))));
             const AluOp a = max ? AluOp::Max : AluOp::Min;
             for (size_t i = 0; i < n; ++i) acc = alu(a, acc, x[i]);

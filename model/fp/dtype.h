@@ -47,6 +47,11 @@ void from_f32(Dtype d, float v, uint8_t* p);
 // once per call, not per element: the loops vectorise where the conversion allows).
 void to_f32_n(Dtype d, const uint8_t* p, float* out, size_t n);
 void from_f32_n(Dtype d, const float* v, uint8_t* p, size_t n);
+#if defined(__x86_64__)
+// to_f32_n's fp16 loop built for AVX2 (what it runs when model::active_simd_level() is not
+// scalar); only on a CPU with AVX2.
+void fp16_to_f32_n_avx2(const uint8_t* p, float* out, size_t n);
+#endif
 
 // The small floats, RNE. fp8: E3M4 (bias 3) and E4M3 (bias 7) have no infinity (the all-ones
 // exponent with all-ones mantissa is NaN) and saturate to their largest finite value; E5M2

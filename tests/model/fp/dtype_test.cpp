@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/common/simd_level.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 
@@ -149,6 +150,13 @@ TEST(Dtype, Fp16RowConversionIsTheElementOneForEveryInput) {
     std::vector<float> got(65536);
     to_f32_n(Dtype::Fp16, all.data(), got.data(), got.size());
     for (uint32_t h = 0; h < 65536; ++h) ASSERT_EQ(bits_of(got[h]), bits_of(fp16_to_f32(static_cast<uint16_t>(h)))) << std::hex << h;
+#if defined(__x86_64__)
+    if (model::best_simd_level() != model::SimdLevel::Scalar) {  // the AVX2 build of the loop too
+        std::fill(got.begin(), got.end(), 0.0f);
+        fp16_to_f32_n_avx2(all.data() + 2, got.data(), got.size() - 1);  // (not 32-byte aligned)
+        for (uint32_t h = 1; h < 65536; ++h) ASSERT_EQ(bits_of(got[h - 1]), bits_of(fp16_to_f32(static_cast<uint16_t>(h)))) << std::hex << h << " (avx2)";
+    }
+#endif
 }
 
 TEST(Dtype, Bf16RowConversionIsTheElementOneOverASweepOfAllBinary32) {
