@@ -16,8 +16,9 @@ WorkerPool::WorkerPool(unsigned threads) {
     if (threads > kMaxThreads)
         throw Error(std::to_string(threads) + " host threads: at most " + std::to_string(kMaxThreads) + " (0 means the " + std::to_string(hardware_threads()) +
                     " hardware threads)");
+    shares_ = std::make_unique<Share[]>(threads);
     try {
-        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { loop(); });
+        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { loop(i); });
     } catch (const std::system_error& e) {
         // The host refused a thread: the ones started stop again, and the caller hears why.
         const size_t started = workers_.size();
@@ -41,33 +42,38 @@ WorkerPool::~WorkerPool() {
     for (auto& t : workers_) t.join();
 }
 
-// Takes indices one at a time: partitions can differ in cost (fallbacks, errors), so a static
-// split would leave a thread idle.
-void WorkerPool::work() {
-    for (;;) {
-        size_t i;
-        {
-            std::lock_guard<std::mutex> l(m_);
-            if (next_ >= n_) return;
-            i = next_++;
+// Its own share first, in order, then the rest of each other thread's (from the front, as its
+// owner takes them: each index is taken once).
+void WorkerPool::work(unsigned self, const std::function<void(size_t)>& fn) {
+    const unsigned t = threads();
+    for (unsigned k = 0; k < t; ++k) {
+        Share& s = shares_[(self + k) % t];
+        for (;;) {
+            const size_t i = s.next.fetch_add(1, std::memory_order_relaxed);
+            if (i >= s.end) break;
+            fn(i);
+            if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
+                std::lock_guard<std::mutex> l(m_);
+                done_.notify_all();
+            }
         }
-        (*job_)(i);
-        std::lock_guard<std::mutex> l(m_);
-        if (++finished_ == n_) done_.notify_all();
     }
 }
 
-void WorkerPool::loop() {
+void WorkerPool::loop(unsigned self) {
     unsigned long seen = 0;
     for (;;) {
+        const std::function<void(size_t)>* job;
         {
             std::unique_lock<std::mutex> l(m_);
             start_.wait(l, [&] { return stop_ || generation_ != seen; });
             if (stop_) return;
             seen = generation_;
+            job = job_;
+            if (!job) continue;  // (woken after its job was done and gone)
             ++busy_;
         }
-        work();
+        work(self, *job);
         std::lock_guard<std::mutex> l(m_);
         if (--busy_ == 0) done_.notify_all();
     }
@@ -79,19 +85,25 @@ void WorkerPool::run(size_t n, const std::function<void(size_t)>& fn) {
         for (size_t i = 0; i < n; ++i) fn(i);
         return;
     }
+    const unsigned t = threads();
     {
-        std::lock_guard<std::mutex> l(m_);
+        std::unique_lock<std::mutex> l(m_);
+        // A worker that woke late for the last job may still be looking at its shares.
+        done_.wait(l, [&] { return busy_ == 0; });
         job_ = &fn;
         n_ = n;
-        next_ = 0;
-        finished_ = 0;
+        finished_.store(0, std::memory_order_relaxed);
+        for (unsigned k = 0; k < t; ++k) {
+            shares_[k].next.store(n * k / t, std::memory_order_relaxed);
+            shares_[k].end = n * (k + 1) / t;
+        }
         ++generation_;
     }
     start_.notify_all();
-    work();
+    work(0, fn);
     std::unique_lock<std::mutex> l(m_);
     // Every index done, and no worker still inside work() holding a reference to this job.
-    done_.wait(l, [&] { return finished_ == n_ && busy_ == 0; });
+    done_.wait(l, [&] { return finished_.load(std::memory_order_acquire) == n_ && busy_ == 0; });
     job_ = nullptr;
 }
 

@@ -2,9 +2,11 @@
 // A fixed set of host threads that run the independent parts of one job (the partitions of an
 // Activate) and return when all are done. The calling thread works too, so a pool of one
 // thread runs everything inline. Plain C++: no SystemC, and the jobs must not call SystemC.
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -25,21 +27,33 @@ public:
 
     // Calls fn(i) once for every i < n, spread over the threads; returns when every call has
     // returned. fn must not throw (catch inside and report after run returns).
+    // Thread t (the caller is 0) first takes the indices of its own share, [t n / T, (t+1) n / T),
+    // in order; then it helps with what the others have left. The same index goes to the same
+    // thread job after job, so an engine's partitions stay in the cache of the core that worked
+    // on them last (on the virtual machine of bench/README.md §14, a share taken one index at a
+    // time from a common counter made two threads slower than one: the rows moved between the
+    // cores' caches every instruction).
     void run(size_t n, const std::function<void(size_t)>& fn);
 
     static unsigned hardware_threads();
 
 private:
-    void work();  // one thread's share of the current job
-    void loop();  // a worker thread
+    void work(unsigned self, const std::function<void(size_t)>& fn);  // one thread's part of the job
+    void loop(unsigned self);  // a worker thread
 
+    struct alignas(64) Share {
+        std::atomic<size_t> next{0};  // the next index to take (past `end`: none left)
+        size_t end = 0;
+    };
     std::vector<std::thread> workers_;
+    std::unique_ptr<Share[]> shares_;  // one a thread, the caller's first
     std::mutex m_;
     std::condition_variable start_, done_;
     const std::function<void(size_t)>* job_ = nullptr;
-    size_t n_ = 0, next_ = 0, finished_ = 0;
+    size_t n_ = 0;
+    std::atomic<size_t> finished_{0};
     unsigned long generation_ = 0;
-    unsigned busy_ = 0;
+    unsigned busy_ = 0;  // workers inside work()
     bool stop_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <thread>
 #include <vector>
@@ -42,6 +43,35 @@ TEST(ModelWorkerPool, OneThreadRunsInlineAndManyShareTheWork) {
         while (arrived.load() < 3) std::this_thread::yield();
     });
     EXPECT_EQ(arrived.load(), 3);
+}
+
+// Thread t takes its own share [t n / T, (t+1) n / T) first, in order, job after job: the
+// caller begins at 0, the worker at n / 2, and only then does either take what the other left.
+TEST(ModelWorkerPool, EachThreadBeginsWithItsOwnShareInOrder) {
+    model::WorkerPool pool(2);
+    const std::thread::id caller = std::this_thread::get_id();
+    for (int job = 0; job < 3; ++job) {
+        std::atomic<long> worker_first{-1};
+        std::vector<size_t> caller_order;  // (only the caller appends)
+        std::vector<std::atomic<int>> calls(10);
+        pool.run(10, [&](size_t i) {
+            if (std::this_thread::get_id() == caller) {
+                caller_order.push_back(i);
+                // Index 0 waits for the worker to have begun (10 s at most): the caller cannot take
+                // the worker's share before the worker has.
+                for (int k = 0; i == 0 && worker_first.load() < 0 && k < 10000; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            } else {
+                long none = -1;
+                worker_first.compare_exchange_strong(none, static_cast<long>(i));
+            }
+            calls[i].fetch_add(1);
+        });
+        EXPECT_EQ(worker_first.load(), 5) << "job " << job;
+        ASSERT_FALSE(caller_order.empty());
+        EXPECT_EQ(caller_order.front(), 0u) << "job " << job;
+        for (size_t k = 1; k < caller_order.size() && caller_order[k] < 5; ++k) EXPECT_EQ(caller_order[k], caller_order[k - 1] + 1) << "job " << job;
+        for (size_t i = 0; i < 10; ++i) EXPECT_EQ(calls[i].load(), 1) << "job " << job << ", index " << i;
+    }
 }
 
 // A thread count past the cap is refused naming it (100000 threads took the host's process
