@@ -43,20 +43,22 @@ WorkerPool::~WorkerPool() {
 }
 
 // Its own share first, in order, then the rest of each other thread's (from the front, as its
-// owner takes them: each index is taken once).
+// owner takes them: each index is taken once). What it finished is counted once, at the end.
 void WorkerPool::work(unsigned self, const std::function<void(size_t)>& fn) {
     const unsigned t = threads();
+    size_t done = 0;
     for (unsigned k = 0; k < t; ++k) {
         Share& s = shares_[(self + k) % t];
         for (;;) {
             const size_t i = s.next.fetch_add(1, std::memory_order_relaxed);
             if (i >= s.end) break;
             fn(i);
-            if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
-                std::lock_guard<std::mutex> l(m_);
-                done_.notify_all();
-            }
+            ++done;
         }
+    }
+    if (done && finished_.fetch_add(done, std::memory_order_acq_rel) + done == n_) {
+        std::lock_guard<std::mutex> l(m_);
+        done_.notify_all();
     }
 }
 
