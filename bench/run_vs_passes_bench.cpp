@@ -11,9 +11,10 @@
 // counted: the machine, not the work; --each shows every repetition), whole run / passes (goal <= 1.5) and
 // 1 thread / 2 threads (goal >= 1.8 on two idle cores). Repetitions are interleaved (run, run on
 // two threads, passes) so a slow spell of the machine falls on all three. "files s" is the
-// fastest one-thread run's own time reading its .data files and writing its dumps
-// (RunReport::load_seconds + dump_seconds): work no pass does, bounded by the host's file
-// system and page cache; (1t - files) / pass is the rest of that run against the passes.
+// fastest one-thread run's own time loading its .data values into the memories (reading the
+// files, the memories' pages first touched) and writing its dumps (RunReport::load_seconds +
+// dump_seconds): work no pass does; (1t - files) / pass is the rest of that run against the
+// passes.
 //
 //   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--slab-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
 #include <stdlib.h>

@@ -90,8 +90,7 @@ void WorkerPool::run(size_t n, const std::function<void(size_t)>& fn) {
     const unsigned t = threads();
     {
         std::unique_lock<std::mutex> l(m_);
-        // A worker that woke late for the last job may still be looking at its shares.
-        done_.wait(l, [&] { return busy_ == 0; });
+        done_.wait(l, [&] { return busy_ == 0; });  // (no worker is left from the last job)
         job_ = &fn;
         n_ = n;
         finished_.store(0, std::memory_order_relaxed);
@@ -102,7 +101,17 @@ void WorkerPool::run(size_t n, const std::function<void(size_t)>& fn) {
         ++generation_;
     }
     start_.notify_all();
-    work(0, fn);
+    try {
+        work(0, fn);
+    } catch (...) {
+        // (fn broke its promise) No index is taken any more, and no worker is left inside fn
+        // once run() has gone.
+        for (unsigned k = 0; k < t; ++k) shares_[k].next.store(shares_[k].end, std::memory_order_relaxed);
+        std::unique_lock<std::mutex> l(m_);
+        done_.wait(l, [&] { return busy_ == 0; });
+        job_ = nullptr;
+        throw;
+    }
     std::unique_lock<std::mutex> l(m_);
     // Every index done, and no worker still inside work() holding a reference to this job.
     done_.wait(l, [&] { return finished_.load(std::memory_order_acquire) == n_ && busy_ == 0; });

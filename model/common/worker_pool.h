@@ -28,11 +28,11 @@ public:
     // Calls fn(i) once for every i < n, spread over the threads; returns when every call has
     // returned. fn must not throw (catch inside and report after run returns).
     // Thread t (the caller is 0) first takes the indices of its own share, [t n / T, (t+1) n / T),
-    // in order, from a counter of its own; then it helps with what the others have left. The
-    // threads touch a common cache line only at the end of a job: on the virtual machine of
-    // bench/README.md §14, where such a line takes some 100 ns to move between the cores, taking
-    // every index from one counter under a mutex made two threads slower than one on 128
-    // partitions of a few microseconds each.
+    // in order, from a counter of its own; then it helps with what the others have left. Besides
+    // starting and ending the job (the lock, the counts), the threads share no cache line until
+    // one has finished its own share: on the virtual machine of bench/README.md §14, where such
+    // a line takes some 100 ns to move between the cores, taking every index from one counter
+    // under a mutex made two threads slower than one on 128 partitions of a few microseconds.
     void run(size_t n, const std::function<void(size_t)>& fn);
 
     static unsigned hardware_threads();

@@ -12,6 +12,7 @@
 #include <exception>
 
 #include "model/common/error.h"
+#include "model/dve/vector_ops.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
 #include "model/isa/access_pattern.h"
@@ -37,6 +38,14 @@ using model::isa::Region;
 
 using model::fp::hex2;
 using model::isa::OperandSource;
+
+namespace {
+// acc + y into the accumulator with VectorE's NaN rule (model/dve/vector_ops.h): a NaN gives the
+// quiet form of the first NaN operand, the accumulator's before the output's. Plain `acc + y`
+// leaves the payload of two NaNs to the compiler's operand order, which differed between the
+// element loop and the lane groups' unrolled sums.
+inline float acc_add(float acc, float y) { return model::dve::nan_rule(acc, y, acc + y); }
+}  // namespace
 
 void ActEngine::activate(const Bundle& b) {
     wait_for_tables();
@@ -135,7 +144,7 @@ void ActEngine::activate(const Bundle& b) {
                 // in a local: the stores through byte pointers could alias `acc`.
                 auto sum = [&acc](const float* y, size_t m) {
                     float a = acc;
-                    for (size_t j = 0; j < m; ++j) a = a + y[j];
+                    for (size_t j = 0; j < m; ++j) a = acc_add(a, y[j]);
                     acc = a;
                 };
                 return this->batched(
@@ -146,7 +155,7 @@ void ActEngine::activate(const Bundle& b) {
                 float v = scale * load(s);  // multiply, then add: two roundings, no FMA
                 v = v + bias;
                 const float y = prelu ? model::pwp::exact(model::pwp::ActFn::Prelu, v, alpha) : fn.eval(view, v);
-                if (summing) acc = acc + y;
+                if (summing) acc = acc_add(acc, y);
                 store(y, d);
             });
         };
@@ -188,13 +197,13 @@ void ActEngine::activate(const Bundle& b) {
                 for (uint32_t i = 0; i < kLanes; ++i) a[i] = acc[i];
                 for (size_t j = 0; j < m; ++j)
 #pragma GCC unroll 8
-                    for (uint32_t i = 0; i < kLanes; ++i) a[i] = a[i] + y[i][j];
+                    for (uint32_t i = 0; i < kLanes; ++i) a[i] = acc_add(a[i], y[i][j]);
                 for (uint32_t i = 0; i < kLanes; ++i) acc[i] = a[i];
                 return;
             }
             for (uint32_t i = 0; i < count; ++i) {
                 float a = acc[i];
-                for (size_t j = 0; j < m; ++j) a = a + y[i][j];
+                for (size_t j = 0; j < m; ++j) a = acc_add(a, y[i][j]);
                 acc[i] = a;
             }
         };
@@ -267,7 +276,9 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
 }
 
 // Walks each lane's src and dst in pattern order; evaluates up to kBatch elements of a lane at a
-// time through the fast pass, then the fold over every lane's batch, then the stores.
+// time through the fast pass, then the fold over every lane's batch, then the stores. An error
+// in lane i stops lanes i and after (as one partition after another would have stopped there);
+// the lanes before it go on, and the error thrown is the lowest lane's.
 template <typename PreOf, typename Fold, typename Post>
 void ActEngine::batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p0, uint32_t count, const Resolved& fn, const model::pwp::TableView& view,
                               Dtype in, PreOf pre_of, Fold fold, Post post, Dtype out) {
@@ -276,27 +287,28 @@ void ActEngine::batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p
         const uint8_t* srow;  // byte lo of the row
         uint8_t* drow;
         AccessPattern::Cursor sc, dc;
-        std::exception_ptr failed;  // its first error: the lane stops there
     };
     std::vector<Lane> lanes;
     lanes.reserve(count);
     for (uint32_t i = 0; i < count; ++i)
         lanes.push_back({src.at(p0 + i, 0, 0, 0) - src.ap.start + src.ap.lo, dst.at(p0 + i, 0, 0, 0) - dst.ap.start + dst.ap.lo, AccessPattern::Cursor(src.ap),
-                         AccessPattern::Cursor(dst.ap), nullptr});
+                         AccessPattern::Cursor(dst.ap)});
     float vin[kBatch], vout[kLanes][kBatch];
     const float* ys[kLanes];
     for (uint32_t i = 0; i < count; ++i) ys[i] = vout[i];
     uint32_t flagged[kBatch];
+    uint32_t live = count;  // lanes [0, live) still run
+    std::exception_ptr failed;  // the error of lane `live`, when live < count
     const uint64_t n = src.elements();
+    const uint64_t cancel_every = std::max<uint64_t>(1, 1024 / count);  // batches: half a million elements
     // A plain row (elements back to back in order) is converted a batch at a time
     // (fp::to_f32_n / from_f32_n: the dtype switch once per batch, loops that vectorise).
     const bool plain_src = plain_row(src), plain_dst = plain_row(dst);
-    for (uint64_t at = 0; at < n; at += kBatch) {
-        if (at % (kBatch << 10) == 0) check_cancel(ctx_.options());  // every half million elements
+    for (uint64_t at = 0; at < n && live; at += kBatch) {
+        if ((at / kBatch) % cancel_every == 0) check_cancel(ctx_.options());
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
-        for (uint32_t i = 0; i < count; ++i) {
+        for (uint32_t i = 0; i < live; ++i) {
             Lane& l = lanes[i];
-            if (l.failed) continue;  // (its results no longer matter: an error is thrown)
             if (plain_src) model::fp::to_f32_n(in, l.srow + at * src.bytes, vin, m);
             else
                 for (size_t j = 0; j < m; ++j) vin[j] = model::fp::to_f32(in, l.srow + l.sc.next());
@@ -307,22 +319,21 @@ void ActEngine::batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p
             const size_t k = model::pwp::fast_pass(*fn.flat, vin, y, m, flagged);
             // The elements the batch pass handed back, by the reference path, in place (an
             // error stops the instruction: its outputs are then not defined).
-            for (size_t f = 0; f < k; ++f) {
+            for (size_t f = 0; f < k && i < live; ++f) {
                 const size_t j = flagged[f];
                 try {
                     y[j] = model::pwp::evaluate_from_tables(view, fn.meta, vin[j]);
                 } catch (const Error& e) {
-                    l.failed = std::make_exception_ptr(
+                    failed = std::make_exception_ptr(
                         Error("partition " + std::to_string(src.partition + p0 + i) + ", element " + std::to_string(at + j) + ": " + e.what()));
-                    break;
+                    live = i;  // (ends this loop too)
                 }
             }
         }
-        if (std::all_of(lanes.begin(), lanes.end(), [](const Lane& l) { return l.failed != nullptr; })) break;
-        fold(p0, ys, count, m);  // (a failed lane's accumulator is not defined either)
-        for (uint32_t i = 0; i < count; ++i) {
+        if (!live) break;
+        fold(p0, ys, live, m);
+        for (uint32_t i = 0; i < live; ++i) {
             Lane& l = lanes[i];
-            if (l.failed) continue;
             float* y = vout[i];
             for (size_t j = 0; j < m; ++j) y[j] = post(y[j]);
             if (plain_dst) model::fp::from_f32_n(out, y, l.drow + at * dst.bytes, m);
@@ -330,8 +341,7 @@ void ActEngine::batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p
                 for (size_t j = 0; j < m; ++j) model::fp::from_f32(out, y[j], l.drow + l.dc.next());
         }
     }
-    for (const Lane& l : lanes)
-        if (l.failed) std::rethrow_exception(l.failed);
+    if (failed) std::rethrow_exception(failed);
 }
 
 void ActEngine::start_streaming(const Pattern& src, const Pattern& dst, uint32_t nch, Dtype in, Dtype out, std::vector<Region> pointer_reads) {
@@ -465,7 +475,7 @@ void ActEngine::activate2(const Bundle& b) {
     };
     auto reduce = [&](float acc, float y) -> float {
         switch (op.reduce_op) {
-            case kAdd: return acc + y;
+            case kAdd: return acc_add(acc, y);
             case kMax: return std::fmax(acc, y);
             case kMin: return std::fmin(acc, y);
             case kAbsMax: return std::fmax(acc, std::fabs(y));

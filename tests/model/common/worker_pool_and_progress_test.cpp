@@ -46,7 +46,8 @@ TEST(ModelWorkerPool, OneThreadRunsInlineAndManyShareTheWork) {
 }
 
 // Thread t takes its own share [t n / T, (t+1) n / T) first, in order, job after job: the
-// caller begins at 0, the worker at n / 2, and only then does either take what the other left.
+// worker begins at n / 2 (its index 0 holds the caller until then), and only then does either
+// take what the other left.
 TEST(ModelWorkerPool, EachThreadBeginsWithItsOwnShareInOrder) {
     model::WorkerPool pool(2);
     const std::thread::id caller = std::this_thread::get_id();
@@ -67,9 +68,9 @@ TEST(ModelWorkerPool, EachThreadBeginsWithItsOwnShareInOrder) {
             calls[i].fetch_add(1);
         });
         EXPECT_EQ(worker_first.load(), 5) << "job " << job;
-        ASSERT_FALSE(caller_order.empty());
-        EXPECT_EQ(caller_order.front(), 0u) << "job " << job;
-        for (size_t k = 1; k < caller_order.size() && caller_order[k] < 5; ++k) EXPECT_EQ(caller_order[k], caller_order[k - 1] + 1) << "job " << job;
+        // The caller's own indices in order (the worker may take some of them, even all, once
+        // its own share is done).
+        for (size_t k = 1; k < caller_order.size() && caller_order[k] < 5; ++k) EXPECT_GT(caller_order[k], caller_order[k - 1]) << "job " << job;
         for (size_t i = 0; i < 10; ++i) EXPECT_EQ(calls[i].load(), 1) << "job " << job << ", index " << i;
     }
 }
