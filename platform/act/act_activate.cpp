@@ -45,6 +45,15 @@ namespace {
 // leaves the payload of two NaNs to the compiler's operand order, which differed between the
 // element loop and the lane groups' unrolled sums.
 inline float acc_add(float acc, float y) { return model::dve::nan_rule(acc, y, acc + y); }
+
+// A batch's sum onto the accumulator, `sum` = acc + y[0] + ... + y[m-1] in element order with
+// plain adds (the hot loops): exact unless it is a NaN, since without NaNs the order of a + b's
+// operands does not matter. A NaN sum is done again by acc_add for the rule's payload.
+inline float nan_checked(float acc, const float* y, size_t m, float sum) {
+    if (!std::isnan(sum)) return sum;
+    for (size_t j = 0; j < m; ++j) acc = acc_add(acc, y[j]);
+    return acc;
+}
 }  // namespace
 
 void ActEngine::activate(const Bundle& b) {
@@ -144,8 +153,8 @@ void ActEngine::activate(const Bundle& b) {
                 // in a local: the stores through byte pointers could alias `acc`.
                 auto sum = [&acc](const float* y, size_t m) {
                     float a = acc;
-                    for (size_t j = 0; j < m; ++j) a = acc_add(a, y[j]);
-                    acc = a;
+                    for (size_t j = 0; j < m; ++j) a = a + y[j];
+                    acc = nan_checked(acc, y, m, a);
                 };
                 return this->batched(
                     src, dst, p, fn, view, in, pre, sum, [](float y) { return y; }, out);
@@ -197,14 +206,14 @@ void ActEngine::activate(const Bundle& b) {
                 for (uint32_t i = 0; i < kLanes; ++i) a[i] = acc[i];
                 for (size_t j = 0; j < m; ++j)
 #pragma GCC unroll 8
-                    for (uint32_t i = 0; i < kLanes; ++i) a[i] = acc_add(a[i], y[i][j]);
-                for (uint32_t i = 0; i < kLanes; ++i) acc[i] = a[i];
+                    for (uint32_t i = 0; i < kLanes; ++i) a[i] = a[i] + y[i][j];
+                for (uint32_t i = 0; i < kLanes; ++i) acc[i] = nan_checked(acc[i], y[i], m, a[i]);
                 return;
             }
             for (uint32_t i = 0; i < count; ++i) {
                 float a = acc[i];
-                for (size_t j = 0; j < m; ++j) a = acc_add(a, y[i][j]);
-                acc[i] = a;
+                for (size_t j = 0; j < m; ++j) a = a + y[i][j];
+                acc[i] = nan_checked(acc[i], y[i], m, a);
             }
         };
         each_partition((nch + kLanes - 1) / kLanes, independent, [&](uint32_t g) {
