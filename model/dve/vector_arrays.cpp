@@ -17,6 +17,13 @@ void each_scalar(float* x, size_t n, F f) {
     for (size_t i = 0; i < n; ++i) x[i] = f(x[i]);
 }
 
+// A float's bits as a signed integer whose order is IEEE's total order (-0 < +0); an
+// involution on the bits.
+inline int32_t order_key(uint32_t u) {
+    const int32_t b = static_cast<int32_t>(u);
+    return b ^ ((b >> 31) & 0x7fffffff);
+}
+
 // The greatest (Max) or least key of x[0, n) and `best`, and whether any x is a NaN: integer
 // compares on the bits only, one loop per direction, so that it vectorises.
 template <bool Max>
@@ -24,8 +31,7 @@ int32_t fold_keys(int32_t best, const float* x, size_t n, bool& nan) {
     uint32_t any = 0;
     for (size_t i = 0; i < n; ++i) {
         const uint32_t u = fp::bits_of(x[i]);
-        const int32_t b = static_cast<int32_t>(u);
-        const int32_t k = b ^ ((b >> 31) & 0x7fffffff);
+        const int32_t k = order_key(u);
         best = Max ? (k > best ? k : best) : (k < best ? k : best);
         any |= (u & 0x7fffffffu) > 0x7f800000u;  // a NaN
     }
@@ -74,14 +80,11 @@ float fold_n(ReduceOp op, float acc, const float* x, size_t n) {
             // vectorises. A NaN decides the result by its position (the first one's payload):
             // then the loop in element order.
             const bool max = op == ReduceOp::Max;
-            auto key = [](float v) {
-                const int32_t b = static_cast<int32_t>(fp::bits_of(v));
-                return b ^ ((b >> 31) & 0x7fffffff);  // (an involution)
-            };
+            const int32_t from = order_key(fp::bits_of(acc));
             bool nan = false;
-            const int32_t best = max ? fold_keys<true>(key(acc), x, n, nan) : fold_keys<false>(key(acc), x, n, nan);
+            const int32_t best = max ? fold_keys<true>(from, x, n, nan) : fold_keys<false>(from, x, n, nan);
             nan = nan || std::isnan(acc);
-            if (!nan) return fp::float_of(static_cast<uint32_t>(key(fp::float_of(static_cast<uint32_t>(best)))));
+            if (!nan) return fp::float_of(static_cast<uint32_t>(order_key(static_cast<uint32_t>(best))));
             const AluOp a = max ? AluOp::Max : AluOp::Min;
             for (size_t i = 0; i < n; ++i) acc = alu(a, acc, x[i]);
             return acc;

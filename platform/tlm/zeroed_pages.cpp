@@ -53,12 +53,12 @@ public:
         return s;
     }
     void give(uint8_t* slab) {
+#ifdef MADV_FREE
+        (void)::madvise(slab, kSlab, MADV_FREE);  // advice only: reclaimable under pressure (outside the lock)
+#endif
         {
             std::lock_guard<std::mutex> lock(m_);
             if ((slabs_.size() + 1) * kSlab <= limit_) {
-#ifdef MADV_FREE
-                (void)::madvise(slab, kSlab, MADV_FREE);  // advice only: reclaimable under pressure
-#endif
                 try {
                     slabs_.push_back(slab);
                     return;
