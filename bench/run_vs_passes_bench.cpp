@@ -1,7 +1,8 @@
 // A whole full-numerics run of a kernel against its element passes alone (issue 29 §2 and §3).
 // For each kernel: `neuronsim kernel`'s trace and inputs are written to a temporary directory
-// and simulated as `neuronsim run --no-csv --no-timeline --hazards off` does (trace assembled,
-// inputs loaded, every engine, the dumps written), on one host thread and on two. One more run,
+// and simulated as `neuronsim run --force --no-csv --no-timeline --hazards off` does (the last
+// run's outputs removed, trace assembled, inputs loaded, every engine, the dumps, stats.json and
+// host.json written), on one host thread and on two. One more run,
 // not timed, keeps the inputs of every element pass an engine makes: each batch ACT hands to
 // the fast pass with the table it used (platform/act/act_pass_tap.h), each array pass of
 // VectorE's fast path (platform/dve/dve_pass_tap.h) and each partition's CPTC decode on GpSimd
@@ -16,11 +17,12 @@
 // dump_seconds): work no pass does; (1t - files) / pass is the rest of that run against the
 // passes.
 //
-//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--slab-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
+//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
 #include <stdlib.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -32,12 +34,15 @@
 #include "model/common/error.h"
 #include "model/cptc/decode_tap.h"
 #include "model/dve/vector_arrays.h"
+#include "model/io/sha256.h"
 #include "model/pwp/fast_eval.h"
+#include "model/trace/assembler.h"
 #include "model/workloads/gen_limits.h"
 #include "model/workloads/kernels.h"
 #include "neuronsim/config.h"
 #include "platform/act/act_pass_tap.h"
 #include "platform/dve/dve_pass_tap.h"
+#include "platform/host/run_directory.h"
 #include "platform/host/simulate.h"
 #include "platform/tlm/zeroed_pages.h"
 
@@ -146,14 +151,26 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     const Config one = config(1), two = config(2);
     platform::RunOptions o;
     o.out_dir = dir + "/out";
+    o.dumps_overwrite = false;  // (prepare_run_directory has removed the last run's)
     o.device.record_csv = o.device.record_timeline = false;
     o.device.hazards = DeviceOptions::Hazards::Off;
+    static const std::atomic<int> never{0};
+    o.device.cancel = &never;  // (the CLI's: a signal may stop it, so it runs in slices)
 
     Result res;
     double files = 0;  // the last run's
+    // What `neuronsim run --force --no-csv --no-timeline --hazards off` does after reading its
+    // options: the last run's outputs removed, the trace assembled, the run and its files.
     auto simulate = [&](const Config& c) {
         const auto t0 = std::chrono::steady_clock::now();
-        const platform::RunReport rep = platform::simulate_trace(c, trace, o);
+        platform::fresh_simulation_context();
+        platform::prepare_run_directory(o.out_dir, true);
+        platform::RunInputs in;
+        in.trace_path = trace;
+        in.trace_sha256 = model::io::sha256_file(trace, "trace");
+        in.preset = gen;
+        model::trace::assemble_trace(trace, o.out_dir + "/streams");
+        const platform::RunReport rep = platform::run_into_directory(c, in, o.out_dir + "/streams", o);
         const double t = seconds_since(t0);
         if (rep.interrupted) throw Error("the run of " + j.kernel + " was interrupted");
         res.instructions = rep.instructions;
@@ -261,15 +278,16 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
 
 int usage(const char* prog, int rc) {
     std::fprintf(rc ? stderr : stdout,
-                 "usage: %s [--gen G] [--runs N] [--each] [--kernel NAME[:ROWSxCOLS]]...\n"
+                 "usage: %s [--gen G] [--runs N] [--each] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...\n"
                  "Times whole full-numerics runs of `neuronsim kernel` traces (1 and 2 host threads)\n"
                  "against their element passes over the same inputs alone (ACT's fast passes, VectorE's\n"
                  "array passes, GpSimd's CPTC decodes; one thread); the fastest of N (default 5).\n"
                  "Kernels: softmax rmsnorm layernorm mlp-act cptc-dequant-act (default: all five).\n"
                  "--gen defaults to mariana (cptc-dequant-act needs mariana or later).\n"
                  "--each prints every repetition's three times on stderr.\n"
-                 "--slab-cache-mib N bounds the DRAM slabs kept between runs (platform/tlm/zeroed_pages.h;\n"
-                 "default 1024; 0 keeps none: every run's DRAM is fresh memory, as a new process's is).\n",
+                 "--memory-cache-mib N bounds the memory kept between runs (DRAM's slabs, SBUF's and PSUM's\n"
+                 "mappings: platform/tlm/zeroed_pages.h; default 1024; 0 keeps none: every run's memories\n"
+                 "are fresh, as a new process's are).\n",
                  prog);
     return rc;
 }
@@ -291,12 +309,12 @@ int main(int argc, char** argv) {
             if (a == "--help" || a == "-h") return usage(argv[0], 0);
             if (a == "--gen") gen = value();
             else if (a == "--each") each = true;
-            else if (a == "--slab-cache-mib") {
+            else if (a == "--memory-cache-mib") {
                 const std::string v = value();
                 char* end = nullptr;
                 const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-                if (v.empty() || *end || n > (1ull << 20)) throw Error("--slab-cache-mib " + v + ": expected 0..1048576");
-                platform::set_slab_cache_limit(static_cast<size_t>(n) << 20);
+                if (v.empty() || *end || n > (1ull << 20)) throw Error("--memory-cache-mib " + v + ": expected 0..1048576");
+                platform::set_memory_cache_limit(static_cast<size_t>(n) << 20);
             } else if (a == "--runs") {
                 const std::string v = value();
                 char* end = nullptr;
@@ -332,7 +350,7 @@ int main(int argc, char** argv) {
             }
         } remove{tmp};
         std::printf(
-            "whole run (neuronsim run --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
+            "whole run (neuronsim run --force --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
             "%s, fastest of %u, SIMD %s\n",
             gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()));
         std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s", "files s",

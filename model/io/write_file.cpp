@@ -1,8 +1,11 @@
 #include "model/io/write_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -45,6 +48,24 @@ void AtomicFile::write(const void* data, size_t size) {
     if (buf_.empty() && size >= kDirect) return write_all(data, size);
     buf_.append(static_cast<const char*>(data), size);
     if (buf_.size() >= kChunk) flush();
+}
+
+void AtomicFile::write_pieces(const std::vector<iovec>& pieces) {
+    if (fd_ < 0) throw Error(path_ + ": written after it was committed");
+    flush();  // (what was written before goes first)
+    const size_t most = static_cast<size_t>(IOV_MAX);
+    for (size_t i = 0; i < pieces.size();) {
+        const ssize_t n = ::writev(fd_, pieces.data() + i, static_cast<int>(std::min(most, pieces.size() - i)));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw Error(path_ + ": write error at byte offset " + std::to_string(written_) + ": " + std::strerror(n < 0 ? errno : EIO));
+        written_ += static_cast<uint64_t>(n);
+        size_t left = static_cast<size_t>(n);
+        while (i < pieces.size() && left >= pieces[i].iov_len) left -= pieces[i++].iov_len;
+        if (left) {  // a piece written in part: its rest
+            write_all(static_cast<const char*>(pieces[i].iov_base) + left, pieces[i].iov_len - left);
+            ++i;
+        }
+    }
 }
 
 void AtomicFile::flush() {

@@ -5,6 +5,8 @@
 // file (and an earlier file of that name as it was). Every write is checked; errors name the
 // file and byte offset. A name that exists and is not a regular file (/dev/null, a FIFO) is
 // written directly, never replaced.
+#include <sys/uio.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,6 +22,9 @@ public:
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(const void* data, size_t size);
+    // The pieces in order, without copying them, in as few system calls as they allow: data
+    // already in memory in many places (a DRAM dump's pages) goes out as it lies.
+    void write_pieces(const std::vector<iovec>& pieces);
     void commit();  // flush, close, rename into place
     const std::string& path() const { return path_; }
     uint64_t written() const { return written_ + buf_.size(); }

@@ -177,16 +177,21 @@ void TraceHost::apply(const model::trace::DataDirective& d, const std::string& w
 void TraceHost::dump(const model::trace::DumpDirective& d) {
     const fs::path path = fs::path(options_.out_dir) / d.file;
     model::io::make_directories(path.parent_path().string());
-    // DRAM straight from its pages; SBUF/PSUM through the core's window and a buffer of at most
-    // 1 MiB (a dump of a large tensor touches no more fresh memory than that).
+    // DRAM straight from its pages, gathered (the pages stay put while the dump is written);
+    // SBUF/PSUM through the core's window and a buffer of at most 1 MiB (a dump of a large tensor
+    // touches no more fresh memory than that).
     std::vector<uint8_t> buf(d.at.space == MemSpace::Dram ? 0 : static_cast<size_t>(std::min<uint64_t>(d.bytes, uint64_t{1} << 20)));
+    std::vector<iovec> pieces;
     model::io::AtomicFile f(path.string());  // the dump appears whole or not at all
     for (uint32_t p = 0; p < d.partitions; ++p) {
         model::isa::Location l = d.at;
         l.partition += p;
         const uint64_t a = map_.linear(l, d.bytes, ".dump " + d.file);
         if (d.at.space == MemSpace::Dram) {
-            dram_->read_in_place(a, d.bytes, [&](const uint8_t* bytes, size_t n) { f.write(bytes, n); });
+            dram_->read_in_place(a, d.bytes, [&](const uint8_t* bytes, size_t n) {
+                if (!pieces.empty() && static_cast<const uint8_t*>(pieces.back().iov_base) + pieces.back().iov_len == bytes) pieces.back().iov_len += n;
+                else pieces.push_back({const_cast<uint8_t*>(bytes), n});
+            });
             continue;
         }
         for (uint64_t done = 0; done < d.bytes;) {
@@ -196,6 +201,7 @@ void TraceHost::dump(const model::trace::DumpDirective& d) {
             done += n;
         }
     }
+    f.write_pieces(pieces);
     f.commit();
 }
 

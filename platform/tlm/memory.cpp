@@ -13,7 +13,7 @@ namespace neuronsim::platform {
 Memory::Memory(sc_core::sc_module_name name, uint64_t bytes, uint32_t partitions)
     : sc_core::sc_module(name), socket("socket"), size_(bytes), partitions_(partitions) {
     if (partitions_) {
-        dense_ = map_zeroed(size_, std::string(this->name()) + ": its " + std::to_string(size_) + " bytes");
+        dense_ = reused_zeroed(size_, std::string(this->name()) + ": its " + std::to_string(size_) + " bytes");
     }
     socket.register_b_transport(this, &Memory::b_transport);
     socket.register_transport_dbg(this, &Memory::transport_dbg);

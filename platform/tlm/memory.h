@@ -73,8 +73,9 @@ private:
     uint32_t partitions_;
     uint64_t resident_limit_ = ~uint64_t{0};
     std::string limit_name_;
-    // Mapped zeroed: the kernel hands out zero pages on first touch, so a run pays (in time and
-    // resident memory) only for the SBUF/PSUM it uses, not for zeroing all of it.
+    // Mapped zeroed, or the last SBUF's/PSUM's mapping with what it touched zeroed again: a run
+    // pays (in time and resident memory) only for the SBUF/PSUM it uses, not for zeroing all of
+    // it, and a process's next simulation does not fault its memory in again.
     ZeroedBytes dense_;
     mutable ZeroedPagePool pool_{size_t{1} << kPageBits};  // DRAM's pages (owned here, not by pages_)
     struct Page {

@@ -4,6 +4,9 @@
 
 #include <pthread.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -35,72 +38,108 @@ ZeroedBytes try_map_zeroed(size_t bytes) {
     return ZeroedBytes(p, Unmap{bytes});
 }
 
-class SlabCache {
+class MemoryCache {
 public:
     // Held across fork() so that the child's copy is consistent; the child drops its copies.
-    SlabCache() {
+    MemoryCache() {
         ::pthread_atfork([] { cache().m_.lock(); }, [] { cache().m_.unlock(); }, [] { cache().forget(); });
     }
-    static SlabCache& cache() {
-        static SlabCache* c = new SlabCache;  // never destroyed: pools may go after static destruction
+    static MemoryCache& cache() {
+        static MemoryCache* c = new MemoryCache;  // never destroyed: memories may go after static destruction
         return *c;
     }
-    uint8_t* take() {
+    // A kept mapping of exactly `bytes` (the one kept last), or null.
+    uint8_t* take(size_t bytes) {
         std::lock_guard<std::mutex> lock(m_);
-        if (slabs_.empty()) return nullptr;
-        uint8_t* s = slabs_.back();
-        slabs_.pop_back();
-        return s;
+        for (size_t i = kept_.size(); i-- > 0;)
+            if (kept_[i].bytes == bytes) {
+                uint8_t* p = kept_[i].p;
+                kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
+                held_ -= bytes;
+                return p;
+            }
+        return nullptr;
     }
-    void give(uint8_t* slab) {
+    void give(uint8_t* p, size_t bytes) {
 #ifdef MADV_FREE
-        (void)::madvise(slab, kSlab, MADV_FREE);  // advice only: reclaimable under pressure (outside the lock)
+        (void)::madvise(p, bytes, MADV_FREE);  // advice only: reclaimable under pressure (outside the lock)
 #endif
         {
             std::lock_guard<std::mutex> lock(m_);
-            if ((slabs_.size() + 1) * kSlab <= limit_) {
+            if (held_ + bytes <= limit_) {
                 try {
-                    slabs_.push_back(slab);
+                    kept_.push_back({p, bytes});
+                    held_ += bytes;
                     return;
                 } catch (const std::bad_alloc&) {  // (from a destructor: unmapped instead)
                 }
             }
         }
-        ::munmap(slab, kSlab);
+        ::munmap(p, bytes);
     }
     void set_limit(size_t bytes) {
-        std::vector<uint8_t*> drop;
+        std::vector<Kept> drop;
         {
             std::lock_guard<std::mutex> lock(m_);
             limit_ = bytes;
-            while (slabs_.size() * kSlab > limit_) drop.push_back(slabs_.back()), slabs_.pop_back();
+            while (held_ > limit_) drop.push_back(kept_.back()), held_ -= kept_.back().bytes, kept_.pop_back();
         }
-        for (uint8_t* s : drop) ::munmap(s, kSlab);
+        for (const Kept& k : drop) ::munmap(k.p, k.bytes);
     }
     size_t bytes() {
         std::lock_guard<std::mutex> lock(m_);
-        return slabs_.size() * kSlab;
+        return held_;
     }
 
 private:
+    struct Kept {
+        uint8_t* p;
+        size_t bytes;
+    };
     // In a forked child (one thread, the lock held since the fork): unmapped, never written.
     void forget() {
-        for (uint8_t* s : slabs_) ::munmap(s, kSlab);
-        slabs_.clear();
+        for (const Kept& k : kept_) ::munmap(k.p, k.bytes);
+        kept_.clear();
+        held_ = 0;
         m_.unlock();
     }
     std::mutex m_;
-    std::vector<uint8_t*> slabs_;
-    size_t limit_ = kDefaultSlabCacheBytes;
+    std::vector<Kept> kept_;
+    size_t held_ = 0;
+    size_t limit_ = kDefaultMemoryCacheBytes;
 };
+
+// Zeroes the pages of [p, +bytes) that are resident: a kept mapping's pages that were never
+// touched (or that the kernel took back after MADV_FREE) are zero already, and writing them
+// would fault them in - what reusing the mapping saves.
+void zero_resident(uint8_t* p, size_t bytes) {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> in((bytes + page - 1) / page);
+    if (::mincore(p, bytes, in.data()) != 0) {
+        std::memset(p, 0, bytes);  // (not told: all of it)
+        return;
+    }
+    for (size_t i = 0; i < in.size();) {
+        if (!(in[i] & 1)) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < in.size() && (in[j] & 1)) ++j;
+        std::memset(p + i * page, 0, std::min(j * page, bytes) - i * page);
+        i = j;
+    }
+}
 
 }  // namespace
 
-void set_slab_cache_limit(size_t bytes) { SlabCache::cache().set_limit(bytes); }
-size_t slab_cache_bytes() { return SlabCache::cache().bytes(); }
+void set_memory_cache_limit(size_t bytes) { MemoryCache::cache().set_limit(bytes); }
+size_t memory_cache_bytes() { return MemoryCache::cache().bytes(); }
 
 void Unmap::operator()(uint8_t* p) const {
-    if (p) ::munmap(p, bytes);
+    if (!p) return;
+    if (keep) MemoryCache::cache().give(p, bytes);
+    else ::munmap(p, bytes);
 }
 
 ZeroedBytes map_zeroed(size_t bytes, const std::string& what) {
@@ -110,9 +149,14 @@ ZeroedBytes map_zeroed(size_t bytes, const std::string& what) {
     return p;
 }
 
-ZeroedPagePool::~ZeroedPagePool() {
-    if (page_bytes_ > kSlab) return;  // (slabs of another size are unmapped)
-    for (ZeroedBytes& s : slabs_) SlabCache::cache().give(s.release());
+ZeroedBytes reused_zeroed(size_t bytes, const std::string& what) {
+    if (!bytes) return ZeroedBytes(nullptr, Unmap{0});
+    if (uint8_t* kept = MemoryCache::cache().take(bytes)) {
+        zero_resident(kept, bytes);
+        return ZeroedBytes(kept, Unmap{bytes, true});
+    }
+    ZeroedBytes p = map_zeroed(bytes, what);
+    return ZeroedBytes(p.release(), Unmap{bytes, true});
 }
 
 uint8_t* ZeroedPagePool::take(bool zeroed) {
@@ -125,9 +169,10 @@ uint8_t* ZeroedPagePool::take(bool zeroed) {
     const size_t slab = page_bytes_ > kSlab ? page_bytes_ : kSlab;
     if (slabs_.empty() || used_in_last_ + page_bytes_ > slab) {
         slabs_.reserve(slabs_.size() + 1);
-        uint8_t* kept = slab == kSlab ? SlabCache::cache().take() : nullptr;
-        ZeroedBytes m = kept ? ZeroedBytes(kept, Unmap{kSlab}) : try_map_zeroed(slab);
+        uint8_t* kept = MemoryCache::cache().take(slab);
+        ZeroedBytes m = kept ? ZeroedBytes(kept, Unmap{slab, true}) : try_map_zeroed(slab);
         if (!m) throw std::bad_alloc();
+        m.get_deleter().keep = true;  // (to the cache when the pool goes)
         slabs_.push_back(std::move(m));
         used_in_last_ = 0;
         last_reused_ = kept != nullptr;

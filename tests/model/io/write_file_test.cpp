@@ -73,6 +73,34 @@ TEST(WriteFile, AFileSizeLimitIsAnErrorAndLeavesNothing) {
     EXPECT_EQ(entries(t.path()), 0u);
 }
 
+// Gathered pieces land in order after what was written before, and a write cut short (here by
+// a file-size limit inside a piece) names the byte offset and leaves nothing.
+TEST(WriteFile, PiecesAreWrittenInOrderAndALimitInsideOneIsAnError) {
+    TempDir t;
+    std::string a(5000, 'a'), b(70000, 'b'), c(3, 'c');
+    std::vector<iovec> pieces = {{a.data(), a.size()}, {b.data(), b.size()}, {c.data(), 0}, {c.data(), c.size()}};
+    {
+        AtomicFile f(t.file("p.bin"));
+        f.write("head", 4);
+        f.write_pieces(pieces);
+        f.write("tail", 4);
+        f.commit();
+    }
+    EXPECT_EQ(read_file(t.file("p.bin")), "head" + a + b + c + "tail");
+    const int status = exit_status_under_file_size_limit(8192, [&] {
+        try {
+            AtomicFile f(t.file("cut.bin"));
+            f.write_pieces(pieces);
+            f.commit();
+        } catch (const Error& e) {
+            return std::string(e.what()).find("cut.bin: write error at byte offset 8192: File too large") != std::string::npos ? 0 : 3;
+        }
+        return 4;
+    });
+    EXPECT_EQ(status, 0);
+    EXPECT_FALSE(fs::exists(t.file("cut.bin")));
+}
+
 TEST(WriteFile, DirectoryErrorsNameTheDirectory) {
     TempDir t;
     t.write("f", "");

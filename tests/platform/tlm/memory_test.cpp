@@ -1,4 +1,5 @@
 // The memories as TLM-2.0 targets: b_transport, transport_dbg, DMI, address errors.
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -227,9 +228,9 @@ TEST(ZeroedPagePool, PagesAreDistinctZeroedAndReused) {
 // A pool's slabs outlive it in the process's slab cache; the next pool's pages come from them,
 // zeroed when asked although the slabs were written; a forked child keeps none of them.
 TEST(ZeroedPagePool, SlabsAreKeptForTheNextPoolAndZeroedWhenAsked) {
-    platform::set_slab_cache_limit(0);  // (empty: earlier pools' slabs go)
-    platform::set_slab_cache_limit(platform::kDefaultSlabCacheBytes);
-    const size_t before = platform::slab_cache_bytes();
+    platform::set_memory_cache_limit(0);  // (empty: earlier pools' slabs go)
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+    const size_t before = platform::memory_cache_bytes();
     ASSERT_EQ(before, 0u);
     std::set<uint8_t*> first;
     {
@@ -240,7 +241,7 @@ TEST(ZeroedPagePool, SlabsAreKeptForTheNextPoolAndZeroedWhenAsked) {
             first.insert(p);
         }
     }
-    EXPECT_EQ(platform::slab_cache_bytes(), before + (size_t{4} << 20));
+    EXPECT_EQ(platform::memory_cache_bytes(), before + (size_t{4} << 20));
     {
         platform::ZeroedPagePool pool(65536);
         size_t reused = 0;
@@ -255,14 +256,62 @@ TEST(ZeroedPagePool, SlabsAreKeptForTheNextPoolAndZeroedWhenAsked) {
     }
     const pid_t child = fork();
     ASSERT_GE(child, 0);
-    if (child == 0) _exit(platform::slab_cache_bytes() == 0 ? 0 : 1);
+    if (child == 0) _exit(platform::memory_cache_bytes() == 0 ? 0 : 1);
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the forked child still holds cached slabs";
-    EXPECT_GT(platform::slab_cache_bytes(), 0u);  // (the parent's are its own)
-    platform::set_slab_cache_limit(0);
-    EXPECT_EQ(platform::slab_cache_bytes(), 0u);
-    platform::set_slab_cache_limit(platform::kDefaultSlabCacheBytes);
+    EXPECT_GT(platform::memory_cache_bytes(), 0u);  // (the parent's are its own)
+    platform::set_memory_cache_limit(0);
+    EXPECT_EQ(platform::memory_cache_bytes(), 0u);
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+}
+
+// SBUF's and PSUM's mappings outlive their memory in the process's cache: the next mapping of
+// the same size is the kept one, every byte zero again although the last owner wrote them, and
+// the pages the last owner never touched are not faulted in by the zeroing.
+TEST(ReusedZeroed, TheNextMappingOfTheSizeIsTheKeptOneZeroedAndUntouchedPagesStayOut) {
+    platform::set_memory_cache_limit(0);
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+    const size_t n = (size_t{8} << 20) + 12345, slab = size_t{2} << 20;
+    uint8_t* first = nullptr;
+    {
+        platform::ZeroedBytes m = platform::reused_zeroed(n, "test");
+        first = m.get();
+        ASSERT_NE(first, nullptr);
+        std::memset(first, 0xab, slab);  // the first slab, all of it
+        first[slab + 4096 + 7] = 1;  // a byte of the second
+        first[n - 1] = 2;  // the last
+    }
+    EXPECT_EQ(platform::memory_cache_bytes(), n);
+    {
+        platform::ZeroedBytes other = platform::reused_zeroed(n - 1, "test");  // another size: fresh
+        EXPECT_NE(other.get(), first);
+    }
+    platform::ZeroedBytes m = platform::reused_zeroed(n, "test");
+    ASSERT_EQ(m.get(), first);
+    // Pages in the middle slabs (bytes 4 MiB..6 MiB) were never touched: still not resident
+    // (looked at before the count below reads them).
+    std::vector<unsigned char> in(slab / 4096);
+    ASSERT_EQ(::mincore(m.get() + 2 * slab, slab, in.data()), 0);
+    EXPECT_EQ(std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; }), 0) << "zeroing faulted in pages nobody had touched";
+    EXPECT_EQ(std::count(m.get(), m.get() + n, 0), static_cast<std::ptrdiff_t>(n)) << "a kept mapping is handed out with old bytes";
+    m.reset();
+    platform::set_memory_cache_limit(0);
+    EXPECT_EQ(platform::memory_cache_bytes(), 0u);
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+}
+
+// A dense memory made after another of its size (the next run's SBUF) reads zero everywhere.
+TEST_F(MemoryTest, ANewSbufReadsZeroAfterTheLastWasWritten) {
+    const uint64_t bytes = 128 * 32768;
+    std::vector<uint8_t> ones(bytes, 0xff), back(bytes, 1);
+    {
+        platform::Memory sbuf("sbuf_a", bytes, 128);
+        sbuf.write(0, ones.data(), bytes);
+    }
+    platform::Memory sbuf("sbuf_b", bytes, 128);
+    sbuf.read(0, back.data(), bytes);
+    EXPECT_EQ(std::count(back.begin(), back.end(), 0), static_cast<std::ptrdiff_t>(bytes));
 }
 
 TEST(MapZeroed, ZeroBytesIsNullAndLargeMapsAreZero) {
