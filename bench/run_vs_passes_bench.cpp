@@ -2,20 +2,23 @@
 // For each kernel: `neuronsim kernel`'s trace and inputs are written to a temporary directory
 // and simulated as `neuronsim run --force --no-csv --no-timeline --hazards off` does (the last
 // run's outputs removed, trace assembled, inputs loaded, every engine, the dumps, stats.json and
-// host.json written), on one host thread and on two. One more run,
-// not timed, keeps the inputs of every element pass an engine makes: each batch ACT hands to
-// the fast pass with the table it used (platform/act/act_pass_tap.h), each array pass of
-// VectorE's fast path (platform/dve/dve_pass_tap.h) and each partition's CPTC decode on GpSimd
+// host.json written), on one host thread and on two. One more run, not timed, keeps the inputs
+// of every element pass an engine makes: each batch ACT hands to the fast pass with the table
+// it used (platform/act/act_pass_tap.h), each array pass of VectorE's fast path
+// (platform/dve/dve_pass_tap.h) and each partition's CPTC decode on GpSimd
 // (model/cptc/decode_tap.h); the passes alone are then model::pwp::fast_pass,
-// model/dve/vector_arrays and model::cptc::decode_fast over exactly those inputs, one thread. Reported: the fastest of N repetitions of each (on the VM this was
-// measured on, the first pass after a run is up to 3x slower than the next with no page fault
-// counted: the machine, not the work; --each shows every repetition), whole run / passes (goal <= 1.5) and
-// 1 thread / 2 threads (goal >= 1.8 on two idle cores). Repetitions are interleaved (run, run on
-// two threads, passes) so a slow spell of the machine falls on all three. "files s" is the
-// fastest one-thread run's own time loading its .data values into the memories (reading the
-// files, the memories' pages first touched) and writing its dumps (RunReport::load_seconds +
-// dump_seconds): work no pass does; (1t - files) / pass is the rest of that run against the
-// passes.
+// model/dve/vector_arrays and model::cptc::decode_fast over exactly those inputs, on one thread
+// and split in two halves over two threads ("pass 1t/2t": what a second thread gives this very
+// work on this machine, the bound on the run's 1t/2t).
+// Reported: the fastest of N repetitions of each (on the VM this was measured on, the first
+// pass after a run is up to 3x slower than the next with no page fault counted: the machine,
+// not the work; --each shows every repetition), whole run / passes (goal <= 1.5) and 1 thread /
+// 2 threads (goal >= 1.8 on two idle cores). Repetitions are interleaved (run, run on two
+// threads, passes, passes on two threads) so a slow spell of the machine falls on all of them.
+// "files s" is the fastest one-thread run's own time loading its .data values into the
+// memories (reading the files, the memories' pages first touched) and writing its dumps
+// (RunReport::load_seconds + dump_seconds): work no pass does; (1t - files) / pass is the rest
+// of that run against the passes.
 //
 //   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
 #include <stdlib.h>
@@ -29,6 +32,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "model/common/error.h"
@@ -127,6 +131,7 @@ void default_shape(Job& j) {
 
 struct Result {
     double run1 = 0, run2 = 0, passes = 0, act = 0, dve = 0, pool = 0;  // passes = act + dve + pool
+    double passes2 = 0;  // the passes on two threads
     double files1 = 0;  // the fastest 1-thread run's: loading its .data files and writing its dumps
     uint64_t elements = 0, instructions = 0;
 };
@@ -197,34 +202,40 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     for (const Capture::Vector& v : cap.vector_passes) res.elements += v.n;
     for (const Capture::Decode& d : cap.decodes) res.elements += d.params.elements;
 
-    std::vector<float> out(512);
-    std::vector<uint32_t> flagged(512);
-    std::vector<uint8_t> decoded(cap.largest_decode);
     volatile uint32_t sink = 0;  // the outputs are used: the passes cannot be dropped
     auto bits = [](float f) {
         uint32_t b;
         std::memcpy(&b, &f, 4);
         return b;
     };
-    auto act_passes = [&] {
-        const auto t0 = std::chrono::steady_clock::now();
+    // A thread's output buffers (a pass writes at most 512 elements; a decode its largest).
+    struct Scratch {
+        std::vector<float> out = std::vector<float>(512);
+        std::vector<uint32_t> flagged = std::vector<uint32_t>(512);
+        std::vector<uint8_t> decoded;
+    };
+    Scratch mine, other;
+    mine.decoded.resize(cap.largest_decode);
+    other.decoded.resize(cap.largest_decode);
+    // Each family's passes [b, e) in order, as the engines made them.
+    auto act_range = [&](size_t b, size_t e, Scratch& w) {
         uint32_t acc = 0;
-        for (const Capture::Segment& g : cap.segments) {
-            const size_t k = model::pwp::fast_pass(*cap.tables[g.table], cap.inputs.data() + g.at, out.data(), g.n, flagged.data());
-            acc += bits(out[g.n - 1]) + static_cast<uint32_t>(k);
+        for (size_t i = b; i < e; ++i) {
+            const Capture::Segment& g = cap.segments[i];
+            const size_t k = model::pwp::fast_pass(*cap.tables[g.table], cap.inputs.data() + g.at, w.out.data(), g.n, w.flagged.data());
+            acc += bits(w.out[g.n - 1]) + static_cast<uint32_t>(k);
         }
-        sink = sink + acc;
-        return seconds_since(t0);
+        return acc;
     };
     // (the in-place passes work on a copy of their input, as the engine's on its chunk buffer)
-    auto vector_passes = [&] {
+    auto vector_range = [&](size_t b, size_t e, Scratch& w) {
         namespace dve = model::dve;
         using K = platform::VectorPass::Kind;
-        const auto t0 = std::chrono::steady_clock::now();
         uint32_t acc = 0;
         const float* in = cap.vector_inputs.data();
-        for (const Capture::Vector& v : cap.vector_passes) {
-            float* x = out.data();
+        for (size_t i = b; i < e; ++i) {
+            const Capture::Vector& v = cap.vector_passes[i];
+            float* x = w.out.data();
             switch (v.pass.kind) {
                 case K::Alu: dve::alu_n(static_cast<dve::AluOp>(v.pass.op), in + v.a, in + v.b, x, v.n); break;
                 case K::Scalar:
@@ -240,20 +251,52 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
             }
             acc += bits(x[0]);
         }
-        sink = sink + acc;
-        return seconds_since(t0);
+        return acc;
     };
-    auto pool_passes = [&] {
-        const auto t0 = std::chrono::steady_clock::now();
+    auto pool_range = [&](size_t b, size_t e, Scratch& w) {
         uint32_t acc = 0;
-        for (const Capture::Decode& d : cap.decodes) {
-            model::cptc::decode_fast(d.params, cap.streams.data() + d.at, decoded.data());
-            acc += decoded.empty() ? 0 : decoded[0];
+        for (size_t i = b; i < e; ++i) {
+            const Capture::Decode& d = cap.decodes[i];
+            model::cptc::decode_fast(d.params, cap.streams.data() + d.at, w.decoded.data());
+            acc += w.decoded.empty() ? 0 : w.decoded[0];
         }
-        sink = sink + acc;
+        return acc;
+    };
+    auto timed = [&](auto&& f) {
+        const auto t0 = std::chrono::steady_clock::now();
+        sink = sink + f();
         return seconds_since(t0);
     };
-    std::vector<double> r1, f1, r2, ps, pa, pd, pp;
+    auto act_passes = [&] { return timed([&] { return act_range(0, cap.segments.size(), mine); }); };
+    auto vector_passes = [&] { return timed([&] { return vector_range(0, cap.vector_passes.size(), mine); }); };
+    auto pool_passes = [&] { return timed([&] { return pool_range(0, cap.decodes.size(), mine); }); };
+    // The same passes on two threads, each family split where half its elements lie: what the
+    // machine gives a second thread for this work when nothing else is in the way, the bound
+    // on the run's 1t/2t (on the VM of bench/README.md §15 a second thread gives independent
+    // work 1.35-1.8x, not 2x).
+    auto half = [](size_t n, auto&& elements) {
+        uint64_t total = 0, seen = 0;
+        for (size_t i = 0; i < n; ++i) total += elements(i);
+        size_t i = 0;
+        while (i < n && 2 * seen < total) seen += elements(i++);
+        return i;
+    };
+    const size_t act_half = half(cap.segments.size(), [&](size_t i) { return cap.segments[i].n; });
+    const size_t vector_half = half(cap.vector_passes.size(), [&](size_t i) { return cap.vector_passes[i].n; });
+    const size_t pool_half = half(cap.decodes.size(), [&](size_t i) { return cap.decodes[i].params.elements; });
+    auto passes_on_two = [&] {
+        return timed([&] {
+            uint32_t theirs = 0;
+            std::thread t([&] {
+                theirs = act_range(act_half, cap.segments.size(), other) + vector_range(vector_half, cap.vector_passes.size(), other) +
+                         pool_range(pool_half, cap.decodes.size(), other);
+            });
+            const uint32_t ours = act_range(0, act_half, mine) + vector_range(0, vector_half, mine) + pool_range(0, pool_half, mine);
+            t.join();
+            return ours + theirs;
+        });
+    };
+    std::vector<double> r1, f1, r2, ps, pa, pd, pp, p2;
     for (unsigned i = 0; i < runs; ++i) {
         r1.push_back(simulate(one));
         f1.push_back(files);
@@ -262,9 +305,10 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
         pd.push_back(vector_passes());
         pp.push_back(pool_passes());
         ps.push_back(pa.back() + pd.back() + pp.back());
+        p2.push_back(passes_on_two());
         if (each)
-            std::fprintf(stderr, "%s rep %u: run 1t %.3f s (files %.3f), run 2t %.3f s, passes %.3f s (act %.3f, dve %.3f, pool %.3f)\n", j.kernel.c_str(),
-                         i + 1, r1.back(), f1.back(), r2.back(), ps.back(), pa.back(), pd.back(), pp.back());
+            std::fprintf(stderr, "%s rep %u: run 1t %.3f s (files %.3f), run 2t %.3f s, passes %.3f s (act %.3f, dve %.3f, pool %.3f), passes 2t %.3f s\n",
+                         j.kernel.c_str(), i + 1, r1.back(), f1.back(), r2.back(), ps.back(), pa.back(), pd.back(), pp.back(), p2.back());
     }
     res.run1 = fastest(r1);
     res.files1 = f1[static_cast<size_t>(std::min_element(r1.begin(), r1.end()) - r1.begin())];
@@ -273,6 +317,7 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     res.act = fastest(pa);
     res.dve = fastest(pd);
     res.pool = fastest(pp);
+    res.passes2 = fastest(p2);
     return res;
 }
 
@@ -281,10 +326,11 @@ int usage(const char* prog, int rc) {
                  "usage: %s [--gen G] [--runs N] [--each] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...\n"
                  "Times whole full-numerics runs of `neuronsim kernel` traces (1 and 2 host threads)\n"
                  "against their element passes over the same inputs alone (ACT's fast passes, VectorE's\n"
-                 "array passes, GpSimd's CPTC decodes; one thread); the fastest of N (default 5).\n"
+                 "array passes, GpSimd's CPTC decodes; one thread, and split over two threads: what a\n"
+                 "second thread gives this work on this machine); the fastest of N (default 5).\n"
                  "Kernels: softmax rmsnorm layernorm mlp-act cptc-dequant-act (default: all five).\n"
                  "--gen defaults to mariana (cptc-dequant-act needs mariana or later).\n"
-                 "--each prints every repetition's three times on stderr.\n"
+                 "--each prints every repetition's times on stderr.\n"
                  "--memory-cache-mib N bounds the memory kept between runs (DRAM's slabs, SBUF's and PSUM's\n"
                  "mappings: platform/tlm/zeroed_pages.h; default 1024; 0 keeps none: every run's memories\n"
                  "are fresh, as a new process's are).\n",
@@ -353,15 +399,16 @@ int main(int argc, char** argv) {
             "whole run (neuronsim run --force --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
             "%s, fastest of %u, SIMD %s\n",
             gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()));
-        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s", "files s",
-                    "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass");
+        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s",
+                    "files s", "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass", "pass 2t s", "pass 1t/2t");
         for (Job& j : jobs) {
             default_shape(j);
             const Result r = measure(j, gen, runs, each, tmp);
             const std::string shape = std::to_string(j.rows) + "x" + std::to_string(j.cols);
-            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f\n", j.kernel.c_str(), shape.c_str(),
-                        static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.files1, r.run2, r.passes, r.act,
-                        r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2, (r.run1 - r.files1) / r.passes);
+            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f %10.3f %12.2f\n", j.kernel.c_str(),
+                        shape.c_str(), static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.files1, r.run2,
+                        r.passes, r.act, r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2, (r.run1 - r.files1) / r.passes, r.passes2,
+                        r.passes / r.passes2);
             std::fflush(stdout);
         }
         rusage u{};
