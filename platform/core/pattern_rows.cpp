@@ -26,8 +26,29 @@ void scatter(const std::vector<uint8_t>& rows, const Pattern& p, uint32_t nch) {
     }
 }
 
+namespace {
+bool in_place(const uint8_t* row, model::fp::Dtype d, bool plain) {
+    return plain && d == model::fp::Dtype::Fp32 && reinterpret_cast<uintptr_t>(row) % alignof(float) == 0;
+}
+}  // namespace
+
 RowReader::RowReader(const Pattern& p, uint32_t q, model::fp::Dtype d)
-    : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo), d_(d), bytes_(p.bytes), plain_(plain_row(p)), c_(p.ap) {}
+    : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo),
+      d_(d),
+      bytes_(p.bytes),
+      plain_(plain_row(p)),
+      in_place_(in_place(row_, d, plain_)),
+      c_(p.ap) {}
+
+const float* RowReader::next(float* buf, size_t m) {
+    if (!in_place_) {
+        read(buf, m);
+        return buf;
+    }
+    const float* p = reinterpret_cast<const float*>(row_) + at_;
+    at_ += m;
+    return p;
+}
 
 void RowReader::read(float* out, size_t m) {
     if (plain_) {
@@ -39,7 +60,19 @@ void RowReader::read(float* out, size_t m) {
 }
 
 RowWriter::RowWriter(const Pattern& p, uint32_t q, model::fp::Dtype d)
-    : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo), d_(d), bytes_(p.bytes), plain_(plain_row(p)), c_(p.ap) {}
+    : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo),
+      d_(d),
+      bytes_(p.bytes),
+      plain_(plain_row(p)),
+      in_place_(in_place(row_, d, plain_)),
+      c_(p.ap) {}
+
+float* RowWriter::begin(float* buf, size_t) { return in_place_ ? reinterpret_cast<float*>(row_) + at_ : buf; }
+
+void RowWriter::end(const float* at, size_t m) {
+    if (in_place_) at_ += m;  // (computed where it belongs)
+    else write(at, m);
+}
 
 void RowWriter::write(const float* in, size_t m) {
     if (plain_) {

@@ -3,7 +3,8 @@
 // TensorE): gather() copies the elements of partitions [0, nch) of `p`, each partition's in
 // element order, into rows of consecutive elements; scatter() writes such rows back.
 // RowReader/RowWriter stream one partition's elements in element order as binary32 chunks,
-// converted as model/fp converts (the engines' fast paths, with no copy of the tile).
+// converted as model/fp converts (the engines' fast paths, with no copy of the tile); a row of
+// plain, aligned fp32 elements is used where it lies, not copied at all (next(), begin()).
 #include <cstdint>
 #include <vector>
 
@@ -20,12 +21,16 @@ class RowReader {
 public:
     RowReader(const Pattern& p, uint32_t q, model::fp::Dtype d);
     void read(float* out, size_t m);
+    // The next m elements: where they lie when the row is plain, aligned fp32, else read into
+    // `buf` (and buf returned).
+    const float* next(float* buf, size_t m);
 
 private:
     const uint8_t* row_;  // the row's lowest byte
     model::fp::Dtype d_;
     size_t bytes_;
     bool plain_;
+    bool in_place_;  // plain, aligned fp32
     uint64_t at_ = 0;  // elements read (plain rows)
     model::isa::AccessPattern::Cursor c_;
 };
@@ -34,12 +39,17 @@ class RowWriter {
 public:
     RowWriter(const Pattern& p, uint32_t q, model::fp::Dtype d);
     void write(const float* in, size_t m);
+    // Where the next m results are to be computed: in the row itself when it is plain, aligned
+    // fp32, else in `buf`; end() then stores them (from buf, converted) and moves on.
+    float* begin(float* buf, size_t m);
+    void end(const float* at, size_t m);
 
 private:
     uint8_t* row_;
     model::fp::Dtype d_;
     size_t bytes_;
     bool plain_;
+    bool in_place_;
     uint64_t at_ = 0;
     model::isa::AccessPattern::Cursor c_;
 };

@@ -51,6 +51,14 @@ uint32_t channels(const Config& c, uint32_t nch) {
 
 constexpr size_t kChunk = 512;  // elements a row is streamed by (on the stack)
 
+// The row's next m elements into `to` (where a result is computed in place): read there, or
+// copied there from where they lie (streams() has ruled out overlap other than the same
+// elements, which are then already there).
+void into(RowReader& r, float* to, size_t m) {
+    const float* at = r.next(to, m);
+    if (at != to) std::memcpy(to, at, m * sizeof(float));
+}
+
 // fn(at, m) for every chunk of a row of n elements; a cancel is seen every half million.
 template <typename F>
 void chunks(const DeviceOptions& o, uint64_t n, F&& fn) {
@@ -143,12 +151,15 @@ void DveEngine::tensor_tensor(const Bundle& b) {
             RowReader ra(a, q, in0), rb(bb, q, in1);
             RowWriter w(dst, q, out);
             float x[kChunk], y[kChunk];
+            // (fp32 rows where they lie: streams() has ruled out an operand sharing bytes with
+            // dst other than element for element, so computing in place is the chunk's result)
             chunks(ctx_.options(), n, [&](size_t m) {
-                ra.read(x, m);
-                rb.read(y, m);
-                if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Alu, static_cast<uint8_t>(alu)}, x, y, m);
-                dve::alu_n(alu, x, y, x, m);
-                w.write(x, m);
+                const float* pa = ra.next(x, m);
+                const float* pb = rb.next(y, m);
+                float* o = w.begin(x, m);
+                if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Alu, static_cast<uint8_t>(alu)}, pa, pb, m);
+                dve::alu_n(alu, pa, pb, o, m);
+                w.end(o, m);
             });
         });
         return;
@@ -217,13 +228,14 @@ void DveEngine::tensor_scalar(const Bundle& b) {
             RowWriter w(dst, q, out);
             float x[kChunk];
             chunks(ctx_.options(), n, [&](size_t m) {
-                r.read(x, m);
+                float* o = w.begin(x, m);
+                into(r, o, m);
                 for (int k = 0; k < (two ? 2 : 1); ++k) {
                     if (VectorPassTap* tap = vector_pass_tap())
-                        tap->pass({VectorPass::Kind::Scalar, static_cast<uint8_t>(steps[k].op), steps[k].reverse, value[k][q]}, x, nullptr, m);
-                    dve::scalar_n(steps[k].op, steps[k].reverse, value[k][q], x, m);
+                        tap->pass({VectorPass::Kind::Scalar, static_cast<uint8_t>(steps[k].op), steps[k].reverse, value[k][q]}, o, nullptr, m);
+                    dve::scalar_n(steps[k].op, steps[k].reverse, value[k][q], o, m);
                 }
-                w.write(x, m);
+                w.end(o, m);
             });
         });
         return;
@@ -321,10 +333,10 @@ bool DveEngine::streamed_fast(uint8_t code, const Pattern& src, Dtype in, const 
         RowWriter w(dst, q, out);
         float x[kChunk];
         if (code == kDveBnStats) {  // (n <= kBnStatsMax = kChunk: one chunk)
-            r.read(x, static_cast<size_t>(n));
+            const float* in = r.next(x, static_cast<size_t>(n));
             float o[6];
-            if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::BnStats}, x, nullptr, static_cast<size_t>(n));
-            dve::bn_stats_row(x, static_cast<size_t>(n), o);
+            if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::BnStats}, in, nullptr, static_cast<size_t>(n));
+            dve::bn_stats_row(in, static_cast<size_t>(n), o);
             w.write(o, 6);
             return;
         }
@@ -334,9 +346,9 @@ bool DveEngine::streamed_fast(uint8_t code, const Pattern& src, Dtype in, const 
             float acc = 0.0f;
             bool first = true;
             chunks(ctx_.options(), n, [&](size_t m) {
-                r.read(x, m);
-                const float from = first ? x[0] : acc;
-                const float* rest = first ? x + 1 : x;
+                const float* in = r.next(x, m);
+                const float from = first ? in[0] : acc;
+                const float* rest = first ? in + 1 : in;
                 const size_t k = first ? m - 1 : m;
                 if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Fold, static_cast<uint8_t>(op), false, from}, rest, nullptr, k);
                 acc = dve::fold_n(op, from, rest, k);
@@ -347,12 +359,13 @@ bool DveEngine::streamed_fast(uint8_t code, const Pattern& src, Dtype in, const 
             return;
         }
         chunks(ctx_.options(), n, [&](size_t m) {
-            r.read(x, m);
+            float* o = w.begin(x, m);
+            into(r, o, m);
             if (code == kDveReciprocal) {
-                if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Reciprocal}, x, nullptr, m);
-                dve::reciprocal_n(x, m);
+                if (VectorPassTap* tap = vector_pass_tap()) tap->pass({VectorPass::Kind::Reciprocal}, o, nullptr, m);
+                dve::reciprocal_n(o, m);
             }
-            w.write(x, m);
+            w.end(o, m);
         });
     });
     return true;

@@ -3,8 +3,9 @@
 // model/dve/vector_ops.h, the results scattered): every output byte, stats.json,
 // instructions.csv and timeline.json identical for run.host_threads 1, 2 and 3, over operand
 // layouts that may and may not be streamed (dst disjoint from the operands, the same pattern in
-// place, shifted onto them, over the rows of another partition, onto a pointer column, a
-// broadcast in place), dtypes, strides and both memories.
+// place as either operand, shifted onto them, over the rows of another partition, onto a
+// pointer column, a broadcast in place), dtypes (fp32 rows are computed where they lie),
+// strides and both memories.
 #include <map>
 #include <random>
 #include <string>
@@ -98,6 +99,11 @@ TEST_F(DveThreadsTest, FastPathAndThreadsAreByteIdenticalToTheReferencePath) {
         "dst.step=1,0 num_active_channels=96\n"
         "dve reciprocal in_dtype=fp32 out_dtype=fp32 src=sbuf:0:0x8000 src.num=1000,1 src.step=0,0 dst=sbuf:0:0x8000 dst.num=1000,1 "
         "dst.step=1,0 num_active_channels=32\n"
+        // fp32 rows where they lie: a copy to a disjoint row, then dst the pattern of src1.
+        "dve tensor_copy in_dtype=fp32 out_dtype=fp32 src=sbuf:0:0x1000 src.num=600,1 src.step=1,0 dst=sbuf:0:0xc000 dst.num=600,1 "
+        "dst.step=1,0 num_active_channels=128\n" +
+        tt("mult", f32, at("sbuf:0:0x0", "src0.num=600,1", "src0.step=1,0"), at("sbuf:0:0xc000", "src1.num=600,1", "src1.step=1,0"),
+           at("sbuf:0:0xc000", "dst.num=600,1", "dst.step=1,0"), 128) +
         // bn_stats over 512 and 7 elements, bf16 and fp32.
         "dve bn_stats in_dtype=bf16 out_dtype=fp32 src=sbuf:0:0x10000 src.num=512,1 src.step=1,0 dst=sbuf:0:0x14000 dst.num=6,1 "
         "dst.step=1,0 num_active_channels=128\n"
