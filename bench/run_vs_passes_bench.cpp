@@ -227,7 +227,7 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
         }
         return acc;
     };
-    // (the in-place passes work on a copy of their input, as the engine's on its chunk buffer)
+    // (the in-place passes work on a copy of their input, as the engine's do when src is not dst)
     auto vector_range = [&](size_t b, size_t e, Scratch& w) {
         namespace dve = model::dve;
         using K = platform::VectorPass::Kind;

@@ -55,6 +55,10 @@ void AtomicFile::write_pieces(const std::vector<iovec>& pieces) {
     flush();  // (what was written before goes first)
     const size_t most = static_cast<size_t>(IOV_MAX);
     for (size_t i = 0; i < pieces.size();) {
+        if (!pieces[i].iov_len) {  // (writev of nothing but empty pieces returns 0: not an error)
+            ++i;
+            continue;
+        }
         const ssize_t n = ::writev(fd_, pieces.data() + i, static_cast<int>(std::min(most, pieces.size() - i)));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) throw Error(path_ + ": write error at byte offset " + std::to_string(written_) + ": " + std::strerror(n < 0 ? errno : EIO));

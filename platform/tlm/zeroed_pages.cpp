@@ -30,7 +30,9 @@ ZeroedBytes try_map_zeroed(size_t bytes) {
     if (extra) {
         p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(raw) + kSlab - 1) & ~uintptr_t{kSlab - 1});
         if (p > raw) ::munmap(raw, static_cast<size_t>(p - raw));
-        if (p + bytes < raw + bytes + extra) ::munmap(p + bytes, static_cast<size_t>(raw + bytes + extra - (p + bytes)));
+        const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+        uint8_t* end = p + (bytes + page - 1) / page * page;  // (munmap wants a page boundary)
+        if (end < raw + bytes + extra) ::munmap(end, static_cast<size_t>(raw + bytes + extra - end));
 #ifdef MADV_HUGEPAGE
         (void)::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: 4 KiB pages work too
 #endif
@@ -60,31 +62,43 @@ public:
             }
         return nullptr;
     }
+    // Kept only when the kernel took MADV_FREE: from then on each page is either resident
+    // (zero_resident clears it) or gone, zero when next touched; without it a page swapped out
+    // meanwhile would come back with its old bytes, unseen by mincore. The oldest kept make room
+    // (a loop over configurations leaves no sizes nobody asks for any more). Called from
+    // destructors: throws nothing.
     void give(uint8_t* p, size_t bytes) {
 #ifdef MADV_FREE
-        (void)::madvise(p, bytes, MADV_FREE);  // advice only: reclaimable under pressure (outside the lock)
+        const bool freed = ::madvise(p, bytes, MADV_FREE) == 0;  // (outside the lock)
+#else
+        const bool freed = false;
 #endif
-        {
+        if (freed) {
             std::lock_guard<std::mutex> lock(m_);
+            while (held_ + bytes > limit_ && !kept_.empty()) {
+                ::munmap(kept_.front().p, kept_.front().bytes);
+                held_ -= kept_.front().bytes;
+                kept_.erase(kept_.begin());
+            }
             if (held_ + bytes <= limit_) {
                 try {
                     kept_.push_back({p, bytes});
                     held_ += bytes;
                     return;
-                } catch (const std::bad_alloc&) {  // (from a destructor: unmapped instead)
+                } catch (const std::bad_alloc&) {  // (unmapped instead)
                 }
             }
         }
         ::munmap(p, bytes);
     }
     void set_limit(size_t bytes) {
-        std::vector<Kept> drop;
-        {
-            std::lock_guard<std::mutex> lock(m_);
-            limit_ = bytes;
-            while (held_ > limit_) drop.push_back(kept_.back()), held_ -= kept_.back().bytes, kept_.pop_back();
+        std::lock_guard<std::mutex> lock(m_);
+        limit_ = bytes;
+        while (held_ > limit_) {  // the oldest first
+            ::munmap(kept_.front().p, kept_.front().bytes);
+            held_ -= kept_.front().bytes;
+            kept_.erase(kept_.begin());
         }
-        for (const Kept& k : drop) ::munmap(k.p, k.bytes);
     }
     size_t bytes() {
         std::lock_guard<std::mutex> lock(m_);
@@ -152,8 +166,9 @@ ZeroedBytes map_zeroed(size_t bytes, const std::string& what) {
 ZeroedBytes reused_zeroed(size_t bytes, const std::string& what) {
     if (!bytes) return ZeroedBytes(nullptr, Unmap{0});
     if (uint8_t* kept = MemoryCache::cache().take(bytes)) {
-        zero_resident(kept, bytes);
-        return ZeroedBytes(kept, Unmap{bytes, true});
+        ZeroedBytes m(kept, Unmap{bytes, true});  // (owned before anything can throw)
+        zero_resident(m.get(), bytes);
+        return m;
     }
     ZeroedBytes p = map_zeroed(bytes, what);
     return ZeroedBytes(p.release(), Unmap{bytes, true});

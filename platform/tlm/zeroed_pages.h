@@ -53,7 +53,7 @@ private:
 // machine that hands freed memory back to its host, 0.45 GB/s against 15 GB/s for memory
 // already held: bench/README.md §13). Kept mappings are advised MADV_FREE, so the kernel may
 // still take them back under memory pressure, and are dropped in a forked child (its pages
-// would be copied on write). At most `bytes` are kept (default kDefaultSlabCacheBytes; 0 keeps
+// would be copied on write); when the limit is reached the oldest go first. At most `bytes` are kept (default kDefaultMemoryCacheBytes; 0 keeps
 // none and unmaps what is kept).
 constexpr size_t kDefaultMemoryCacheBytes = size_t{1} << 30;
 void set_memory_cache_limit(size_t bytes);

@@ -225,7 +225,7 @@ TEST(ZeroedPagePool, PagesAreDistinctZeroedAndReused) {
     EXPECT_EQ(std::count(again, again + 65536, 0), 65536);
 }
 
-// A pool's slabs outlive it in the process's slab cache; the next pool's pages come from them,
+// A pool's slabs outlive it in the process's memory cache; the next pool's pages come from them,
 // zeroed when asked although the slabs were written; a forked child keeps none of them.
 TEST(ZeroedPagePool, SlabsAreKeptForTheNextPoolAndZeroedWhenAsked) {
     platform::set_memory_cache_limit(0);  // (empty: earlier pools' slabs go)
@@ -301,17 +301,37 @@ TEST(ReusedZeroed, TheNextMappingOfTheSizeIsTheKeptOneZeroedAndUntouchedPagesSta
     platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
 }
 
-// A dense memory made after another of its size (the next run's SBUF) reads zero everywhere.
-TEST_F(MemoryTest, ANewSbufReadsZeroAfterTheLastWasWritten) {
+// A dense memory made after another of its size (the next run's SBUF) is the last one's
+// mapping, and reads zero everywhere.
+TEST_F(MemoryTest, ANewSbufIsTheLastOnesMappingAndReadsZero) {
+    platform::set_memory_cache_limit(0);
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
     const uint64_t bytes = 128 * 32768;
     std::vector<uint8_t> ones(bytes, 0xff), back(bytes, 1);
     {
         platform::Memory sbuf("sbuf_a", bytes, 128);
         sbuf.write(0, ones.data(), bytes);
     }
+    EXPECT_EQ(platform::memory_cache_bytes(), bytes);
     platform::Memory sbuf("sbuf_b", bytes, 128);
+    EXPECT_EQ(platform::memory_cache_bytes(), 0u) << "the new SBUF did not take the kept mapping";
     sbuf.read(0, back.data(), bytes);
     EXPECT_EQ(std::count(back.begin(), back.end(), 0), static_cast<std::ptrdiff_t>(bytes));
+}
+
+// At the limit the oldest kept mappings go first: a loop over configurations does not leave the
+// cache full of sizes nobody asks for.
+TEST(ReusedZeroed, AtTheLimitTheOldestGoFirst) {
+    platform::set_memory_cache_limit(0);
+    const size_t mib = size_t{1} << 20;
+    platform::set_memory_cache_limit(6 * mib);
+    { platform::ZeroedBytes a = platform::reused_zeroed(4 * mib, "test"); }
+    EXPECT_EQ(platform::memory_cache_bytes(), 4 * mib);
+    { platform::ZeroedBytes b = platform::reused_zeroed(3 * mib, "test"); }  // a goes to make room
+    EXPECT_EQ(platform::memory_cache_bytes(), 3 * mib);
+    { platform::ZeroedBytes c = platform::reused_zeroed(7 * mib, "test"); }  // past the limit on its own: not kept
+    EXPECT_EQ(platform::memory_cache_bytes(), 0u);
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
 }
 
 TEST(MapZeroed, ZeroBytesIsNullAndLargeMapsAreZero) {
@@ -321,6 +341,10 @@ TEST(MapZeroed, ZeroBytesIsNullAndLargeMapsAreZero) {
     ASSERT_NE(m.get(), nullptr);
     EXPECT_EQ(std::count(m.get(), m.get() + n, 0), static_cast<std::ptrdiff_t>(n));
     m.get()[n - 1] = 1;  // the last byte is mapped
+    // ... and the page after the last one is not: the slab-aligning trim left no tail behind.
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    unsigned char in = 0;
+    EXPECT_NE(::mincore(m.get() + (n + page - 1) / page * page, page, &in), 0) << "the mapping's tail past its last page is still mapped";
 }
 
 }  // namespace
