@@ -54,6 +54,13 @@ inline float nan_checked(float acc, const float* y, size_t m, float sum) {
     for (size_t j = 0; j < m; ++j) acc = acc_add(acc, y[j]);
     return acc;
 }
+
+// acc + y[0] + ... + y[m-1]: one partition's batch summed in element order.
+inline float summed(float acc, const float* y, size_t m) {
+    float a = acc;
+    for (size_t j = 0; j < m; ++j) a = a + y[j];
+    return nan_checked(acc, y, m, a);
+}
 }  // namespace
 
 void ActEngine::activate(const Bundle& b) {
@@ -151,11 +158,7 @@ void ActEngine::activate(const Bundle& b) {
                         src, dst, p, fn, view, in, pre, [](const float*, size_t) {}, [](float y) { return y; }, out);
                 // The sum in element order (binary32 adds, one rounding each: not reassociated),
                 // in a local: the stores through byte pointers could alias `acc`.
-                auto sum = [&acc](const float* y, size_t m) {
-                    float a = acc;
-                    for (size_t j = 0; j < m; ++j) a = a + y[j];
-                    acc = nan_checked(acc, y, m, a);
-                };
+                auto sum = [&acc](const float* y, size_t m) { acc = summed(acc, y, m); };
                 return this->batched(
                     src, dst, p, fn, view, in, pre, sum, [](float y) { return y; }, out);
             }
@@ -210,11 +213,7 @@ void ActEngine::activate(const Bundle& b) {
                 for (uint32_t i = 0; i < kLanes; ++i) acc[i] = nan_checked(acc[i], y[i], m, a[i]);
                 return;
             }
-            for (uint32_t i = 0; i < count; ++i) {
-                float a = acc[i];
-                for (size_t j = 0; j < m; ++j) a = a + y[i][j];
-                acc[i] = nan_checked(acc[i], y[i], m, a);
-            }
+            for (uint32_t i = 0; i < count; ++i) acc[i] = summed(acc[i], y[i], m);
         };
         each_partition((nch + kLanes - 1) / kLanes, independent, [&](uint32_t g) {
             const uint32_t p0 = g * kLanes, count = std::min(kLanes, nch - p0);

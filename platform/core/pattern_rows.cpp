@@ -26,18 +26,12 @@ void scatter(const std::vector<uint8_t>& rows, const Pattern& p, uint32_t nch) {
     }
 }
 
-namespace {
-bool in_place(const uint8_t* row, model::fp::Dtype d, bool plain) {
-    return plain && d == model::fp::Dtype::Fp32 && reinterpret_cast<uintptr_t>(row) % alignof(float) == 0;
-}
-}  // namespace
-
-RowReader::RowReader(const Pattern& p, uint32_t q, model::fp::Dtype d)
+RowWalk::RowWalk(const Pattern& p, uint32_t q, model::fp::Dtype d)
     : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo),
       d_(d),
       bytes_(p.bytes),
       plain_(plain_row(p)),
-      in_place_(in_place(row_, d, plain_)),
+      in_place_(plain_ && d == model::fp::Dtype::Fp32 && reinterpret_cast<uintptr_t>(row_) % alignof(float) == 0),
       c_(p.ap) {}
 
 const float* RowReader::next(float* buf, size_t m) {
@@ -58,14 +52,6 @@ void RowReader::read(float* out, size_t m) {
     }
     for (size_t j = 0; j < m; ++j) out[j] = model::fp::to_f32(d_, row_ + c_.next());
 }
-
-RowWriter::RowWriter(const Pattern& p, uint32_t q, model::fp::Dtype d)
-    : row_(p.base + uint64_t{p.partition + q} * p.per + p.ap.lo),
-      d_(d),
-      bytes_(p.bytes),
-      plain_(plain_row(p)),
-      in_place_(in_place(row_, d, plain_)),
-      c_(p.ap) {}
 
 float* RowWriter::begin(float* buf, size_t) { return in_place_ ? reinterpret_cast<float*>(row_) + at_ : buf; }
 

@@ -225,11 +225,16 @@ TEST(ZeroedPagePool, PagesAreDistinctZeroedAndReused) {
     EXPECT_EQ(std::count(again, again + 65536, 0), 65536);
 }
 
+// The process's memory cache emptied and back at its default limit.
+void empty_memory_cache() {
+    platform::set_memory_cache_limit(0);
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+}
+
 // A pool's slabs outlive it in the process's memory cache; the next pool's pages come from them,
 // zeroed when asked although the slabs were written; a forked child keeps none of them.
 TEST(ZeroedPagePool, SlabsAreKeptForTheNextPoolAndZeroedWhenAsked) {
-    platform::set_memory_cache_limit(0);  // (empty: earlier pools' slabs go)
-    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+    empty_memory_cache();  // (earlier pools' slabs go)
     const size_t before = platform::memory_cache_bytes();
     ASSERT_EQ(before, 0u);
     std::set<uint8_t*> first;
@@ -270,8 +275,7 @@ TEST(ZeroedPagePool, SlabsAreKeptForTheNextPoolAndZeroedWhenAsked) {
 // the same size is the kept one, every byte zero again although the last owner wrote them, and
 // the pages the last owner never touched are not faulted in by the zeroing.
 TEST(ReusedZeroed, TheNextMappingOfTheSizeIsTheKeptOneZeroedAndUntouchedPagesStayOut) {
-    platform::set_memory_cache_limit(0);
-    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+    empty_memory_cache();
     const size_t n = (size_t{8} << 20) + 12345, slab = size_t{2} << 20;
     uint8_t* first = nullptr;
     {
@@ -304,8 +308,7 @@ TEST(ReusedZeroed, TheNextMappingOfTheSizeIsTheKeptOneZeroedAndUntouchedPagesSta
 // A dense memory made after another of its size (the next run's SBUF) is the last one's
 // mapping, and reads zero everywhere.
 TEST_F(MemoryTest, ANewSbufIsTheLastOnesMappingAndReadsZero) {
-    platform::set_memory_cache_limit(0);
-    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+    empty_memory_cache();
     const uint64_t bytes = 128 * 32768;
     std::vector<uint8_t> ones(bytes, 0xff), back(bytes, 1);
     {
