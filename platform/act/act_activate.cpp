@@ -2,6 +2,7 @@
 // loops over the partitions (threaded, batched through the fast pass where they can be).
 #include "platform/act/act_engine.h"
 #include "platform/act/act_pass_tap.h"
+#include "platform/core/pattern_rows.h"
 #include "platform/core/tensor_operand.h"
 #include "platform/core/work_budget.h"
 
@@ -283,47 +284,41 @@ void ActEngine::batched(const Pattern& src, const Pattern& dst, uint32_t p, cons
         out);
 }
 
-// Walks each lane's src and dst in pattern order; evaluates up to kBatch elements of a lane at a
-// time through the fast pass, then the fold over every lane's batch, then the stores. An error
-// in lane i stops lanes i and after (as one partition after another would have stopped there);
-// the lanes before it go on, and the error thrown is the lowest lane's.
+// Walks each lane's src and dst in pattern order (RowReader/RowWriter); evaluates up to kBatch
+// elements of a lane at a time through the fast pass, then the fold over every lane's batch, then
+// the stores. Plain, aligned fp32 rows are read and written where they lie: the pass computes into
+// dst's row (elements_batchable leaves only disjoint rows or element-for-element in place, and a
+// batch is read whole before its results are written). An error in lane i stops lanes i and after
+// (as one partition after another would have stopped there); the lanes before it go on, and the
+// error thrown is the lowest lane's.
 template <typename PreOf, typename Fold, typename Post>
 void ActEngine::batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p0, uint32_t count, const Resolved& fn, const model::pwp::TableView& view,
                               Dtype in, PreOf pre_of, Fold fold, Post post, Dtype out) {
     constexpr size_t kBatch = 512;
     struct Lane {
-        const uint8_t* srow;  // byte lo of the row
-        uint8_t* drow;
-        AccessPattern::Cursor sc, dc;
+        RowReader from;
+        RowWriter to;
     };
     std::vector<Lane> lanes;
     lanes.reserve(count);
-    for (uint32_t i = 0; i < count; ++i)
-        lanes.push_back({src.at(p0 + i, 0, 0, 0) - src.ap.start + src.ap.lo, dst.at(p0 + i, 0, 0, 0) - dst.ap.start + dst.ap.lo, AccessPattern::Cursor(src.ap),
-                         AccessPattern::Cursor(dst.ap)});
+    for (uint32_t i = 0; i < count; ++i) lanes.push_back({RowReader(src, p0 + i, in), RowWriter(dst, p0 + i, out)});
     float vin[kBatch], vout[kLanes][kBatch];
-    const float* ys[kLanes];
-    for (uint32_t i = 0; i < count; ++i) ys[i] = vout[i];
+    float* ys[kLanes];
     uint32_t flagged[kBatch];
     uint32_t live = count;  // lanes [0, live) still run
     std::exception_ptr failed;  // the error of lane `live`, when live < count
     const uint64_t n = src.elements();
     const uint64_t cancel_every = std::max<uint64_t>(1, 1024 / count);  // batches: half a million elements
-    // A plain row (elements back to back in order) is converted a batch at a time
-    // (fp::to_f32_n / from_f32_n: the dtype switch once per batch, loops that vectorise).
-    const bool plain_src = plain_row(src), plain_dst = plain_row(dst);
     for (uint64_t at = 0; at < n && live; at += kBatch) {
         if ((at / kBatch) % cancel_every == 0) check_cancel(ctx_.options());
         const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - at));
         for (uint32_t i = 0; i < live; ++i) {
             Lane& l = lanes[i];
-            if (plain_src) model::fp::to_f32_n(in, l.srow + at * src.bytes, vin, m);
-            else
-                for (size_t j = 0; j < m; ++j) vin[j] = model::fp::to_f32(in, l.srow + l.sc.next());
+            const float* x = l.from.next(vin, m);
             const auto pre = pre_of(p0 + i);
-            for (size_t j = 0; j < m; ++j) vin[j] = pre(vin[j]);
+            for (size_t j = 0; j < m; ++j) vin[j] = pre(x[j]);
             if (ActPassTap* tap = act_pass_tap()) tap->batch(vin, m);
-            float* y = vout[i];
+            float* y = ys[i] = l.to.begin(vout[i], m);
             const size_t k = model::pwp::fast_pass(*fn.flat, vin, y, m, flagged);
             // The elements the batch pass handed back, by the reference path, in place (an
             // error stops the instruction: its outputs are then not defined).
@@ -341,12 +336,9 @@ void ActEngine::batched_lanes(const Pattern& src, const Pattern& dst, uint32_t p
         if (!live) break;
         fold(p0, ys, live, m);
         for (uint32_t i = 0; i < live; ++i) {
-            Lane& l = lanes[i];
-            float* y = vout[i];
+            float* y = ys[i];
             for (size_t j = 0; j < m; ++j) y[j] = post(y[j]);
-            if (plain_dst) model::fp::from_f32_n(out, y, l.drow + at * dst.bytes, m);
-            else
-                for (size_t j = 0; j < m; ++j) model::fp::from_f32(out, y[j], l.drow + l.dc.next());
+            lanes[i].to.end(y, m);
         }
     }
     if (failed) std::rethrow_exception(failed);

@@ -373,7 +373,7 @@ bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t 
         while (len) {
             uint64_t room = 0;
             TlmPort::Span sp;
-            if (!port.span_or_request(addr, len, write, sp, room)) return false;
+            if (!port.span_or_request(addr, len, write, sp, room, write)) return false;  // (the copy below writes all of it)
             ++accesses;
             latency = add_delay(latency, sp.latency, "the memories' annotated delays");
             const uint64_t k = std::min(len, room);
@@ -388,7 +388,7 @@ bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t 
         uint64_t sroom = 0, droom = 0;
         // (resolved again: a region the walk above found may since have been dropped from its
         // port's cache by a later grant; the pointer in hand stays valid either way)
-        if (!from.span_or_request(src + done, n - done, false, s, sroom) || !to.span_or_request(dst + done, n - done, true, d, droom))
+        if (!from.span_or_request(src + done, n - done, false, s, sroom) || !to.span_or_request(dst + done, n - done, true, d, droom, true))
             throw Error("a memory refused the DMI it had granted for the copy");
         const uint64_t k = std::min({n - done, sroom, droom});
         std::memcpy(d.ptr, s.ptr, k);

@@ -6,6 +6,7 @@
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/isa/address_map.h"
+#include "platform/tlm/whole_write.h"
 #include "stats/stat_records.h"
 
 namespace neuronsim::platform {
@@ -61,7 +62,9 @@ uint64_t Memory::add_page_room(uint64_t index) const {
         throw Error(std::string(name()) + ": a write at " + model::fp::hex(index << kPageBits) + " would take its resident pages past " +
                     std::to_string(resident_limit_) + " bytes (" + limit_name_ + "): the run writes more distinct DRAM than that");
     try {
-        pages_.reserve(pages_.size() + 1);
+        // Room made before the insert (which then cannot throw), doubling: reserve(size + 1)
+        // rehashes to the next prime at nearly every new bucket's worth of pages.
+        if (pages_.size() + 1 > pages_.bucket_count() * pages_.max_load_factor()) pages_.reserve(2 * pages_.size() + 1);
     } catch (const std::bad_alloc&) {
         throw Error(std::string(name()) + ": the host is out of memory for a page at " + model::fp::hex(index << kPageBits) + " (" + std::to_string(resident) +
                     " bytes of pages held; " + limit_name_ + " bounds them)");
@@ -177,6 +180,21 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& t, sc_core::sc_time&) {
 
 unsigned int Memory::transport_dbg(int, tlm::tlm_generic_payload& t) { return access(t) ? t.get_data_length() : 0; }
 
+// Whether the DMI request `t` for the page at `base` comes with the initiator's promise to write
+// all of the page before reading it (WholeWrite: a DMA's destination, written at once), so that
+// a new page need not be zeroed first (nor a shared one copied). Only a promise this memory can
+// let it keep: one that lies inside the memory and whose pages all fit under the resident
+// limit, since a copy refused half way would leave the pages granted before holding the bytes
+// of whatever used them last (another simulation's, from the process's memory cache).
+bool Memory::promised_whole(const tlm::tlm_generic_payload& t, uint64_t base) const {
+    constexpr uint64_t kPage = uint64_t{1} << kPageBits;
+    const WholeWrite* w = nullptr;
+    t.get_extension(w);
+    if (!t.is_write() || !w || w->start > base || w->end < base + kPage - 1 || w->end >= size_) return false;
+    const uint64_t pages = (w->end >> kPageBits) - (w->start >> kPageBits) + 1;
+    return (uint64_t{pages_.size()} + pages) << kPageBits <= resident_limit_;
+}
+
 bool Memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
     const uint64_t addr = t.get_address();
     if (addr >= size_) return false;
@@ -189,7 +207,7 @@ bool Memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload& t, tlm::tlm_dmi& 
         dmi.set_end_address(size_ - 1);
     } else {  // one page of the sparse store
         const uint64_t base = addr & ~((uint64_t{1} << kPageBits) - 1);
-        dmi.set_dmi_ptr(page(addr >> kPageBits, true));
+        dmi.set_dmi_ptr(page(addr >> kPageBits, true, promised_whole(t, base)));
         dmi.set_start_address(base);
         dmi.set_end_address(std::min(size_, base + (uint64_t{1} << kPageBits)) - 1);
     }

@@ -65,6 +65,7 @@ private:
     // private (a shared page copied) when `create`, else null when never written.
     uint8_t* page(uint64_t index, bool create, bool overwritten = false) const;
     uint64_t add_page_room(uint64_t index) const;
+    bool promised_whole(const tlm::tlm_generic_payload& t, uint64_t base) const;
     uint8_t* allocate_page(uint64_t at, uint64_t resident, bool zeroed) const;
     void check(uint64_t addr, uint64_t len) const;
 

@@ -6,6 +6,7 @@
 #include "model/common/error.h"
 #include "model/fp/bits.h"
 #include "model/isa/address_map.h"
+#include "platform/tlm/whole_write.h"
 
 namespace neuronsim::platform {
 
@@ -51,9 +52,9 @@ bool TlmPort::span_from(uint64_t addr, uint64_t len, bool write, Span& out, uint
     return true;
 }
 
-bool TlmPort::span_or_request(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room) {
+bool TlmPort::span_or_request(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room, bool whole) {
     if (span_from(addr, len, write, out, room)) return true;
-    return len && offered_ && !covered(addr) && request(addr, write) && span_from(addr, len, write, out, room);
+    return len && offered_ && !covered(addr) && request(addr, write, write && whole ? len : 0) && span_from(addr, len, write, out, room);
 }
 
 bool TlmPort::covered(uint64_t addr) const {
@@ -69,11 +70,18 @@ void TlmPort::invalidate(sc_dt::uint64 start, sc_dt::uint64 end) {
         regions_.end());
 }
 
-bool TlmPort::request(uint64_t addr, bool write) {
+bool TlmPort::request(uint64_t addr, bool write, uint64_t whole) {
     tlm::tlm_generic_payload t;
     t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     t.set_address(addr);
     tlm::tlm_dmi dmi;
+    WholeWrite promise(addr, addr + (whole ? whole - 1 : 0));
+    if (whole) t.set_extension(&promise);
+    struct Clear {  // (the payload would delete an extension still set: this one is ours)
+        tlm::tlm_generic_payload& t;
+        WholeWrite* w;
+        ~Clear() { t.clear_extension(w); }
+    } clear{t, &promise};
     if (!(*sock_)->get_direct_mem_ptr(t, dmi)) return false;
     // A grant that does not hold the address asked for, or has no pointer, is not used.
     if (!dmi.get_dmi_ptr() || addr < dmi.get_start_address() || addr > dmi.get_end_address() || dmi.get_start_address() > dmi.get_end_address()) return false;

@@ -59,8 +59,10 @@ public:
     // span_from, asking the target for DMI at addr first when it has said nothing about addr
     // yet and has offered DMI on a transaction before (the hint of TLM-2.0's DMI: a target that
     // never sets it, like the ACT table memory, is never asked; one that granted read-only DMI
-    // at addr is not asked again for writing).
-    bool span_or_request(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room);
+    // at addr is not asked again for writing). `whole` (writing): the caller writes all of
+    // [addr, +len) through the span(s) before anything reads it, which the request tells the
+    // target (WholeWrite, platform/tlm/whole_write.h) so that it need not clear what it grants.
+    bool span_or_request(uint64_t addr, uint64_t len, bool write, Span& out, uint64_t& room, bool whole = false);
     void count_direct(uint64_t accesses) { counters_.dmi_accesses += accesses; }
 
     struct Counters {
@@ -77,7 +79,8 @@ private:
     const tlm::tlm_dmi* region(uint64_t addr, bool write) const;
     bool covered(uint64_t addr) const;  // some region (of any access) holds addr
     // Asks the target for DMI at `addr` for reading (and writing); keeps what it grants.
-    bool request(uint64_t addr, bool write);
+    // `whole` > 0: the caller writes [addr, +whole) in full first (WholeWrite).
+    bool request(uint64_t addr, bool write, uint64_t whole = 0);
     [[noreturn]] void fail(bool write, uint64_t addr, uint64_t len, const std::string& why) const;
 
     std::unique_ptr<tlm_utils::simple_initiator_socket_optional<TlmPort>> own_;

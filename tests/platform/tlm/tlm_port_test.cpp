@@ -7,6 +7,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "platform/tlm/tlm_port.h"
+#include "platform/tlm/whole_write.h"
 #include "tests/support/systemc_fixture.h"
 
 namespace neuronsim::test {
@@ -22,6 +23,8 @@ struct GrantingTarget : sc_core::sc_module {
     bool whole_range = false, read_only = false;
     uint64_t page = 0;  // 0: one region over `bytes`
     uint64_t asked = 0;
+    bool promised = false;  // the last request's WholeWrite
+    uint64_t promise_start = 0, promise_end = 0;
 
     GrantingTarget(sc_core::sc_module_name n, uint64_t size) : sc_core::sc_module(n), socket("socket"), bytes(size, 0) {
         socket.register_b_transport(this, &GrantingTarget::b_transport);
@@ -40,6 +43,10 @@ struct GrantingTarget : sc_core::sc_module {
     }
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& d) {
         ++asked;
+        const platform::WholeWrite* w = nullptr;
+        t.get_extension(w);
+        promised = w != nullptr;
+        if (w) promise_start = w->start, promise_end = w->end;
         if (read_only) d.allow_read();
         else d.allow_read_write();
         if (whole_range) {  // (the region's pointer is address 0's: the initiator stays in `bytes`)
@@ -104,6 +111,30 @@ TEST_F(TlmPortTest, ReadOnlyDmiIsAskedForOnceAndWritesStayTransactions) {
     EXPECT_EQ(b.port.regions(), 1u);
     EXPECT_EQ(b.port.counters().transports, 30720u);
     EXPECT_EQ(b.port.counters().dmi_accesses, 31u);
+}
+
+// span_or_request(..., whole) tells the target, on a request to write, that [addr, +len) is
+// written in full first (WholeWrite); a read, or a write not said to be whole, promises nothing.
+TEST_F(TlmPortTest, AWholeWritePromisesItsRangeToTheTarget) {
+    Bench b("bench", 8 * 4096);
+    elaborate();
+    b.target.page = 4096;
+    b.port.write(0, b.target.bytes.data(), 1);  // (a transaction first: the DMI hint)
+    const uint64_t asked = b.target.asked;
+    TlmPort::Span sp;
+    uint64_t room = 0;
+    ASSERT_TRUE(b.port.span_or_request(4096 + 8, 2 * 4096, true, sp, room, true));
+    EXPECT_EQ(b.target.asked, asked + 1);
+    EXPECT_TRUE(b.target.promised);
+    EXPECT_EQ(b.target.promise_start, 4096u + 8);
+    EXPECT_EQ(b.target.promise_end, 4096u + 8 + 2 * 4096 - 1);
+    EXPECT_EQ(room, 4096u - 8);
+    ASSERT_TRUE(b.port.span_or_request(3 * 4096, 100, true, sp, room));
+    EXPECT_EQ(b.target.asked, asked + 2);
+    EXPECT_FALSE(b.target.promised);
+    ASSERT_TRUE(b.port.span_or_request(5 * 4096, 100, false, sp, room, true));
+    EXPECT_EQ(b.target.asked, asked + 3);
+    EXPECT_FALSE(b.target.promised);
 }
 
 TEST_F(TlmPortTest, ManySmallRegionsAreBounded) {
