@@ -181,8 +181,9 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& t, sc_core::sc_time&) {
 unsigned int Memory::transport_dbg(int, tlm::tlm_generic_payload& t) { return access(t) ? t.get_data_length() : 0; }
 
 // Whether the DMI request `t` for the page at `base` comes with the initiator's promise to write
-// all of the page before reading it (WholeWrite: a DMA's destination, written at once), so that
-// a new page need not be zeroed first (nor a shared one copied). Only a promise this memory can
+// all of the page before reading it (WholeWrite from the page's start: a DMA's destination,
+// written at once), so that a new page need not be zeroed first (nor a shared one copied).
+// Only a promise this memory can
 // let it keep: one that lies inside the memory and whose pages all fit under the resident
 // limit, since a copy refused half way would leave the pages granted before holding the bytes
 // of whatever used them last (another simulation's, from the process's memory cache).
@@ -190,8 +191,9 @@ bool Memory::promised_whole(const tlm::tlm_generic_payload& t, uint64_t base) co
     constexpr uint64_t kPage = uint64_t{1} << kPageBits;
     const WholeWrite* w = nullptr;
     t.get_extension(w);
-    if (!t.is_write() || !w || w->start > base || w->end < base + kPage - 1 || w->end >= size_) return false;
-    const uint64_t pages = (w->end >> kPageBits) - (w->start >> kPageBits) + 1;
+    const uint64_t addr = t.get_address();  // (the promise runs from here: [addr, + bytes))
+    if (!t.is_write() || !w || addr != base || w->bytes < kPage || w->bytes > size_ - addr) return false;
+    const uint64_t pages = (w->bytes + kPage - 1) >> kPageBits;
     return (uint64_t{pages_.size()} + pages) << kPageBits <= resident_limit_;
 }
 

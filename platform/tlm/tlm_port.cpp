@@ -75,7 +75,7 @@ bool TlmPort::request(uint64_t addr, bool write, uint64_t whole) {
     t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     t.set_address(addr);
     tlm::tlm_dmi dmi;
-    WholeWrite promise(addr, addr + (whole ? whole - 1 : 0));
+    WholeWrite promise(whole);
     if (whole) t.set_extension(&promise);
     struct Clear {  // (the payload would delete an extension still set: this one is ours)
         tlm::tlm_generic_payload& t;

@@ -1,6 +1,7 @@
 // The platform in process: DMA timing, semaphore ordering, deadlock reports, data movement,
 // errors naming engine and instruction.
 #include <filesystem>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,8 @@
 #include "model/trace/assembler.h"
 #include "platform/config.h"
 #include "platform/host/trace_host.h"
+#include "platform/tlm/memory.h"
+#include "platform/tlm/zeroed_pages.h"
 #include "tests/support/profile_builder.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/systemc_fixture.h"
@@ -365,6 +368,32 @@ TEST_F(PlatformTest, ACopyWhoseRegionsLeaveThePortsCacheMovesEveryByte) {
     const std::string got = read_file(t.file("out/o.bin"));
     ASSERT_EQ(got.size(), 0x30000u);
     EXPECT_TRUE(got == in.substr(0x5ff00, 0x30000));
+}
+
+// A DMA copy promises DRAM (WholeWrite) only the bytes it writes: with every slab in the
+// process's memory cache dirty, the pages a copy covers in part read zero around it, and the
+// whole page between them holds the copy.
+TEST_F(PlatformTest, ACopyPromisesDramOnlyTheBytesItWrites) {
+    constexpr uint64_t kPage = 65536;
+    platform::set_memory_cache_limit(0);  // the cache emptied, then filled with slabs of 0xab
+    platform::set_memory_cache_limit(platform::kDefaultMemoryCacheBytes);
+    {
+        Memory dirty("dirty", uint64_t{1} << 32);
+        const std::vector<uint8_t> page(kPage, 0xab);
+        for (uint64_t i = 0; i < 8 * 32; ++i) dirty.write(i * kPage, page.data(), kPage);  // 8 slabs
+    }
+    std::string in(2 * kPage, '\0');
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<char>(i % 251 + 1);
+    t.write("in.bin", in);
+    run(".data dram:0x0 file=in.bin\n"
+        "dma.0 copy src=dram:0x0 dst=dram:0x100000 partitions=1 bytes=4 update=1+1\n"  // (transactions: DRAM's DMI hint)
+        "dma.0 copy src=dram:0x0 dst=dram:0x58000 partitions=1 bytes=0x20000 wait=1>=1\n"  // page 5 from its middle, 6, 7 to its middle
+        ".dump dram:0x50000 bytes=0x30000 file=o.bin\n");
+    const std::string got = read_file(t.file("out/o.bin"));
+    ASSERT_EQ(got.size(), 3 * kPage);
+    EXPECT_TRUE(got.substr(0, kPage / 2) == std::string(kPage / 2, '\0'));
+    EXPECT_TRUE(got.substr(kPage / 2, 2 * kPage) == in);
+    EXPECT_TRUE(got.substr(5 * kPage / 2) == std::string(kPage / 2, '\0'));
 }
 
 // DMA copies through DMI, region by region, land as the input says at any host-thread count:

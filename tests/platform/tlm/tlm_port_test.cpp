@@ -24,7 +24,7 @@ struct GrantingTarget : sc_core::sc_module {
     uint64_t page = 0;  // 0: one region over `bytes`
     uint64_t asked = 0;
     bool promised = false;  // the last request's WholeWrite
-    uint64_t promise_start = 0, promise_end = 0;
+    uint64_t promise_at = 0, promise_bytes = 0;
 
     GrantingTarget(sc_core::sc_module_name n, uint64_t size) : sc_core::sc_module(n), socket("socket"), bytes(size, 0) {
         socket.register_b_transport(this, &GrantingTarget::b_transport);
@@ -46,7 +46,7 @@ struct GrantingTarget : sc_core::sc_module {
         const platform::WholeWrite* w = nullptr;
         t.get_extension(w);
         promised = w != nullptr;
-        if (w) promise_start = w->start, promise_end = w->end;
+        if (w) promise_at = t.get_address(), promise_bytes = w->bytes;
         if (read_only) d.allow_read();
         else d.allow_read_write();
         if (whole_range) {  // (the region's pointer is address 0's: the initiator stays in `bytes`)
@@ -126,8 +126,8 @@ TEST_F(TlmPortTest, AWholeWritePromisesItsRangeToTheTarget) {
     ASSERT_TRUE(b.port.span_or_request(4096 + 8, 2 * 4096, true, sp, room, true));
     EXPECT_EQ(b.target.asked, asked + 1);
     EXPECT_TRUE(b.target.promised);
-    EXPECT_EQ(b.target.promise_start, 4096u + 8);
-    EXPECT_EQ(b.target.promise_end, 4096u + 8 + 2 * 4096 - 1);
+    EXPECT_EQ(b.target.promise_at, 4096u + 8);
+    EXPECT_EQ(b.target.promise_bytes, 2u * 4096);
     EXPECT_EQ(room, 4096u - 8);
     ASSERT_TRUE(b.port.span_or_request(3 * 4096, 100, true, sp, room));
     EXPECT_EQ(b.target.asked, asked + 2);
