@@ -62,7 +62,7 @@ uint64_t Memory::add_page_room(uint64_t index) const {
         throw Error(std::string(name()) + ": a write at " + model::fp::hex(index << kPageBits) + " would take its resident pages past " +
                     std::to_string(resident_limit_) + " bytes (" + limit_name_ + "): the run writes more distinct DRAM than that");
     try {
-        // Room made before the insert (which then cannot throw), doubling: reserve(size + 1)
+        // Room made before the insert (which then does not rehash), doubling: reserve(size + 1)
         // rehashes to the next prime at nearly every new bucket's worth of pages.
         if (pages_.size() + 1 > pages_.bucket_count() * pages_.max_load_factor()) pages_.reserve(2 * pages_.size() + 1);
     } catch (const std::bad_alloc&) {
@@ -182,11 +182,10 @@ unsigned int Memory::transport_dbg(int, tlm::tlm_generic_payload& t) { return ac
 
 // Whether the DMI request `t` for the page at `base` comes with the initiator's promise to write
 // all of the page before reading it (WholeWrite from the page's start: a DMA's destination,
-// written at once), so that a new page need not be zeroed first (nor a shared one copied).
-// Only a promise this memory can
-// let it keep: one that lies inside the memory and whose pages all fit under the resident
-// limit, since a copy refused half way would leave the pages granted before holding the bytes
-// of whatever used them last (another simulation's, from the process's memory cache).
+// written at once), so that a new page need not be zeroed first (nor a shared one copied). Only
+// a promise this memory can let it keep: one that lies inside the memory and whose pages all fit
+// under the resident limit, since a copy refused half way would leave the pages granted before
+// holding the bytes of whatever used them last (another simulation's, from the memory cache).
 bool Memory::promised_whole(const tlm::tlm_generic_payload& t, uint64_t base) const {
     constexpr uint64_t kPage = uint64_t{1} << kPageBits;
     const WholeWrite* w = nullptr;

@@ -75,11 +75,7 @@ public:
 #endif
         if (freed) {
             std::lock_guard<std::mutex> lock(m_);
-            while (held_ + bytes > limit_ && !kept_.empty()) {
-                ::munmap(kept_.front().p, kept_.front().bytes);
-                held_ -= kept_.front().bytes;
-                kept_.erase(kept_.begin());
-            }
+            drop_oldest_past(bytes <= limit_ ? limit_ - bytes : 0);
             if (held_ + bytes <= limit_) {
                 try {
                     kept_.push_back({p, bytes});
@@ -94,11 +90,7 @@ public:
     void set_limit(size_t bytes) {
         std::lock_guard<std::mutex> lock(m_);
         limit_ = bytes;
-        while (held_ > limit_) {  // the oldest first
-            ::munmap(kept_.front().p, kept_.front().bytes);
-            held_ -= kept_.front().bytes;
-            kept_.erase(kept_.begin());
-        }
+        drop_oldest_past(limit_);
     }
     size_t bytes() {
         std::lock_guard<std::mutex> lock(m_);
@@ -110,6 +102,14 @@ private:
         uint8_t* p;
         size_t bytes;
     };
+    // Unmaps the oldest kept mappings until at most `bytes` are held (the lock held).
+    void drop_oldest_past(size_t bytes) {
+        while (held_ > bytes) {
+            ::munmap(kept_.front().p, kept_.front().bytes);
+            held_ -= kept_.front().bytes;
+            kept_.erase(kept_.begin());
+        }
+    }
     // In a forked child (one thread, the lock held since the fork): unmapped, never written.
     void forget() {
         for (const Kept& k : kept_) ::munmap(k.p, k.bytes);
