@@ -26,7 +26,7 @@ AccessPattern make_access_pattern(uint64_t start, const int16_t* step, const uin
 }
 
 void check_in_partition(const AccessPattern& p, uint64_t bytes, const std::string& what, const std::string& where, const std::string& kind) {
-    if (p.n && (p.lo < 0 || static_cast<uint64_t>(p.hi) > bytes))
+    if (!fits_partition(p, bytes))
         throw Error(what + " " + where + ": the pattern touches bytes [" + std::to_string(p.lo) + ", " + std::to_string(p.hi) + ") of a " +
                     std::to_string(bytes) + "-byte " + kind);
 }

@@ -53,8 +53,11 @@ struct AccessPattern {
 // empty pattern. Throws Error naming `what` when the pattern reaches below offset 0.
 AccessPattern make_access_pattern(uint64_t start, const int16_t* step, const uint16_t* num, int dims, uint64_t elem_bytes, const std::string& what);
 
-// Throws Error naming `what` and `where` unless [lo, hi) lies in a partition of `bytes`;
-// `kind` names the partition ("sbuf partition").
+// Whether [lo, hi) lies in a partition of `partition_bytes` (an empty pattern always does).
+inline bool fits_partition(const AccessPattern& p, uint64_t partition_bytes) { return !p.n || (p.lo >= 0 && static_cast<uint64_t>(p.hi) <= partition_bytes); }
+
+// Throws Error naming `what` and `where` unless the pattern fits_partition; `kind` names the
+// partition ("sbuf partition").
 void check_in_partition(const AccessPattern& p, uint64_t partition_bytes, const std::string& what, const std::string& where,
                         const std::string& kind = "partition");
 

@@ -31,7 +31,8 @@ Pattern pattern(const Config& c, uint8_t* memory_of_space, const char* what, uin
     if (p.partition + channels > c.memory.partitions)
         throw Error(std::string(what) + " " + format_location(l) + ": partitions " + std::to_string(p.partition) + ".." +
                     std::to_string(p.partition + channels - 1) + " do not all exist");
-    model::isa::check_in_partition(p.ap, p.per, what, format_location(l), space_name(l.space) + " partition");
+    if (!model::isa::fits_partition(p.ap, p.per))  // (the message's strings only for the error: this runs per instruction)
+        model::isa::check_in_partition(p.ap, p.per, what, format_location(l), space_name(l.space) + " partition");
     return p;
 }
 

@@ -10,13 +10,14 @@
 
 namespace neuronsim::platform {
 
-sc_core::sc_time add_delay(const sc_core::sc_time& a, const sc_core::sc_time& b, const std::string& what) {
+sc_core::sc_time add_delay(const sc_core::sc_time& a, const sc_core::sc_time& b, const char* what) {
     if (b > sc_core::sc_max_time() - a)
-        throw Error(what + ": " + a.to_string() + " + " + b.to_string() + " passes the end of simulated time (" + sc_core::sc_max_time().to_string() + ")");
+        throw Error(std::string(what) + ": " + a.to_string() + " + " + b.to_string() + " passes the end of simulated time (" +
+                    sc_core::sc_max_time().to_string() + ")");
     return a + b;
 }
 
-sc_core::sc_time after_now(const sc_core::sc_time& delay, const std::string& what) { return add_delay(sc_core::sc_time_stamp(), delay, what); }
+sc_core::sc_time after_now(const sc_core::sc_time& delay, const char* what) { return add_delay(sc_core::sc_time_stamp(), delay, what); }
 
 TlmPort::TlmPort(const char* socket_name, std::string what)
     : own_(std::make_unique<tlm_utils::simple_initiator_socket_optional<TlmPort>>(socket_name)), sock_(own_.get()), what_(std::move(what)) {

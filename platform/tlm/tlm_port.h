@@ -15,10 +15,11 @@
 
 namespace neuronsim::platform {
 
-// a + b, or an Error when the sum passes the end of simulated time (sc_time would wrap).
-sc_core::sc_time add_delay(const sc_core::sc_time& a, const sc_core::sc_time& b, const std::string& what);
+// a + b, or an Error when the sum passes the end of simulated time (sc_time would wrap). `what`
+// names the sum (a literal: a per-copy call must not allocate).
+sc_core::sc_time add_delay(const sc_core::sc_time& a, const sc_core::sc_time& b, const char* what);
 // now + `delay` as an Error when it passes the end of simulated time.
-sc_core::sc_time after_now(const sc_core::sc_time& delay, const std::string& what);
+sc_core::sc_time after_now(const sc_core::sc_time& delay, const char* what);
 
 class TlmPort {
 public:
