@@ -18,9 +18,11 @@
 // "files s" is the fastest one-thread run's own time loading its .data values into the
 // memories (reading the files, the memories' pages first touched) and writing its dumps
 // (RunReport::load_seconds + dump_seconds): work no pass does; (1t - files) / pass is the rest
-// of that run against the passes.
+// of that run against the passes. "2t bound" is what 1t/2t would be were the passes split as
+// they split alone (pass 2t s) and the rest of the run (1t - passes: the DMA's copies, the
+// files, the simulation itself) left on one thread: 1t / (pass 2t + 1t - passes).
 //
-//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
+//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--large] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
 #include <stdlib.h>
 #include <sys/resource.h>
 
@@ -119,14 +121,16 @@ struct Job {
 };
 
 // Shapes where the element work, not the run's fixed cost, is what is measured (8-23 M
-// elements): llama2-7b sizes where the kernel is one of its layer's.
-void default_shape(Job& j) {
+// elements): llama2-7b sizes where the kernel is one of its layer's. --large: each kernel at
+// the size of issue 29's own example, the llama2-7b softmax of 65536x2048 (2^27 input
+// elements; --max-data-mib's ring keeps the files at 64 MiB of input).
+void default_shape(Job& j, bool large) {
     if (j.rows) return;
-    if (j.kernel == "softmax") j.rows = 8192, j.cols = 2048;  // 4 heads of 2048 queries x 2048 keys
-    else if (j.kernel == "rmsnorm") j.rows = 2048, j.cols = 4096;  // seq 2048 x hidden 4096
-    else if (j.kernel == "layernorm") j.rows = 4096, j.cols = 2048;
-    else if (j.kernel == "mlp-act") j.rows = 2048, j.cols = 11008;  // seq 2048 x intermediate
-    else if (j.kernel == "cptc-dequant-act") j.rows = 2048, j.cols = 4096;
+    if (j.kernel == "softmax") j.rows = large ? 65536 : 8192, j.cols = 2048;  // (4 heads of 2048 queries x 2048 keys)
+    else if (j.kernel == "rmsnorm") j.rows = large ? 32768 : 2048, j.cols = 4096;  // (seq 2048 x hidden 4096)
+    else if (j.kernel == "layernorm") j.rows = large ? 65536 : 4096, j.cols = 2048;
+    else if (j.kernel == "mlp-act") j.rows = large ? 12288 : 2048, j.cols = 11008;  // (seq 2048 x intermediate)
+    else if (j.kernel == "cptc-dequant-act") j.rows = large ? 32768 : 2048, j.cols = 4096;
 }
 
 struct Result {
@@ -323,12 +327,17 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
 
 int usage(const char* prog, int rc) {
     std::fprintf(rc ? stderr : stdout,
-                 "usage: %s [--gen G] [--runs N] [--each] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...\n"
+                 "usage: %s [--gen G] [--runs N] [--each] [--large] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...\n"
                  "Times whole full-numerics runs of `neuronsim kernel` traces (1 and 2 host threads)\n"
                  "against their element passes over the same inputs alone (ACT's fast passes, VectorE's\n"
                  "array passes, GpSimd's CPTC decodes; one thread, and split over two threads: what a\n"
                  "second thread gives this work on this machine); the fastest of N (default 5).\n"
                  "Kernels: softmax rmsnorm layernorm mlp-act cptc-dequant-act (default: all five).\n"
+                 "Default shapes: 8192x2048, 2048x4096, 4096x2048, 2048x11008, 2048x4096 (8-23 M elements);\n"
+                 "--large: 65536x2048, 32768x4096, 65536x2048, 12288x11008, 32768x4096 (2^27 input elements,\n"
+                 "the llama2-7b softmax of issue 29; about 4 GB of memory). A shape given with --kernel wins.\n"
+                 "2t bound: 1t / (pass 2t + 1t - passes), the 1t/2t of a run whose passes split as they\n"
+                 "do alone and whose other work stays on one thread.\n"
                  "--gen defaults to mariana (cptc-dequant-act needs mariana or later).\n"
                  "--each prints every repetition's times on stderr.\n"
                  "--memory-cache-mib N bounds the memory kept between runs (DRAM's slabs, SBUF's and PSUM's\n"
@@ -344,7 +353,7 @@ int main(int argc, char** argv) {
     try {
         std::string gen = "mariana";
         unsigned runs = 5;
-        bool each = false;
+        bool each = false, large = false;
         std::vector<Job> jobs;
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
@@ -355,6 +364,7 @@ int main(int argc, char** argv) {
             if (a == "--help" || a == "-h") return usage(argv[0], 0);
             if (a == "--gen") gen = value();
             else if (a == "--each") each = true;
+            else if (a == "--large") large = true;
             else if (a == "--memory-cache-mib") {
                 const std::string v = value();
                 char* end = nullptr;
@@ -399,16 +409,17 @@ int main(int argc, char** argv) {
             "whole run (neuronsim run --force --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
             "%s, fastest of %u, SIMD %s\n",
             gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()));
-        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s",
-                    "files s", "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass", "pass 2t s", "pass 1t/2t");
+        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s %9s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s",
+                    "files s", "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass", "pass 2t s", "pass 1t/2t",
+                    "2t bound");
         for (Job& j : jobs) {
-            default_shape(j);
+            default_shape(j, large);
             const Result r = measure(j, gen, runs, each, tmp);
             const std::string shape = std::to_string(j.rows) + "x" + std::to_string(j.cols);
-            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f %10.3f %12.2f\n", j.kernel.c_str(),
+            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f %10.3f %12.2f %9.2f\n", j.kernel.c_str(),
                         shape.c_str(), static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.files1, r.run2,
                         r.passes, r.act, r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2, (r.run1 - r.files1) / r.passes, r.passes2,
-                        r.passes / r.passes2);
+                        r.passes / r.passes2, r.run1 / (r.passes2 + std::max(0.0, r.run1 - r.passes)));
             std::fflush(stdout);
         }
         rusage u{};
