@@ -402,10 +402,11 @@ std::vector<ConfigField> make_table() {
                             "most bytes one DMA job (a copy, a table load) may move", "2^34 (16 GiB) [A]"));
     t.push_back(number<u64>("run.max_dma_bytes_per_run", NS_FIELD(run.max_dma_bytes_per_run), 1, u64{1} << 56, "bytes", "budget of DMA bytes for the whole run",
                             "2^44 (16 TiB) [A]"));
-    t.push_back(number<u32>("run.host_threads", NS_FIELD(run.host_threads), 0, 1024, "threads",
-                            "host threads the engines' element work is spread over (Activate's and VectorE's partitions; 0: the host's "
-                            "hardware threads); results and simulated time do not depend on it (`run --threads N` sets it)",
-                            "0 [A]"));
+    t.push_back(number<u32>(
+        "run.host_threads", NS_FIELD(run.host_threads), 0, 1024, "threads",
+        "host threads the engines' element work is spread over (Activate's and VectorE's partitions; 0: the host's "
+        "hardware threads; a thread done with its part watches 50 us for the next before it sleeps); results and simulated time do not depend on it (`run --threads N` sets it)",
+        "0 [A]"));
     t.push_back(number<u64>("run.max_dump_bytes", NS_FIELD(run.max_dump_bytes), 1, u64{1} << 48, "bytes",
                             "most bytes a trace's .dump directives may write, all together (checked before the run)", "2^30 (1 GiB) [A]"));
     t.push_back(number<u64>("run.max_dram_resident_bytes", NS_FIELD(run.max_dram_resident_bytes), 1 << 16, u64{1} << 48, "bytes",

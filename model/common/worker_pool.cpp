@@ -1,10 +1,27 @@
 #include "model/common/worker_pool.h"
 
+#include <chrono>
 #include <system_error>
 
 #include "model/common/error.h"
 
 namespace neuronsim::model {
+
+namespace {
+// Watches for ready() for up to kSpinMicroseconds (the caller then sleeps on its condition
+// variable, which checks again under the lock): whether it was seen.
+template <typename Ready>
+bool spin_until(Ready ready) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(WorkerPool::kSpinMicroseconds);
+    for (unsigned i = 1;; ++i) {
+        if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();  // (a hyperthread sibling keeps the core's resources meanwhile)
+#endif
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return false;
+    }
+}
+}  // namespace
 
 unsigned WorkerPool::hardware_threads() {
     const unsigned n = std::thread::hardware_concurrency();
@@ -66,6 +83,7 @@ void WorkerPool::loop(unsigned self) {
     unsigned long seen = 0;
     for (;;) {
         const std::function<void(size_t)>* job;
+        spin_until([&] { return stop_.load(std::memory_order_relaxed) || generation_.load(std::memory_order_relaxed) != seen; });
         {
             std::unique_lock<std::mutex> l(m_);
             start_.wait(l, [&] { return stop_ || generation_ != seen; });
@@ -112,9 +130,11 @@ void WorkerPool::run(size_t n, const std::function<void(size_t)>& fn) {
         job_ = nullptr;
         throw;
     }
-    std::unique_lock<std::mutex> l(m_);
     // Every index done, and no worker still inside work() holding a reference to this job.
-    done_.wait(l, [&] { return finished_.load(std::memory_order_acquire) == n_ && busy_ == 0; });
+    auto over = [&] { return finished_.load(std::memory_order_acquire) == n_ && busy_.load(std::memory_order_acquire) == 0; };
+    spin_until(over);
+    std::unique_lock<std::mutex> l(m_);
+    done_.wait(l, over);
     job_ = nullptr;
 }
 
