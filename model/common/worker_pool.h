@@ -40,7 +40,7 @@ public:
     // the caller for the workers' end of a job: a kernel's instructions come microseconds apart,
     // and on the virtual machine of bench/README.md section 17 waking a sleeping thread costs
     // about as much (layernorm 65536x2048 on two threads: 0.84-0.90 s with the watch, 0.96-1.01
-    // s without). A watching thread pauses between its checks.
+    // s without). A watching thread pauses between its checks (x86).
     static constexpr unsigned kSpinMicroseconds = 50;
 
 private:

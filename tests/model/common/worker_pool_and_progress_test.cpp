@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <set>
 #include <thread>
 #include <vector>
@@ -73,6 +75,44 @@ TEST(ModelWorkerPool, EachThreadBeginsWithItsOwnShareInOrder) {
         for (size_t k = 1; k < caller_order.size() && caller_order[k] < 5; ++k) EXPECT_GT(caller_order[k], caller_order[k - 1]) << "job " << job;
         for (size_t i = 0; i < 10; ++i) EXPECT_EQ(calls[i].load(), 1) << "job " << job << ", index " << i;
     }
+}
+
+// Jobs one right after another, each fn a fresh heap object destroyed as soon as run() returns
+// (a worker still watching for a job, or waking late, must never call a finished one: under
+// AddressSanitizer a dangling job would be a use after free), and pools destroyed while their
+// workers still watch: every index once per job, no call after its run() returned, no hang.
+TEST(ModelWorkerPool, BackToBackJobsNeverReachAFinishedOne) {
+    struct Job {
+        std::atomic<bool> returned{false};
+        std::vector<std::atomic<int>> calls;
+        explicit Job(size_t n) : calls(n) {}
+    };
+    const size_t sizes[] = {2, 3, 7, 64, 1000};
+    for (unsigned threads : {2u, 3u, 5u}) {
+        model::WorkerPool pool(threads);
+        std::vector<std::unique_ptr<Job>> jobs;  // kept: a late call is counted, not undefined
+        std::atomic<int> late{0};
+        for (int k = 0; k < 2000; ++k) {
+            jobs.push_back(std::make_unique<Job>(sizes[k % 5]));
+            Job* j = jobs.back().get();
+            auto fn = std::make_unique<std::function<void(size_t)>>([j, &late](size_t i) {
+                if (j->returned.load()) late.fetch_add(1);
+                j->calls[i].fetch_add(1);
+            });
+            pool.run(j->calls.size(), *fn);
+            j->returned.store(true);
+            fn.reset();
+        }
+        EXPECT_EQ(late.load(), 0) << threads << " threads";
+        for (size_t k = 0; k < jobs.size(); ++k)
+            for (size_t i = 0; i < jobs[k]->calls.size(); ++i) ASSERT_EQ(jobs[k]->calls[i].load(), 1) << threads << " threads, job " << k << ", index " << i;
+    }
+    for (int k = 0; k < 200; ++k) {
+        std::atomic<int> calls{0};
+        model::WorkerPool pool(3);
+        pool.run(64, [&](size_t) { calls.fetch_add(1); });
+        EXPECT_EQ(calls.load(), 64);
+    }  // (each pool is destroyed while its workers watch for a next job)
 }
 
 // A thread count past the cap is refused naming it (100000 threads took the host's process
