@@ -14,10 +14,7 @@ using model::isa::MemSpace;
 using model::isa::Region;
 
 DatapathEngine::DatapathEngine(sc_core::sc_module_name name, const std::string& label, EngineContext& ctx, InstructionSource& source, double clock_ghz)
-    : Engine(name, label, ctx, source, clock_ghz),
-      sbuf("sbuf_socket", "SBUF"),
-      psum("psum_socket", "PSUM"),
-      pool_(std::make_unique<model::WorkerPool>(ctx.config().run.host_threads)) {}
+    : Engine(name, label, ctx, source, clock_ghz), sbuf("sbuf_socket", "SBUF"), psum("psum_socket", "PSUM"), pool_(ctx.host_pool()) {}
 
 void DatapathEngine::each_partition(uint32_t nch, bool independent, const std::function<void(uint32_t)>& partition) {
     if (!independent) {
@@ -28,7 +25,7 @@ void DatapathEngine::each_partition(uint32_t nch, bool independent, const std::f
     // have met first. (Partitions after it may have been written: after an error the
     // instruction's outputs are not defined.)
     std::vector<std::exception_ptr> failed(nch);
-    pool_->run(nch, [&](size_t p) {
+    pool_.run(nch, [&](size_t p) {
         try {
             partition(static_cast<uint32_t>(p));
         } catch (...) {

@@ -52,7 +52,7 @@ protected:
     // `independent` (no partition reads what another writes), else in order; either way the
     // error thrown is the first partition's.
     void each_partition(uint32_t nch, bool independent, const std::function<void(uint32_t)>& partition);
-    bool host_threads() const { return pool_->threads() > 1; }
+    bool host_threads() const { return pool_.threads() > 1; }
 
     // Its part in the NC-v2 port rules (shared_ports.h), when the generation has them.
     enum class PortRole { None, SharesPort, WaitsForPsumWriters };
@@ -65,7 +65,7 @@ protected:
         std::vector<model::isa::Region> reads, writes;
     };
     std::vector<Pending> pending_;  // issued and not yet completed
-    std::unique_ptr<model::WorkerPool> pool_;  // run.host_threads: an instruction's partitions
+    model::WorkerPool& pool_;  // the core's host threads (EngineContext::host_pool): an instruction's partitions
     uint64_t index_now_ = 0;  // the instruction execute() works on (set by the subclass)
 };
 

@@ -12,6 +12,10 @@
 #include "neuronsim/device_options.h"
 #include "platform/config.h"
 
+namespace neuronsim::model {
+class WorkerPool;
+}
+
 namespace neuronsim::platform {
 
 class DmaEngines;
@@ -61,6 +65,11 @@ public:
     virtual const DeviceOptions& options() const = 0;  // skip_unknown, act_exact, timing_only, cancel, ...
     virtual ActSetDirectory act_sets() const = 0;
     virtual WorkBudget& budget() = 0;  // run.max_* limits, charged before work starts
+    // The core's host threads (run.host_threads), one pool for all its engines:
+    // they run on the one simulation thread, so never two jobs at once, and a pool each would
+    // have one engine's idle workers watching for work (WorkerPool::kSpinMicroseconds) on the
+    // cores another engine's job needs.
+    virtual model::WorkerPool& host_pool() = 0;
     // An error is latched: an engine that was waiting abandons its instruction.
     virtual bool halted() const = 0;
     // Latches the failure; the engine then asks its source for the next instruction as usual

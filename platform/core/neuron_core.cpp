@@ -9,6 +9,7 @@
 
 #include "model/common/error.h"
 #include "model/common/log.h"
+#include "model/common/worker_pool.h"
 #include "model/fp/bits.h"
 #include "model/isa/address_map.h"
 #include "model/isa/opcodes.h"
@@ -77,6 +78,7 @@ struct NeuronCoreDevice::Impl : EngineContext {
     std::unique_ptr<Semaphores> sem;
     std::unique_ptr<model::isa::HazardDetector> hz;  // DeviceOptions::hazards
     WorkBudget work;
+    std::unique_ptr<model::WorkerPool> pool;  // before the engines that use it: destroyed after them
     std::unique_ptr<DmaEngines> dma_;
     std::vector<std::unique_ptr<Queue>> queues;
     std::vector<std::unique_ptr<Engine>> engines;  // in stats order
@@ -111,6 +113,7 @@ struct NeuronCoreDevice::Impl : EngineContext {
     const DeviceOptions& options() const override { return opt; }
     ActSetDirectory act_sets() const override { return sets; }
     WorkBudget& budget() override { return work; }
+    model::WorkerPool& host_pool() override { return *pool; }
     bool halted() const override { return halted_; }
     void fail(const EngineFailure& f) override { latch(reg::kErrorInstruction, engine_queue(f.engine), f.index, f.opcode, f.summary()); }
     bool runs_queue(const std::string& label) const override { return opt.queues.empty() || running.count(label); }
@@ -311,6 +314,7 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
                 model::log(model::LogLevel::Warning, "hazard", public_hazard(*hz, h).describe());
             };
     }
+    pool = std::make_unique<model::WorkerPool>(cfg.run.host_threads);
     dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);

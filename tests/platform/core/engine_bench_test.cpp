@@ -7,6 +7,7 @@
 
 #include "platform/core/work_budget.h"
 
+#include "model/common/worker_pool.h"
 #include "model/cptc/cptc.h"
 #include "model/fp/bits.h"
 #include "model/fp/dtype.h"
@@ -52,6 +53,7 @@ struct Bench : sc_core::sc_module, EngineContext {
     DeviceOptions opts;
     ActSetDirectory sets;
     WorkBudget work{cfg.run};
+    model::WorkerPool pool{cfg.run.host_threads};
     std::vector<EngineFailure> failures;
 
     Bench(sc_core::sc_module_name name, const std::string& gen, std::vector<std::string> overrides = {})
@@ -78,6 +80,7 @@ struct Bench : sc_core::sc_module, EngineContext {
     const DeviceOptions& options() const override { return opts; }
     ActSetDirectory act_sets() const override { return sets; }
     WorkBudget& budget() override { return work; }
+    model::WorkerPool& host_pool() override { return pool; }
     bool halted() const override { return false; }
     void fail(const EngineFailure& f) override { failures.push_back(f); }
 };

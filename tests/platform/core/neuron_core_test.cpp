@@ -4,6 +4,7 @@
 // simulation still running, two instances of different generations, DMI granted, used and
 // invalidated, a global quantum, and the DRAM model's annotated delay.
 #include <cstring>
+#include <filesystem>
 #include <functional>
 
 #include <gtest/gtest.h>
@@ -237,6 +238,26 @@ TEST(NeuronCore, TwoInstancesOfDifferentGenerationsShareNothing) {
     EXPECT_EQ(end[1], sc_core::sc_time(250 + 1300 + 2 * 8 + 128.0 / 33, sc_core::SC_NS));  // NC-v4: 8 ns, 33 B/ns
     EXPECT_EQ(nlohmann::json::parse(sunda.stats_json())["generation"], "SUNDA");
     EXPECT_EQ(nlohmann::json::parse(mariana.stats_json())["instructions"], 1);
+}
+
+size_t os_threads() {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) n += e.is_directory();
+    return n;
+}
+
+// The datapath engines (ACT, VectorE, TensorE) share the core's one pool of host threads
+// (EngineContext::host_pool): a core with run.host_threads
+// = N starts N - 1 threads, not N - 1 for each engine, whose idle workers would watch for work
+// on the cores another engine's job needs. They end with the core.
+TEST(NeuronCore, ItsEnginesShareOnePoolOfHostThreads) {
+    reset_systemc_context();
+    const size_t before = os_threads();
+    {
+        NeuronCore core("core", cfg_of("mariana", {"memory.dram_bytes=4194304", "run.host_threads=4"}));
+        EXPECT_EQ(os_threads(), before + 3);
+    }
+    EXPECT_EQ(os_threads(), before);
 }
 
 // Where get_direct_mem_ptr grants DMI (the SBUF and PSUM windows) a transaction says so
