@@ -37,7 +37,9 @@ void emit_cptc_dequant_act(KernelContext& k, const Phase& p) {
     const uint64_t slot_bytes = y_off + align64(p.cols * db);
     const uint32_t slots = slots_that_fit(k, p, "cptc-dequant-act", 0, slot_bytes, 2, 4);
 
-    DramTensor w = k.tensor(p.rows, stream);
+    // (the ring of compressed rows is as long as the decoded outputs' may be: 7.5 times the
+    // bytes at 4 bits, the outputs would otherwise pass --max-data-mib by as much)
+    DramTensor w = k.tensor(p.rows, stream, p.cols * db);
     uint16_t s0 = 0, s1 = 0;
     {
         Rng rng(p.seed);

@@ -29,15 +29,16 @@ KernelContext::KernelContext(TraceWriter& w, const GenLimits& g, const std::stri
     stem_ = p.stem().string();
 }
 
-DramTensor KernelContext::tensor(uint64_t rows, uint64_t row_bytes) {
+DramTensor KernelContext::tensor(uint64_t rows, uint64_t row_bytes, uint64_t ring_row_bytes) {
     DramTensor t;
     t.addr = next_dram_;
     t.row_bytes = row_bytes;
     t.rows = rows;
     t.ring_rows = rows;
-    if (rows * row_bytes > max_data_bytes_) {
+    const uint64_t widest = std::max(row_bytes, ring_row_bytes);
+    if (rows * widest > max_data_bytes_) {
         // Whole tiles only, so no DMA row chunk straddles the ring's end.
-        const uint64_t tile_bytes = uint64_t{g_.partitions} * row_bytes;
+        const uint64_t tile_bytes = uint64_t{g_.partitions} * widest;
         t.ring_rows = std::max<uint64_t>(1, max_data_bytes_ / tile_bytes) * g_.partitions;
         if (t.ring_rows < rows) ringed_ = true;
         else t.ring_rows = rows;

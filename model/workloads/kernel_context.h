@@ -40,8 +40,10 @@ public:
     const GenLimits& limits() const { return g_; }
 
     // A DRAM tensor of `rows` rows of `row_bytes`; inputs larger than the data budget keep
-    // only a ring of whole tiles (DramTensor::ring_rows).
-    DramTensor tensor(uint64_t rows, uint64_t row_bytes);
+    // only a ring of whole tiles (DramTensor::ring_rows). `ring_row_bytes`: the widest row of the
+    // tensors that will share its ring (an output of wider rows, stored and dumped as a ring of
+    // the same rows), which the budget then holds too; 0: row_bytes.
+    DramTensor tensor(uint64_t rows, uint64_t row_bytes, uint64_t ring_row_bytes = 0);
     // Writes an input's stored rows (`bytes`, ring_rows x row_bytes) as `<stem>_<name>.bin`
     // and its .data line.
     void input(const DramTensor& t, const std::string& name, const std::vector<uint8_t>& bytes);

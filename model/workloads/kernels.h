@@ -27,7 +27,7 @@ struct KernelRequest {
     uint64_t seed = 1;
     uint32_t lanes = 0;  // DMA lanes (0: the generation's most)
     uint32_t buffers = 0;  // SBUF slots per phase (0: as many as fit, up to the kernel's want; 1: no double buffering)
-    uint64_t max_data_bytes = uint64_t{64} << 20;  // per input tensor; larger inputs repeat a ring of tiles
+    uint64_t max_data_bytes = uint64_t{64} << 20;  // per input tensor and the outputs that share its ring; larger ones repeat a ring of tiles
     std::string model;  // bert-base, llama2-7b
     uint32_t layer = 0;
     uint64_t seq = 0;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/common/error.h"
+#include "model/cptc/cptc.h"
 #include "model/workloads/kernels.h"
 #include "tests/support/profile_builder.h"
 
@@ -193,6 +194,28 @@ TEST(KernelGenerator, ModelSizedInputsAreARingOfWholeTiles) {
     // q-tiles; out: 4 x 32; mlp: x's and a's fp32 tiles fit SBUF for blocks of 384 tokens (6 of
     // them) x 32 output blocks.
     EXPECT_EQ(s.tiles, 16u + 4 * 96 + 32 * 16 + 4 * 32 + 16 + 6 * 32);
+}
+
+// An output with wider rows than its input's (cptc-dequant-act decodes 4-bit rows to fp32)
+// shares the input's ring, and the ring is as long as the budget holds for the output: neither
+// the input file nor the .dump passes --max-data-mib.
+TEST(KernelGenerator, ARingOfNarrowInputsHoldsTheirWiderOutputsWithinTheBudget) {
+    TempDir t;
+    wl::KernelRequest r;
+    r.kernel = "cptc-dequant-act", r.rows = 2048, r.cols = 4096;
+    r.max_data_bytes = uint64_t{8} << 20;  // the input (about 2 KiB a row) is 4.3 MB, the output 32 MiB
+    const wl::KernelSummary s = wl::write_kernel(r, wl::GenLimits{}, t.file("c.trace"));
+    EXPECT_TRUE(s.ringed);
+    ASSERT_EQ(s.files.size(), 1u);
+    const std::string text = text_of(t.file("c.trace"));
+    const size_t dump = text.find(".dump ");
+    ASSERT_NE(dump, std::string::npos) << text;
+    const uint64_t dumped = std::stoull(text.substr(text.find("bytes=", dump) + 6));
+    EXPECT_EQ(dumped, uint64_t{8} << 20);  // 4 tiles of 128 rows of 4096 fp32
+    EXPECT_LT(s.files[0].bytes, dumped);
+    const auto target = model::cptc::route_target(4, model::cptc::default_routing());
+    EXPECT_EQ(s.files[0].bytes, 512 * model::cptc::stream_bytes(4, 4096, 64, !target.integer));  // the same 512 rows, compressed
+    EXPECT_EQ(std::filesystem::file_size(s.files[0].path), s.files[0].bytes);
 }
 
 TEST(KernelGenerator, TheSameSeedWritesTheSameBytes) {
