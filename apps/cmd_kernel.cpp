@@ -34,9 +34,10 @@ int run_kernel(const std::string& prog, const std::vector<std::string>& args) {
         "per-engine form, a tile's rows split over K engines for loads and K others for stores")(
         "buffers", po::value<uint32_t>()->default_value(0), "SBUF slots a phase cycles through (0: as many as fit, up to 4; 1: no double buffering)")(
         "max-data-mib", po::value<uint64_t>()->default_value(64),
-        "largest input tensor written whole (and output dumped whole: an output shares its input's ring); larger ones are a ring of tiles "
-        "the loads cycle through")("model", po::value<std::string>(),
-                                   "preset: bert-base or llama2-7b (one layer: norms, QKV projection, attention, out projection, MLP; with --layer, --seq)")(
+        "largest input tensor written whole; larger ones are a ring of tiles the loads cycle through, whose outputs land in a ring of the "
+        "same rows within the same budget")(
+        "model", po::value<std::string>(),
+        "preset: bert-base or llama2-7b (one layer: norms, QKV projection, attention, out projection, MLP; with --layer, --seq)")(
         "layer", po::value<uint32_t>()->default_value(0), "preset: the layer (0-based; it selects the seed)")("seq", po::value<uint64_t>(),
                                                                                                               "preset: the sequence length");
     add_config_options(opts);

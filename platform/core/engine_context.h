@@ -65,10 +65,10 @@ public:
     virtual const DeviceOptions& options() const = 0;  // skip_unknown, act_exact, timing_only, cancel, ...
     virtual ActSetDirectory act_sets() const = 0;
     virtual WorkBudget& budget() = 0;  // run.max_* limits, charged before work starts
-    // The core's host threads (run.host_threads), one pool for all its engines:
-    // they run on the one simulation thread, so never two jobs at once, and a pool each would
-    // have one engine's idle workers watching for work (WorkerPool::kSpinMicroseconds) on the
-    // cores another engine's job needs.
+    // The core's host threads (run.host_threads), one pool for all its engines: they run on the
+    // one simulation thread, so never two jobs at once, and a pool each would have one engine's
+    // idle workers watching for work (WorkerPool::kSpinMicroseconds) on the cores another
+    // engine's job needs.
     virtual model::WorkerPool& host_pool() = 0;
     // An error is latched: an engine that was waiting abandons its instruction.
     virtual bool halted() const = 0;

@@ -247,9 +247,9 @@ size_t os_threads() {
 }
 
 // The datapath engines (ACT, VectorE, TensorE) share the core's one pool of host threads
-// (EngineContext::host_pool): a core with run.host_threads
-// = N starts N - 1 threads, not N - 1 for each engine, whose idle workers would watch for work
-// on the cores another engine's job needs. They end with the core.
+// (EngineContext::host_pool): a core with run.host_threads = N starts N - 1 threads, not N - 1
+// for each engine, whose idle workers would watch for work on the cores another engine's job
+// needs. They end with the core.
 TEST(NeuronCore, ItsEnginesShareOnePoolOfHostThreads) {
     reset_systemc_context();
     const size_t before = os_threads();
