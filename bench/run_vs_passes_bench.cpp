@@ -22,7 +22,7 @@
 // they split alone (pass 2t s) and the rest of the run (1t - passes: the DMA's copies, the
 // files, the simulation itself) left on one thread: 1t / (pass 2t + 1t - passes).
 //
-//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--large] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...
+//   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--large] [--memory-cache-mib N] [--dma-copies M] [--kernel NAME[:ROWSxCOLS]]...
 #include <stdlib.h>
 #include <sys/resource.h>
 
@@ -136,9 +136,15 @@ void default_shape(Job& j, bool large) {
 struct Result {
     double run1 = 0, run2 = 0, passes = 0, act = 0, dve = 0, pool = 0;  // passes = act + dve + pool
     double passes2 = 0;  // the passes on two threads
+    double run2_inline = 0;  // 2t with the DMA's copies inline (0: not measured)
     double files1 = 0;  // the fastest 1-thread run's: loading its .data files and writing its dumps
     uint64_t elements = 0, instructions = 0;
 };
+
+// --dma-copies: where the runs' DMA copies are made (DeviceOptions::dma_copies); not given:
+// background, and each repetition also runs 2t with them inline (the "2t inline" columns).
+DeviceOptions::DmaCopies g_copies = DeviceOptions::DmaCopies::Background;
+bool g_copies_given = false;
 
 Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, const std::string& dir) {
     wl::KernelRequest r;
@@ -163,6 +169,7 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     o.dumps_overwrite = false;  // (prepare_run_directory has removed the last run's)
     o.device.record_csv = o.device.record_timeline = false;
     o.device.hazards = DeviceOptions::Hazards::Off;
+    o.device.dma_copies = g_copies;
     static const std::atomic<int> never{0};
     o.device.cancel = &never;  // (the CLI's: a signal may stop it, so it runs in slices)
 
@@ -170,7 +177,8 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     double files = 0;  // the last run's
     // What `neuronsim run --force --no-csv --no-timeline --hazards off` does after reading its
     // options: the last run's outputs removed, the trace assembled, the run and its files.
-    auto simulate = [&](const Config& c) {
+    auto simulate = [&](const Config& c, DeviceOptions::DmaCopies copies = g_copies) {
+        o.device.dma_copies = copies;
         const auto t0 = std::chrono::steady_clock::now();
         platform::fresh_simulation_context();
         platform::prepare_run_directory(o.out_dir, true);
@@ -300,11 +308,12 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
             return ours + theirs;
         });
     };
-    std::vector<double> r1, f1, r2, ps, pa, pd, pp, p2;
+    std::vector<double> r1, f1, r2, r2i, ps, pa, pd, pp, p2;
     for (unsigned i = 0; i < runs; ++i) {
         r1.push_back(simulate(one));
         f1.push_back(files);
         r2.push_back(simulate(two));
+        if (!g_copies_given) r2i.push_back(simulate(two, DeviceOptions::DmaCopies::Inline));
         pa.push_back(act_passes());
         pd.push_back(vector_passes());
         pp.push_back(pool_passes());
@@ -322,12 +331,13 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     res.dve = fastest(pd);
     res.pool = fastest(pp);
     res.passes2 = fastest(p2);
+    if (!r2i.empty()) res.run2_inline = fastest(r2i);
     return res;
 }
 
 int usage(const char* prog, int rc) {
     std::fprintf(rc ? stderr : stdout,
-                 "usage: %s [--gen G] [--runs N] [--each] [--large] [--memory-cache-mib N] [--kernel NAME[:ROWSxCOLS]]...\n"
+                 "usage: %s [--gen G] [--runs N] [--each] [--large] [--memory-cache-mib N] [--dma-copies M] [--kernel NAME[:ROWSxCOLS]]...\n"
                  "Times whole full-numerics runs of `neuronsim kernel` traces (1 and 2 host threads)\n"
                  "against their element passes over the same inputs alone (ACT's fast passes, VectorE's\n"
                  "array passes, GpSimd's CPTC decodes; one thread, and split over two threads: what a\n"
@@ -342,7 +352,10 @@ int usage(const char* prog, int rc) {
                  "--each prints every repetition's times on stderr.\n"
                  "--memory-cache-mib N bounds the memory kept between runs (DRAM's slabs, SBUF's and PSUM's\n"
                  "mappings: platform/tlm/zeroed_pages.h; default 1024; 0 keeps none: every run's memories\n"
-                 "are fresh, as a new process's are).\n",
+                 "are fresh, as a new process's are).\n"
+                 "--dma-copies background, inline or deferred: where the runs' DMA copies are made (neuronsim\n"
+                 "run --dma-copies); not given: background, as neuronsim run, and every repetition also runs 2t\n"
+                 "with the copies inline, in turn with the others (the 2t inline columns).\n",
                  prog);
     return rc;
 }
@@ -365,7 +378,14 @@ int main(int argc, char** argv) {
             if (a == "--gen") gen = value();
             else if (a == "--each") each = true;
             else if (a == "--large") large = true;
-            else if (a == "--memory-cache-mib") {
+            else if (a == "--dma-copies") {
+                const std::string v = value();
+                g_copies_given = true;
+                if (v == "background") g_copies = DeviceOptions::DmaCopies::Background;
+                else if (v == "inline") g_copies = DeviceOptions::DmaCopies::Inline;
+                else if (v == "deferred") g_copies = DeviceOptions::DmaCopies::Deferred;
+                else throw Error("--dma-copies " + v + ": expected background, inline or deferred");
+            } else if (a == "--memory-cache-mib") {
                 const std::string v = value();
                 char* end = nullptr;
                 const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
@@ -407,19 +427,28 @@ int main(int argc, char** argv) {
         } remove{tmp};
         std::printf(
             "whole run (neuronsim run --force --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
-            "%s, fastest of %u, SIMD %s\n",
-            gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()));
-        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s %9s\n", "kernel", "shape", "passes (el)", "instr", "run 1t s",
-                    "files s", "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass", "pass 2t s", "pass 1t/2t",
-                    "2t bound");
+            "%s, fastest of %u, SIMD %s, DMA copies %s\n",
+            gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()),
+            !g_copies_given                                  ? "background (and 2t inline, in turn)"
+            : g_copies == DeviceOptions::DmaCopies::Inline   ? "inline"
+            : g_copies == DeviceOptions::DmaCopies::Deferred ? "deferred"
+                                                             : "background");
+        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s %9s %11s %12s\n", "kernel", "shape", "passes (el)", "instr",
+                    "run 1t s", "files s", "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass", "pass 2t s",
+                    "pass 1t/2t", "2t bound", "2t inline s", "1t/2t inline");
         for (Job& j : jobs) {
             default_shape(j, large);
             const Result r = measure(j, gen, runs, each, tmp);
             const std::string shape = std::to_string(j.rows) + "x" + std::to_string(j.cols);
-            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f %10.3f %12.2f %9.2f\n", j.kernel.c_str(),
-                        shape.c_str(), static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1, r.files1, r.run2,
-                        r.passes, r.act, r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2, (r.run1 - r.files1) / r.passes, r.passes2,
-                        r.passes / r.passes2, r.run1 / (r.passes2 + std::max(0.0, r.run1 - r.passes)));
+            char inl[2][32] = {"-", "-"};
+            if (r.run2_inline > 0) {
+                std::snprintf(inl[0], sizeof inl[0], "%.3f", r.run2_inline);
+                std::snprintf(inl[1], sizeof inl[1], "%.2f", r.run1 / r.run2_inline);
+            }
+            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f %10.3f %12.2f %9.2f %11s %12s\n",
+                        j.kernel.c_str(), shape.c_str(), static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1,
+                        r.files1, r.run2, r.passes, r.act, r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2, (r.run1 - r.files1) / r.passes,
+                        r.passes2, r.passes / r.passes2, r.run1 / (r.passes2 + std::max(0.0, r.run1 - r.passes)), inl[0], inl[1]);
             std::fflush(stdout);
         }
         rusage u{};

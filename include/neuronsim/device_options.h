@@ -56,6 +56,19 @@ struct DeviceOptions {
     // core of 16 DMA engines has 274 queues, and creating their 548 threads costs a short run
     // more than simulating it (neuronsim run names its streams here).
     std::vector<std::string> queues;
+    // The DMA's copies (docs/timing-model.md, "DMA copies on the host"). Inline: each copy is
+    // made when its rows move, on the simulation thread. Background: copies between DMI regions
+    // are queued then and made on a host thread of the core's pool (run.host_threads; with one,
+    // at once) while the simulation goes on; everything of the core that reads or writes a
+    // memory waits first for the queued copies over its bytes, so results are the same bytes.
+    // Deferred: queued copies are made only when something needs their bytes (a check that
+    // every access waits: one that did not would read stale bytes every time). Background and
+    // Deferred are for a host that owns the core's DRAM: nothing else may read or write it
+    // while the simulation runs without calling NeuronCoreDevice::settle_copies() first; the
+    // SBUF/PSUM windows then grant no DMI (their transactions wait themselves). Auto: Inline,
+    // except under neuronsim run's host (TraceHost), which owns its DRAM: Background.
+    enum class DmaCopies { Auto, Inline, Background, Deferred };
+    DmaCopies dma_copies = DmaCopies::Auto;
 };
 
 }  // namespace neuronsim

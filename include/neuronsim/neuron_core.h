@@ -102,6 +102,10 @@ public:
     uint64_t instructions_completed() const;
     // The hazards found so far (empty with DeviceOptions::hazards Off), in the order found.
     std::vector<Hazard> hazards() const;
+    // Returns once every DMA copy queued so far has been made (DeviceOptions::dma_copies): a
+    // host that reads or writes the core's DRAM itself calls it first, during the simulation
+    // and after it. Inline: returns at once.
+    void settle_copies();
 
     struct Impl;  // opaque
 

@@ -81,22 +81,61 @@ void WorkerPool::work(unsigned self, const std::function<void(size_t)>& fn) {
 
 void WorkerPool::loop(unsigned self) {
     unsigned long seen = 0;
+    uint64_t taken = 0;  // background tasks taken (the first worker's)
+    const bool tasker = self == 1;
+    auto task_waiting = [&] { return tasker && tasks_posted_.load(std::memory_order_relaxed) != taken; };
     for (;;) {
-        const std::function<void(size_t)>* job;
-        spin_until([&] { return stop_.load(std::memory_order_relaxed) || generation_.load(std::memory_order_relaxed) != seen; });
+        const std::function<void(size_t)>* job = nullptr;
+        spin_until([&] { return stop_.load(std::memory_order_relaxed) || generation_.load(std::memory_order_relaxed) != seen || task_waiting(); });
+        std::function<void()> task;
         {
             std::unique_lock<std::mutex> l(m_);
-            start_.wait(l, [&] { return stop_ || generation_ != seen; });
-            if (stop_) return;
-            seen = generation_;
-            job = job_;
-            if (!job) continue;  // (woken after its job was done and gone)
-            ++busy_;
+            start_.wait(l, [&] { return stop_ || generation_ != seen || task_waiting(); });
+            if (generation_ == seen || stop_) {  // a task (run even when stopping: its copy is owed), or the end
+                if (!task_waiting()) return;
+                task = std::move(tasks_.front());
+                tasks_.pop_front();
+                ++taken;
+            } else {
+                seen = generation_;
+                job = job_;
+                if (!job) continue;  // (woken after its job was done and gone)
+                ++busy_;
+            }
+        }
+        if (task) {
+            task();
+            std::lock_guard<std::mutex> l(m_);
+            tasks_done_.fetch_add(1, std::memory_order_acq_rel);
+            task_done_.notify_all();
+            continue;
         }
         work(self, *job);
         std::lock_guard<std::mutex> l(m_);
         if (--busy_ == 0) done_.notify_all();
     }
+}
+
+uint64_t WorkerPool::post(std::function<void()> task) {
+    if (workers_.empty()) {
+        task();
+        return tasks_done_.fetch_add(1, std::memory_order_acq_rel) + 1;
+    }
+    uint64_t k;
+    {
+        std::lock_guard<std::mutex> l(m_);
+        tasks_.push_back(std::move(task));
+        k = tasks_posted_.fetch_add(1, std::memory_order_relaxed) + 1;
+    }
+    start_.notify_all();
+    return k;
+}
+
+void WorkerPool::wait_task(uint64_t k) {
+    auto landed = [&] { return tasks_done_.load(std::memory_order_acquire) >= k; };
+    if (landed() || spin_until(landed)) return;
+    std::unique_lock<std::mutex> l(m_);
+    task_done_.wait(l, landed);
 }
 
 void WorkerPool::run(size_t n, const std::function<void(size_t)>& fn) {

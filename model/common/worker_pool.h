@@ -5,6 +5,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -35,6 +37,16 @@ public:
     // under a mutex made two threads slower than one on 128 partitions of a few microseconds.
     void run(size_t n, const std::function<void(size_t)>& fn);
 
+    // Background tasks (the DMA's copies, DeviceOptions::dma_copies): run one at a time, in the
+    // order posted, by the first worker between jobs (a job it sees first is joined first), or at
+    // once on the caller when the pool has no worker. Returns the task's number: 1, 2, ...
+    // A task must not throw, nor call SystemC. The destructor runs the tasks still waiting.
+    uint64_t post(std::function<void()> task);
+    // The tasks run so far: task k has returned once tasks_done() >= k.
+    uint64_t tasks_done() const { return tasks_done_.load(std::memory_order_acquire); }
+    // Returns once task k (and so every task before it) has returned.
+    void wait_task(uint64_t k);
+
     static unsigned hardware_threads();
     // How long a worker that has finished a job watches for the next one before it sleeps, and
     // the caller for the workers' end of a job: a kernel's instructions come microseconds apart,
@@ -62,6 +74,9 @@ private:
     std::atomic<unsigned long> generation_{0};
     std::atomic<unsigned> busy_{0};  // workers inside work()
     std::atomic<bool> stop_{false};
+    std::deque<std::function<void()>> tasks_;  // posted, not yet taken (under m_)
+    std::atomic<uint64_t> tasks_posted_{0}, tasks_done_{0};
+    std::condition_variable task_done_;
 };
 
 }  // namespace neuronsim::model

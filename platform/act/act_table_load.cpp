@@ -55,6 +55,7 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
                     (dir.count ? " (0.." + std::to_string(dir.count - 1) + ")" : " (the host placed none: ACT_SETS_COUNT is 0)"));
     // The directory entry and the names, from DRAM (part of the load's fixed overhead).
     ActSetEntry e;
+    ctx_.dma().copies().settle_all();  // (a copy may have written them)
     ctx_.dram().read(dir.base + uint64_t{idx} * sizeof e, reinterpret_cast<uint8_t*>(&e), sizeof e);
     if (e.names_bytes == 0 || e.names_bytes > kActSetNamesMaxBytes)
         throw Error("load_act_func_set " + std::to_string(idx) + ": directory entry at DRAM " + model::fp::hex(dir.base + uint64_t{idx} * sizeof e) +

@@ -6,6 +6,7 @@
 #include "model/common/error.h"
 #include "model/fp/dtype.h"
 #include "platform/core/shared_ports.h"
+#include "platform/dma/dma_engines.h"
 #include "platform/tlm/memory.h"
 
 namespace neuronsim::platform {
@@ -100,6 +101,7 @@ StagePipeline::Slot DatapathEngine::issue(const StageCycles& st, std::vector<Reg
     detail_.start = now();
     detail_.end = sc_core::sc_time(static_cast<double>(s.end), sc_core::SC_PS);
     seq_free_ = sc_core::sc_time(static_cast<double>(s.moved_on), sc_core::SC_PS);
+    ctx_.dma().copies().settle(reads, writes);  // (the caller touches its operands next)
     note_access(reads, writes);
     pending_.push_back({detail_.end, index_now_, std::move(reads), std::move(writes)});
     return s;

@@ -202,6 +202,7 @@ struct NeuronCoreDevice::Impl : EngineContext {
     // The bytes of SBUF or PSUM a DMI grant over window `w` covers; 0 where there is no DMI
     // (the table memory's window, or a memory behind it that grants none).
     uint64_t dmi_window_size(TlmPort* w) const {
+        if (dma_->copies().queuing()) return 0;  // (a pointer would read past the copies queued)
         const uint64_t size = w == sbuf_window.get() ? sbuf->size() : w == psum_window.get() ? psum->size() : 0;
         return size && w->direct(0, size) ? size : 0;
     }
@@ -247,6 +248,7 @@ bool Queue::fetch(uint8_t* bundle) {
     const uint64_t at = base + uint64_t{head} * kBundle;
     try {
         // A memory that annotates a delay makes the engine wait for it.
+        dev.dma_->copies().settle({{model::isa::MemSpace::Dram, 0, 1, static_cast<int64_t>(at), static_cast<int64_t>(at + kBundle)}}, {});
         const sc_core::sc_time annotated = dev.mem_port.read(at, bundle, kBundle);
         const sc_core::sc_time until = after_now(annotated, "the bundle's annotated delay");
         while (sc_core::sc_time_stamp() < until && dev.epoch == epoch) sc_core::wait(until - sc_core::sc_time_stamp(), dev.reset_event);
@@ -315,7 +317,10 @@ NeuronCoreDevice::Impl::Impl(NeuronCoreDevice& s, const Config& c, const DeviceO
             };
     }
     pool = std::make_unique<model::WorkerPool>(cfg.run.host_threads);
-    dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), &work, o.timing_only, o.cancel);
+    const CopiesInFlight::Mode copies = o.dma_copies == DeviceOptions::DmaCopies::Background ? CopiesInFlight::Mode::Background
+                                        : o.dma_copies == DeviceOptions::DmaCopies::Deferred ? CopiesInFlight::Mode::Deferred
+                                                                                             : CopiesInFlight::Mode::Inline;
+    dma_ = std::make_unique<DmaEngines>("dma", cfg, map, mem_port, recorder_.get(), *pool, copies, &work, o.timing_only, o.cancel);
     dma_->sbuf.socket().bind(sbuf->socket);
     dma_->psum.socket().bind(psum->socket);
     // One queue and one engine per stream the core can run: ACT, POOL, every DMA queue, VectorE, TensorE.
@@ -524,6 +529,7 @@ TlmPort* NeuronCoreDevice::Impl::window(uint64_t addr, uint64_t len, uint64_t& o
     for (const W& w : ws)
         if (addr >= w.base && addr - w.base < w.size) {
             if (len > w.size - (addr - w.base)) return nullptr;
+            dma_->copies().settle_all();  // (the host's access sees every copy made)
             offset = addr - w.base;
             return w.port;
         }
@@ -775,6 +781,8 @@ void NeuronCoreDevice::set_source_lines(const std::string& stream, const std::st
 void NeuronCoreDevice::finish_recording() {
     if (impl_->recorder_) impl_->recorder_->finish();
 }
+
+void NeuronCoreDevice::settle_copies() { impl_->dma_->copies().settle_all(); }
 
 std::vector<Hazard> NeuronCoreDevice::hazards() const {
     std::vector<Hazard> out;

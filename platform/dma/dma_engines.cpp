@@ -117,14 +117,16 @@ private:
             const sc_core::sc_time start = sc_core::sc_time_stamp();
             Recorder* rec = owner_.recorder_;
             if (rec) rec->counter("DMA bytes in flight", start, static_cast<double>(owner_.in_flight_ += static_cast<int64_t>(p->bytes)));
-            if (descriptor_ns > 0) pause(sc_core::sc_time(descriptor_ns * static_cast<double>(p->descriptors), sc_core::SC_NS), *p);
-            if (!owner_.stale(*p)) owner_.stream(static_cast<double>(p->bytes), *p);
+            // Its rows move first: a queued copy is made while the simulation goes on to the
+            // engines' next work, not after it (the next engine instruction waits for it).
             sc_core::sc_time annotated;
             try {
                 if (!owner_.stale(*p)) annotated = owner_.move(*p, buf_);
             } catch (const Cancelled&) {
                 return;  // the host stops the simulation
             }
+            if (descriptor_ns > 0) pause(sc_core::sc_time(descriptor_ns * static_cast<double>(p->descriptors), sc_core::SC_NS), *p);
+            if (!owner_.stale(*p)) owner_.stream(static_cast<double>(p->bytes), *p);
             pause(annotated, *p);
             const sc_core::sc_time end = sc_core::sc_time_stamp();
             if (owner_.stale(*p)) {  // a RESET dropped it meanwhile
@@ -165,7 +167,7 @@ public:
 };
 
 DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder,
-                       WorkBudget* budget, bool timing_only, const std::atomic<int>* cancel)
+                       model::WorkerPool& pool, CopiesInFlight::Mode copies, WorkBudget* budget, bool timing_only, const std::atomic<int>* cancel)
     : sc_core::sc_module(name),
       sbuf("sbuf_socket", "SBUF"),
       psum("psum_socket", "PSUM"),
@@ -176,7 +178,8 @@ DmaEngines::DmaEngines(sc_core::sc_module_name name, const Config& cfg, const mo
       recorder_(recorder),
       budget_(budget),
       timing_only_(timing_only),
-      cancel_(cancel) {
+      cancel_(cancel),
+      copies_(pool, copies) {
     for (uint32_t e = 0; e < cfg.dma.engines; ++e)
         units_.push_back(std::make_unique<Unit>(("engine" + std::to_string(e)).c_str(), *this, e, cfg.dma.queues_per_engine));
 }
@@ -318,6 +321,32 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
     sc_core::sc_time annotated = sc_core::SC_ZERO_TIME;
     const DmaJob& spec = p.job->spec;
     if (timing_only_ && spec.element_values) return annotated;
+    // Copies between DMI regions of DRAM, SBUF and PSUM are queued when the core queues copies
+    // (the ACT table memory is the engine's state, and has no regions to settle over); the
+    // packet's regions are its transfers' (bounding boxes of its rows).
+    bool queue = copies_.queuing();
+    for (const Packet::Rows& run : p.rows)
+        queue = queue && spec.parts[run.part].src.space != DmaSpace::ActTables && spec.parts[run.part].dst.space != DmaSpace::ActTables;
+    std::vector<CopiesInFlight::Piece> pieces;
+    auto post = [&] {
+        if (pieces.empty()) return;
+        std::vector<model::isa::Region> reads, writes;
+        size_t last = SIZE_MAX;
+        for (const Packet::Rows& run : p.rows)
+            if (run.part != last) {
+                last = run.part;
+                append_regions(spec.parts[run.part], spec.parts[run.part].src, reads);
+                append_regions(spec.parts[run.part], spec.parts[run.part].dst, writes);
+            }
+        copies_.post(std::move(pieces), std::move(reads), std::move(writes));
+        pieces.clear();
+    };
+    auto land_now = [&] {  // (on an error: the rows before it moved; allocates nothing)
+        copies_.settle_all();
+        for (const CopiesInFlight::Piece& c : pieces) std::memcpy(c.dst, c.src, c.n);
+        pieces.clear();
+    };
+    if (!queue) copies_.settle_all();  // (what it reads or writes may be a queued copy's)
     try {
         for (const Packet::Rows& run : p.rows) {
             const DmaTransfer& t = spec.parts[run.part];
@@ -333,7 +362,11 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                     // grants a page at a time), and not one memory's overlapping ranges: copied
                     // region by region, no buffer (direct_copy).
                     const bool overlapping = same_memory && src + at < dst + at + n && dst + at < src + at + n;
-                    if (!overlapping && direct_copy(from, src + at, to, dst + at, n, annotated)) continue;
+                    if (!overlapping && direct_copy(from, src + at, to, dst + at, n, annotated, queue ? &pieces : nullptr)) continue;
+                    if (queue) {  // through the targets' transports, after the copies before it
+                        post();
+                        copies_.settle_all();
+                    }
                     if (stale(p)) {  // (a memory may wait inside a transport: a RESET may come meanwhile)
                         annotated_ += annotated;
                         return annotated;
@@ -343,12 +376,18 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                 }
             }
         }
+        post();
     } catch (const Error& e) {
+        land_now();
         if (!p.job->failed && spec.failed) spec.failed(e.what());
         p.job->failed = true;
     } catch (const std::bad_alloc&) {
+        land_now();
         if (!p.job->failed && spec.failed) spec.failed("the host is out of memory moving its rows");
         p.job->failed = true;
+    } catch (...) {
+        land_now();
+        throw;
     }
     try {
         after_now(annotated, "the memories' annotated delays");  // (waited for by the engine next)
@@ -367,7 +406,8 @@ bool DmaEngines::stale(const Packet& p) const { return p.epoch != epoch_; }
 // targets grant (asked for where a port holds none yet: each region is resolved once, not per
 // access; false, nothing copied, otherwise): what read() into a buffer and write() from it
 // count and annotate - an access and a latency per region each side meets - without the buffer.
-bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated) {
+bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated,
+                             std::vector<CopiesInFlight::Piece>* queue) {
     TlmPort::Span s, d;
     auto pieces = [](TlmPort& port, uint64_t addr, uint64_t len, bool write, uint64_t& accesses, sc_core::sc_time& latency) {
         while (len) {
@@ -391,7 +431,8 @@ bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t 
         if (!from.span_or_request(src + done, n - done, false, s, sroom) || !to.span_or_request(dst + done, n - done, true, d, droom, true))
             throw Error("a memory refused the DMI it had granted for the copy");
         const uint64_t k = std::min({n - done, sroom, droom});
-        std::memcpy(d.ptr, s.ptr, k);
+        if (queue) queue->push_back({d.ptr, s.ptr, static_cast<size_t>(k)});
+        else std::memcpy(d.ptr, s.ptr, k);
         done += k;
     }
     from.count_direct(reads);
@@ -402,6 +443,7 @@ bool DmaEngines::direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t 
 }
 
 void DmaEngines::reset() {
+    copies_.settle_all();  // (the rows moved so far stay)
     ++epoch_;
     for (auto& u : units_) u->reset();
     reset_event_.notify(sc_core::SC_ZERO_TIME);

@@ -8,8 +8,10 @@
 // it overlaps them), then costs the engine
 // dma.descriptor_ns per row plus its bytes at the engine's bandwidth, which the engines moving
 // data at the same moment share up to dma.aggregate_bytes_per_ns. Its rows move through the
-// sockets when it ends; what the memories annotate comes on top. The transfer completes when
-// its last packet does. Clockless: a packet costs a few waits, whatever its size.
+// sockets when its engine takes it up, before that time passes (so that, queued, the copy is
+// made on a host thread while the engines compute: CopiesInFlight); what the memories
+// annotate comes on top. The transfer completes when its last packet does. Clockless: a
+// packet costs a few waits, whatever its size.
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -26,6 +28,7 @@
 #include "platform/config.h"
 #include "platform/core/busy_intervals.h"
 #include "platform/core/stats.h"
+#include "platform/dma/copies_in_flight.h"
 #include "platform/tlm/tlm_port.h"
 
 namespace neuronsim::platform {
@@ -77,9 +80,10 @@ public:
     // `budget` (may be null) is charged every job's bytes; `timing_only`: jobs of element
     // values take their time but move no data; `cancel` (DeviceOptions::cancel) is checked
     // between the chunks a packet moves.
-    // `map`: the core's address map (outlives the engines).
-    DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder,
-               WorkBudget* budget = nullptr, bool timing_only = false, const std::atomic<int>* cancel = nullptr);
+    // `map`: the core's address map (outlives the engines). `pool`: the core's host threads,
+    // where the copies land when `copies` queues them (CopiesInFlight; Inline: made at once).
+    DmaEngines(sc_core::sc_module_name name, const Config& cfg, const model::isa::AddressMap& map, TlmPort& dram, Recorder* recorder, model::WorkerPool& pool,
+               CopiesInFlight::Mode copies, WorkBudget* budget = nullptr, bool timing_only = false, const std::atomic<int>* cancel = nullptr);
     ~DmaEngines() override;
 
     // Validates every row (an Error names the endpoint and the range) and charges the budget
@@ -87,7 +91,7 @@ public:
     void submit(DmaJob job);
     // The device's RESET: every packet queued or being served is dropped (a packet whose rows
     // are moving stops at the next chunk); no job of before completes or fails. The rows moved
-    // so far stay where they are.
+    // so far (every packet's its engine had taken up) stay where they are.
     void reset();
 
     uint32_t engines() const { return static_cast<uint32_t>(units_.size()); }
@@ -99,6 +103,9 @@ public:
     void collect_stats(nlohmann::ordered_json& node) const override;
     // When some DMA engine was moving data: the union of every engine's packet times.
     BusyIntervals busy_union() const;
+    // The copies queued beside the simulation: what touches a memory settles over its bytes
+    // first (an engine's operands, the table load, the fetch, the host).
+    CopiesInFlight& copies() { return copies_; }
 
 private:
     struct Job;
@@ -113,7 +120,9 @@ private:
     double rate() const;
     // Moves the packet's rows; returns the time the memories annotated.
     sc_core::sc_time move(const Packet& p, std::vector<uint8_t>& buf);
-    bool direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated);
+    // (`queue`: the copies are appended to it instead of made)
+    bool direct_copy(TlmPort& from, uint64_t src, TlmPort& to, uint64_t dst, uint64_t n, sc_core::sc_time& annotated,
+                     std::vector<CopiesInFlight::Piece>* queue);
     void finished(const Packet& p);
     bool stale(const Packet& p) const;
 
@@ -132,6 +141,7 @@ private:
     int64_t in_flight_ = 0;  // bytes of packets being served (the counter track)
     uint64_t epoch_ = 0;  // RESETs so far
     sc_core::sc_event reset_event_;
+    CopiesInFlight copies_;  // (last: its destructor lands what is queued before the rest goes)
 };
 
 }  // namespace neuronsim::platform

@@ -57,6 +57,8 @@ TraceHost::TraceHost(sc_core::sc_module_name name, const Config& cfg, const std:
     d.record_dir = d.record_csv || d.record_timeline ? options_.out_dir : "";
     d.progress_total = total;
     if (d.hazards == DeviceOptions::Hazards::Warn) d.hazards = DeviceOptions::Hazards::Collect;
+    // The host owns DRAM, and settles the copies before it writes a ring or reads a dump.
+    if (d.dma_copies == DeviceOptions::DmaCopies::Auto) d.dma_copies = DeviceOptions::DmaCopies::Background;
     d.queues.clear();  // only the trace's streams ring a queue: no threads for the others
     for (const auto& s : streams_) {
         try {
@@ -220,6 +222,7 @@ void TraceHost::refill(Stream& s) {
     uint32_t room = (head + size - s.tail - 1) % size;
     model::isa::Bundle b;
     uint32_t n = 0;
+    core_->settle_copies();  // (a copy may write the ring: a trace's own business, but seen in order)
     while (room-- && s.written < s.total && s.reader->next(b)) {
         dram_->write(s.ring + uint64_t{s.tail} * 64, b.b.data(), 64);
         s.tail = (s.tail + 1) % size;
@@ -388,6 +391,7 @@ RunReport TraceHost::run() {
     // However it ended, the simulation is over: what its threads still hold is freed (and what
     // they complete in that last delta is recorded).
     unwind_threads();
+    core_->settle_copies();  // (the copies are part of the run; the dumps read what they wrote)
     core_->finish_recording();  // the host's wall time includes writing the records out
     rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string failure = error_;

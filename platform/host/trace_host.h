@@ -37,6 +37,8 @@ struct RunOptions {
     // engines inside long instructions).
     // device.hazards Warn is taken as Collect: the host reports each hazard itself, by its
     // trace lines (RunReport::hazard_text).
+    // device.dma_copies Auto is taken as Background: the host owns the core's DRAM and settles
+    // the copies before it touches DRAM itself.
     DeviceOptions device;
 };
 

@@ -11,6 +11,7 @@
 #include "model/pe/matmul.h"
 #include "platform/core/pattern_rows.h"
 #include "platform/core/work_budget.h"
+#include "platform/dma/dma_engines.h"
 
 namespace neuronsim::platform {
 
@@ -117,6 +118,7 @@ void PeEngine::load_stationary(const Bundle& b) {
         detail_.start = now();
         detail_.end = now() + cycles(static_cast<double>(st.cycles[1])) + cycles(static_cast<double>(st.cycles[2]));
         seq_free_ = now();  // the sequencer goes on: the load runs beside the pipeline
+        ctx_.dma().copies().settle(reads, {});
         note_access(reads, {});
         pending_.push_back({detail_.end, index_now_, std::move(reads), {}});
         ls_free_ = stationary_ready_ = detail_.end;

@@ -14,6 +14,7 @@
 #include "platform/core/shared_ports.h"
 #include "platform/core/work_budget.h"
 #include "platform/dma/dma_copy.h"
+#include "platform/dma/dma_engines.h"
 #include "platform/tlm/memory.h"
 #include "stats/stat_records.h"
 
@@ -144,6 +145,7 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     firmware_model::ExecResult r;
     uint32_t partitions = 0;
     std::vector<Region> reads, writes;
+    ctx_.dma().copies().settle_all();  // (what the firmware touches is known only afterwards)
     for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
         check_cancel(ctx_.options());
         firmware_model::ExecResult rc = firmware_.execute(b, c, access, c * ppc, ppc);

@@ -19,6 +19,7 @@ platform::RunReport PlatformRunTest::run_file(const std::string& trace_path) {
     o.device.act_reference_kernel = reference_kernel;
     o.device.dve_reference_kernel = reference_kernel;
     o.device.cancel = stop;
+    o.device.dma_copies = dma_copies;
     platform::Config cfg = platform::parse_config(platform::builtin_config_text(gen), gen, overrides);
     platform::TraceHost host("host", cfg, model::trace::list_streams(t.file("streams")), t.file("streams/setup.trace"), o);
     return host.run();

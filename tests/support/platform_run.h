@@ -20,6 +20,7 @@ protected:
     bool timing_only = false;  // --numerics none
     bool reference_kernel = false;  // DeviceOptions::act_reference_kernel and dve_reference_kernel
     const std::atomic<int>* stop = nullptr;  // DeviceOptions::cancel: the run is sliced when set
+    DeviceOptions::DmaCopies dma_copies = DeviceOptions::DmaCopies::Auto;  // (the host's: Background)
 
     platform::RunReport run(const std::string& trace_text);
     platform::RunReport run_file(const std::string& trace_path);  // relative .data files resolve there

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
@@ -113,6 +114,62 @@ TEST(ModelWorkerPool, BackToBackJobsNeverReachAFinishedOne) {
         pool.run(64, [&](size_t) { calls.fetch_add(1); });
         EXPECT_EQ(calls.load(), 64);
     }  // (each pool is destroyed while its workers watch for a next job)
+}
+
+// Background tasks (the DMA's copies): on a pool of one thread each runs at once on the caller;
+// on more, one at a time on the first worker, in the order posted, between the jobs the
+// workers share (which stay correct meanwhile); wait_task(k) returns only after task k; a pool
+// destroyed with tasks waiting runs them first.
+TEST(ModelWorkerPool, BackgroundTasksRunInOrderBesideTheJobs) {
+    {
+        model::WorkerPool one(1);
+        int ran = 0;
+        EXPECT_EQ(one.post([&] { ++ran; }), 1u);
+        EXPECT_EQ(ran, 1);  // (already)
+        EXPECT_EQ(one.tasks_done(), 1u);
+    }
+    for (unsigned threads : {2u, 3u}) {
+        model::WorkerPool pool(threads);
+        std::vector<int> order;  // written by the tasks only: one at a time
+        std::set<std::thread::id> ran_on;
+        std::mutex m;
+        const std::thread::id caller = std::this_thread::get_id();
+        uint64_t last = 0;
+        for (int k = 0; k < 500; ++k) {
+            last = pool.post([&, k] {
+                order.push_back(k);
+                std::lock_guard<std::mutex> l(m);
+                ran_on.insert(std::this_thread::get_id());
+            });
+            EXPECT_EQ(last, static_cast<uint64_t>(k + 1));
+            if (k % 7 == 0) {  // a job meanwhile: every index once
+                std::vector<std::atomic<int>> calls(64);
+                pool.run(calls.size(), [&](size_t i) { calls[i].fetch_add(1); });
+                for (auto& c : calls) ASSERT_EQ(c.load(), 1);
+            }
+            if (k % 50 == 49) {
+                pool.wait_task(last);
+                ASSERT_GE(pool.tasks_done(), last);
+                ASSERT_EQ(order.size(), static_cast<size_t>(k + 1));
+            }
+        }
+        pool.wait_task(last);
+        ASSERT_EQ(order.size(), 500u);
+        for (int k = 0; k < 500; ++k) ASSERT_EQ(order[k], k) << threads << " threads";
+        EXPECT_EQ(ran_on.size(), 1u);  // one worker ...
+        EXPECT_EQ(ran_on.count(caller), 0u);  // ... not the caller
+    }
+    std::atomic<int> ran{0};
+    {
+        model::WorkerPool pool(2);
+        pool.run(8, [](size_t) {});
+        for (int k = 0; k < 100; ++k)
+            pool.post([&] {
+                std::this_thread::sleep_for(std::chrono::microseconds(20));
+                ran.fetch_add(1);
+            });
+    }
+    EXPECT_EQ(ran.load(), 100);
 }
 
 // A thread count past the cap is refused naming it (100000 threads took the host's process

@@ -1,8 +1,10 @@
 // CONTROL.RESET with work in flight (docs/vp-integration.md, "Reset"): whatever state an engine is in
 // (fetching, waiting on a semaphore, executing, its DMA in flight, a table load in flight),
 // after the reset every queue is empty and idle, its registers are writable, nothing of
-// before ever completes (no semaphore update, no DONE count, no data a DMA had not yet moved)
+// before ever completes (no semaphore update, no DONE count, no rows of a DMA packet its engine
+// had not yet taken up)
 // and a fresh program runs normally. Each instruction here takes far longer than the reset.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -177,25 +179,50 @@ TEST(DeviceReset, AResetWhileActExecutesALongInstructionAbandonsIt) {
     EXPECT_EQ(fresh_done, sc_core::sc_time(250 + 10000, SC_NS));
 }
 
-TEST(DeviceReset, AResetWithADmaInFlightDropsTheRowsNotYetMoved) {
+// dma0's copy (updating semaphore 6) reset 20 us in; `after` checks the core 1 ms later, when
+// the copy would have ended.
+void reset_a_copy_20us_in(const std::vector<std::string>& overrides, const std::function<void(Host&, TestDram&, NeuronCore&, uint32_t)>& after) {
     bool ran = false;
-    // 128 bytes at 0.001 B/ns: the copy moves its rows 128 us after its first data.
-    run_device("mariana",
-               [&](Host& h, TestDram& dram, NeuronCore& core) {
-                   h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
-                   const uint32_t q = core.queue_index("dma0");
-                   h.run_queue(dram, q, 0x10000, {kCopy + " update=6+1"});
-                   sc_core::wait(20, SC_US);
-                   EXPECT_EQ(h.rd(qreg(q, reg::kQueueStatus)), reg::kQueueBusy);
-                   h.wr(reg::kControl, reg::kControlReset);
-                   expect_idle_and_writable(h, q);
-                   sc_core::wait(1, SC_MS);
-                   EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 6), 0u) << "the abandoned copy updated its semaphore";
-                   expect_nothing_old_then_fresh_copy(h, core, dram, q, sc_core::SC_ZERO_TIME);
-                   ran = true;
-               },
-               fill_source, {"dma.bytes_per_ns_per_engine=0.001"});
+    run_device(
+        "mariana",
+        [&](Host& h, TestDram& dram, NeuronCore& core) {
+            h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+            const uint32_t q = core.queue_index("dma0");
+            h.run_queue(dram, q, 0x10000, {kCopy + " update=6+1"});
+            sc_core::wait(20, SC_US);
+            EXPECT_EQ(h.rd(qreg(q, reg::kQueueStatus)), reg::kQueueBusy);
+            h.wr(reg::kControl, reg::kControlReset);
+            expect_idle_and_writable(h, q);
+            sc_core::wait(1, SC_MS);
+            EXPECT_EQ(h.rd(reg::kSemaphores + 4 * 6), 0u) << "the abandoned copy updated its semaphore";
+            after(h, dram, core, q);
+            ran = true;
+        },
+        fill_source, overrides);
     EXPECT_TRUE(ran);
+}
+
+TEST(DeviceReset, AResetWithADmaInFlightDropsTheRowsNotYetMoved) {
+    // The copy's packet is ready 100 us after it is accepted: at the reset its engine has not
+    // taken it up, and its rows have not moved.
+    reset_a_copy_20us_in({"dma.fixed_overhead_ns=100000"}, [](Host& h, TestDram& dram, NeuronCore& core, uint32_t q) {
+        expect_nothing_old_then_fresh_copy(h, core, dram, q, sc_core::SC_ZERO_TIME);
+    });
+}
+
+TEST(DeviceReset, AResetWhileAPacketStreamsKeepsTheRowsItMoved) {
+    // 128 bytes at 0.001 B/ns: the packet, taken up at 1.3 us, streams for 128 us; its rows
+    // moved when it was taken up (docs/timing-model.md, "DMA"). The reset drops it: no
+    // completion, no semaphore update; the rows stay, and fresh work runs.
+    reset_a_copy_20us_in({"dma.bytes_per_ns_per_engine=0.001"}, [](Host& h, TestDram& dram, NeuronCore&, uint32_t q) {
+        EXPECT_EQ(h.rd(qreg(q, reg::kQueueDoneLo)), 0u) << "the abandoned copy completed";
+        EXPECT_EQ(h.rd(reg::kErrorCode), reg::kErrorNone);
+        EXPECT_EQ(sbuf_row(h), std::vector<uint8_t>(dram.bytes.begin() + 0x1000, dram.bytes.begin() + 0x1040));
+        h.wr(reg::kIrqStatus, ~0u);
+        h.run_queue(dram, q, 0x20000, {"dma0 copy src=dram:0x0 dst=sbuf:0:0x0 partitions=1 bytes=4"});
+        EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+        EXPECT_EQ(h.rd(qreg(q, reg::kQueueDoneLo)), 1u);
+    });
 }
 
 const std::string kActivate =

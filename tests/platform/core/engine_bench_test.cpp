@@ -49,11 +49,11 @@ struct Bench : sc_core::sc_module, EngineContext {
     Semaphores sem;
     TlmPort dram_port;
     model::isa::AddressMap map;
+    model::WorkerPool pool{cfg.run.host_threads};  // (before the DMA engines, which use it)
     DmaEngines dma_engines;
     DeviceOptions opts;
     ActSetDirectory sets;
     WorkBudget work{cfg.run};
-    model::WorkerPool pool{cfg.run.host_threads};
     std::vector<EngineFailure> failures;
 
     Bench(sc_core::sc_module_name name, const std::string& gen, std::vector<std::string> overrides = {})
@@ -65,7 +65,7 @@ struct Bench : sc_core::sc_module, EngineContext {
           sem("sem", 256),
           dram_port("dram_port", "DRAM"),
           map(cfg.memory),
-          dma_engines("dma", cfg, map, dram_port, nullptr) {
+          dma_engines("dma", cfg, map, dram_port, nullptr, pool, CopiesInFlight::Mode::Inline) {
         dram_port.socket().bind(dram_mem.socket);
         dma_engines.sbuf.socket().bind(sbuf.socket);
         dma_engines.psum.socket().bind(psum.socket);

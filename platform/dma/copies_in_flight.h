@@ -1,0 +1,65 @@
+#pragma once
+// The DMA's copies made beside the simulation (DeviceOptions::dma_copies): a packet's copies
+// between DMI regions are queued, in order, at the moment its rows move, and land on a host
+// thread of the core's pool while the simulation goes on; whatever touches a memory waits
+// first for the queued copies over the bytes it reads or writes (settle), so every access
+// sees the bytes it would have seen had each copy been made at once. Queued copies land in the
+// order queued, so one copy never overtakes another. No SystemC: the DMA engines, the engines'
+// operand accesses, the table load, the instruction fetch and the host call it.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "model/common/worker_pool.h"
+#include "model/isa/region.h"
+
+namespace neuronsim::platform {
+
+class CopiesInFlight {
+public:
+    // Inline: no copy is queued (queuing() is false). Background: queued copies land on the
+    // pool's first worker (at once when the pool has none). Deferred: they land only when
+    // something settles over their bytes, or at settle_all(): a check that every access
+    // settles first (an access that does not sees stale bytes every time, not now and then).
+    enum class Mode { Inline, Background, Deferred };
+    CopiesInFlight(model::WorkerPool& pool, Mode mode) : pool_(pool), mode_(mode) {}
+    ~CopiesInFlight() { settle_all(); }
+    CopiesInFlight(const CopiesInFlight&) = delete;
+    CopiesInFlight& operator=(const CopiesInFlight&) = delete;
+
+    bool queuing() const { return mode_ != Mode::Inline; }
+    struct Piece {
+        uint8_t* dst;
+        const uint8_t* src;
+        size_t n;
+    };
+    // Queues `pieces` (copied in their order) after every copy queued before; `reads` and
+    // `writes` cover the bytes they read and write (bounding boxes will do). Never throws: out
+    // of host memory, they are made at once.
+    void post(std::vector<Piece> pieces, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);
+    // Returns once every queued copy that writes bytes of `reads` or `writes`, or reads bytes of
+    // `writes`, has landed (and every copy queued before it).
+    void settle(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes);
+    // Returns once every queued copy has landed.
+    void settle_all();
+    // Copies that were queued, and settles that had to wait for one (stats).
+    uint64_t queued() const { return tickets_; }
+    uint64_t waits() const { return waits_; }
+
+private:
+    struct Batch {
+        uint64_t ticket;  // the pool's task number (Deferred: our own count)
+        std::vector<model::isa::Region> reads, writes;
+        std::vector<Piece> pieces;  // (the pool's task reads them: kept until it has landed)
+    };
+    void land(uint64_t ticket);  // every batch up to `ticket` has landed
+    void forget_landed();
+
+    model::WorkerPool& pool_;
+    Mode mode_;
+    std::deque<Batch> batches_;  // queued and perhaps not landed, oldest first
+    uint64_t tickets_ = 0, waits_ = 0;
+};
+
+}  // namespace neuronsim::platform

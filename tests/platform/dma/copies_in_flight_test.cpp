@@ -1,0 +1,103 @@
+// The DMA's copies queued beside the simulation (platform/dma/copies_in_flight.h). Deferred, a
+// queued copy is made only when something settles over its bytes, so what each settle makes is
+// seen exactly: the copies that write what it reads or writes, or read what it writes, and
+// every copy queued before them, in order; nothing else. Background: every copy made, in order,
+// by settle_all, on any pool.
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "model/common/worker_pool.h"
+#include "platform/dma/copies_in_flight.h"
+
+namespace neuronsim::platform {
+namespace {
+
+using model::isa::MemSpace;
+using model::isa::Region;
+
+Region dram(int64_t lo, int64_t hi) { return {MemSpace::Dram, 0, 1, lo, hi}; }
+Region sbuf(uint32_t p0, uint32_t p1, int64_t lo, int64_t hi) { return {MemSpace::Sbuf, p0, p1, lo, hi}; }
+
+struct Bytes {
+    std::vector<uint8_t> v = std::vector<uint8_t>(64, 0);
+    // A copy of `n` bytes from v[src] to v[dst], described by the regions of its two ends.
+    void queue(CopiesInFlight& c, size_t src, size_t dst, size_t n, Region from, Region to) { c.post({{v.data() + dst, v.data() + src, n}}, {from}, {to}); }
+};
+
+TEST(CopiesInFlight, DeferredASettleMakesTheCopiesOverItsBytesAndEveryOneBefore) {
+    model::WorkerPool pool(2);
+    CopiesInFlight c(pool, CopiesInFlight::Mode::Deferred);
+    EXPECT_TRUE(c.queuing());
+    Bytes b;
+    b.v[0] = 1, b.v[1] = 2, b.v[2] = 3;
+    b.queue(c, 0, 10, 1, dram(0, 1), sbuf(0, 1, 0, 4));  // #1: sbuf 0 [0, 4)
+    b.queue(c, 1, 11, 1, dram(1, 2), sbuf(5, 6, 0, 4));  // #2: sbuf 5
+    b.queue(c, 2, 12, 1, dram(2, 3), sbuf(9, 10, 0, 4));  // #3: sbuf 9
+    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12], 0) << "nothing made before a settle";
+    c.settle({sbuf(1, 5, 0, 64)}, {});  // partitions 1-4: no copy's bytes
+    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12], 0);
+    c.settle({sbuf(5, 6, 2, 3)}, {});  // reads what #2 writes: #1 and #2
+    EXPECT_EQ(b.v[10], 1);
+    EXPECT_EQ(b.v[11], 2);
+    EXPECT_EQ(b.v[12], 0);
+    c.settle_all();
+    EXPECT_EQ(b.v[12], 3);
+    EXPECT_EQ(c.queued(), 3u);
+}
+
+TEST(CopiesInFlight, DeferredWritesWaitForTheCopiesThatReadOrWriteTheirBytes) {
+    model::WorkerPool pool(1);
+    CopiesInFlight c(pool, CopiesInFlight::Mode::Deferred);
+    Bytes b;
+    b.v[0] = 7;
+    b.queue(c, 0, 20, 1, dram(0, 1), dram(20, 21));
+    c.settle({}, {dram(5, 9)});  // neither end
+    EXPECT_EQ(b.v[20], 0);
+    c.settle({dram(0, 1)}, {});  // reading its source: no wait
+    EXPECT_EQ(b.v[20], 0);
+    c.settle({}, {dram(0, 1)});  // writing its source: the copy reads the old byte first
+    EXPECT_EQ(b.v[20], 7);
+    b.queue(c, 0, 21, 1, dram(0, 1), dram(21, 22));
+    c.settle({}, {dram(21, 22)});  // writing its destination: the copy first
+    EXPECT_EQ(b.v[21], 7);
+}
+
+TEST(CopiesInFlight, DeferredCopiesLandInTheOrderQueued) {
+    model::WorkerPool pool(1);
+    CopiesInFlight c(pool, CopiesInFlight::Mode::Deferred);
+    Bytes b;
+    b.v[0] = 5;
+    b.queue(c, 0, 1, 1, dram(0, 1), dram(1, 2));  // v[1] = v[0]
+    b.queue(c, 1, 2, 1, dram(1, 2), dram(2, 3));  // v[2] = v[1]: sees the first copy's byte
+    c.settle({dram(2, 3)}, {});
+    EXPECT_EQ(b.v[2], 5);
+}
+
+TEST(CopiesInFlight, BackgroundEveryCopyLandsInOrderBySettleAll) {
+    for (unsigned threads : {1u, 2u, 3u}) {
+        model::WorkerPool pool(threads);
+        CopiesInFlight c(pool, CopiesInFlight::Mode::Background);
+        std::vector<uint8_t> v(4096, 0);
+        v[0] = 1;
+        // A chain: each copy reads the byte the one before wrote.
+        for (size_t i = 1; i < v.size(); ++i)
+            c.post({{v.data() + i, v.data() + i - 1, 1}}, {dram(int64_t(i - 1), int64_t(i))}, {dram(int64_t(i), int64_t(i + 1))});
+        c.settle_all();
+        size_t ones = 0;
+        for (uint8_t x : v) ones += x == 1;
+        EXPECT_EQ(ones, v.size()) << threads << " threads";
+    }
+}
+
+TEST(CopiesInFlight, InlineQueuesNothing) {
+    model::WorkerPool pool(2);
+    CopiesInFlight c(pool, CopiesInFlight::Mode::Inline);
+    EXPECT_FALSE(c.queuing());
+    c.settle_all();  // (nothing to wait for)
+    EXPECT_EQ(c.queued(), 0u);
+}
+
+}  // namespace
+}  // namespace neuronsim::platform
