@@ -64,8 +64,9 @@ struct DeviceOptions {
     // Deferred: queued copies are made only when something needs their bytes (a check that
     // every access waits: one that did not would read stale bytes every time). Background and
     // Deferred are for a host that owns the core's DRAM: nothing else may read or write it
-    // while the simulation runs without calling NeuronCoreDevice::settle_copies() first; the
-    // SBUF/PSUM windows then grant no DMI (their transactions wait themselves). Auto: Inline,
+    // while the simulation runs without calling NeuronCoreDevice::settle_copies() first, and
+    // DRAM must outlive the core; the SBUF/PSUM windows then grant no DMI (their transactions
+    // wait themselves). Auto: Inline,
     // except under neuronsim run's host (TraceHost), which owns its DRAM: Background.
     enum class DmaCopies { Auto, Inline, Background, Deferred };
     DmaCopies dma_copies = DmaCopies::Auto;

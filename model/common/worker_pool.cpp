@@ -44,6 +44,7 @@ WorkerPool::WorkerPool(unsigned threads) {
             stop_ = true;
         }
         start_.notify_all();
+        tasker_start_.notify_one();
         for (auto& t : workers_) t.join();
         workers_.clear();
         throw Error("cannot start host thread " + std::to_string(started + 2) + " of " + std::to_string(threads) + ": " + e.what());
@@ -56,6 +57,7 @@ WorkerPool::~WorkerPool() {
         stop_ = true;
     }
     start_.notify_all();
+    tasker_start_.notify_one();
     for (auto& t : workers_) t.join();
 }
 
@@ -90,7 +92,8 @@ void WorkerPool::loop(unsigned self) {
         std::function<void()> task;
         {
             std::unique_lock<std::mutex> l(m_);
-            start_.wait(l, [&] { return stop_ || generation_ != seen || task_waiting(); });
+            // (the first worker sleeps apart: a posted task wakes it alone)
+            (tasker ? tasker_start_ : start_).wait(l, [&] { return stop_ || generation_ != seen || task_waiting(); });
             if (generation_ == seen || stop_) {  // a task (run even when stopping: its copy is owed), or the end
                 if (!task_waiting()) return;
                 task = std::move(tasks_.front());
@@ -127,7 +130,7 @@ uint64_t WorkerPool::post(std::function<void()> task) {
         tasks_.push_back(std::move(task));
         k = tasks_posted_.fetch_add(1, std::memory_order_relaxed) + 1;
     }
-    start_.notify_all();
+    tasker_start_.notify_one();
     return k;
 }
 
@@ -158,6 +161,7 @@ void WorkerPool::run(size_t n, const std::function<void(size_t)>& fn) {
         ++generation_;
     }
     start_.notify_all();
+    tasker_start_.notify_one();
     try {
         work(0, fn);
     } catch (...) {

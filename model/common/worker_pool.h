@@ -67,6 +67,7 @@ private:
     std::unique_ptr<Share[]> shares_;  // one a thread, the caller's first
     std::mutex m_;
     std::condition_variable start_, done_;
+    std::condition_variable tasker_start_;  // the first worker's: a job or a background task
     const std::function<void(size_t)>* job_ = nullptr;
     size_t n_ = 0;
     std::atomic<size_t> finished_{0};

@@ -55,12 +55,13 @@ void ActEngine::load_set(const Bundle& b, uint64_t index) {
                     (dir.count ? " (0.." + std::to_string(dir.count - 1) + ")" : " (the host placed none: ACT_SETS_COUNT is 0)"));
     // The directory entry and the names, from DRAM (part of the load's fixed overhead).
     ActSetEntry e;
-    ctx_.dma().copies().settle_all();  // (a copy may have written them)
+    ctx_.dma().copies().settle_dram(dir.base + uint64_t{idx} * sizeof e, sizeof e);  // (a copy may have written them)
     ctx_.dram().read(dir.base + uint64_t{idx} * sizeof e, reinterpret_cast<uint8_t*>(&e), sizeof e);
     if (e.names_bytes == 0 || e.names_bytes > kActSetNamesMaxBytes)
         throw Error("load_act_func_set " + std::to_string(idx) + ": directory entry at DRAM " + model::fp::hex(dir.base + uint64_t{idx} * sizeof e) +
                     " has names_bytes " + std::to_string(e.names_bytes) + ", expected 1.." + std::to_string(kActSetNamesMaxBytes));
     std::string names(e.names_bytes, '\0');
+    ctx_.dma().copies().settle_dram(e.names_addr, names.size());
     ctx_.dram().read(e.names_addr, reinterpret_cast<uint8_t*>(names.data()), names.size());
     check_epoch();
     std::vector<std::string> parts;

@@ -199,6 +199,9 @@ struct NeuronCoreDevice::Impl : EngineContext {
     bool read_reg(uint64_t a, uint32_t& v) const;
     bool write_reg(uint64_t a, uint32_t v, const sc_core::sc_time& delay, std::string& why);
     TlmPort* window(uint64_t addr, uint64_t len, uint64_t& offset) const;
+    // The queued copies over [offset, +len) of window `w` land first (the host's access sees
+    // them; the table memory's window has none).
+    void settle_window(TlmPort* w, uint64_t offset, uint64_t len) const;
     // The bytes of SBUF or PSUM a DMI grant over window `w` covers; 0 where there is no DMI
     // (the table memory's window, or a memory behind it that grants none).
     uint64_t dmi_window_size(TlmPort* w) const {
@@ -248,7 +251,7 @@ bool Queue::fetch(uint8_t* bundle) {
     const uint64_t at = base + uint64_t{head} * kBundle;
     try {
         // A memory that annotates a delay makes the engine wait for it.
-        dev.dma_->copies().settle({{model::isa::MemSpace::Dram, 0, 1, static_cast<int64_t>(at), static_cast<int64_t>(at + kBundle)}}, {});
+        dev.dma_->copies().settle_dram(at, kBundle);
         const sc_core::sc_time annotated = dev.mem_port.read(at, bundle, kBundle);
         const sc_core::sc_time until = after_now(annotated, "the bundle's annotated delay");
         while (sc_core::sc_time_stamp() < until && dev.epoch == epoch) sc_core::wait(until - sc_core::sc_time_stamp(), dev.reset_event);
@@ -529,11 +532,24 @@ TlmPort* NeuronCoreDevice::Impl::window(uint64_t addr, uint64_t len, uint64_t& o
     for (const W& w : ws)
         if (addr >= w.base && addr - w.base < w.size) {
             if (len > w.size - (addr - w.base)) return nullptr;
-            dma_->copies().settle_all();  // (the host's access sees every copy made)
             offset = addr - w.base;
+            settle_window(w.port, offset, len);
             return w.port;
         }
     return nullptr;
+}
+
+void NeuronCoreDevice::Impl::settle_window(TlmPort* w, uint64_t offset, uint64_t len) const {
+    if (w != sbuf_window.get() && w != psum_window.get()) return;
+    const bool in_sbuf = w == sbuf_window.get();
+    const uint64_t per = in_sbuf ? cfg.memory.sbuf_bytes_per_partition : cfg.memory.psum_bytes_per_partition();
+    const uint64_t first = offset / per, last = (offset + std::max<uint64_t>(len, 1) - 1) / per;
+    // (one partition: its bytes; more: every byte of those partitions, a bounding box)
+    const int64_t lo = first == last ? static_cast<int64_t>(offset % per) : 0;
+    const int64_t hi = first == last ? static_cast<int64_t>(offset % per + std::max<uint64_t>(len, 1)) : static_cast<int64_t>(per);
+    const std::vector<model::isa::Region> r{
+        {in_sbuf ? model::isa::MemSpace::Sbuf : model::isa::MemSpace::Psum, static_cast<uint32_t>(first), static_cast<uint32_t>(last + 1), lo, hi}};
+    dma_->copies().settle(r, r);
 }
 
 // The text areas (generation name, error message) read with any size.
@@ -568,7 +584,11 @@ void NeuronCoreDevice::drive_irq() { irq.write((impl_->irq_status & impl_->irq_m
 
 NeuronCoreDevice::~NeuronCoreDevice() = default;
 
-void NeuronCoreDevice::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) { impl_->mem_port.invalidate(start, end); }
+void NeuronCoreDevice::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
+    // (a queued copy may hold a pointer into the range: it lands before the pointers go)
+    if (end >= start) impl_->dma_->copies().settle_dram(start, end - start == UINT64_MAX ? UINT64_MAX : end - start + 1, true);
+    impl_->mem_port.invalidate(start, end);
+}
 
 void NeuronCoreDevice::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
     try {

@@ -1,5 +1,7 @@
 #include "platform/dma/copies_in_flight.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -23,21 +25,21 @@ void CopiesInFlight::post(std::vector<Piece> pieces, std::vector<Region> reads, 
     Batch b{0, std::move(reads), std::move(writes), std::move(pieces)};
     try {
         batches_.push_back(std::move(b));
-    } catch (const std::bad_alloc&) {
+    } catch (...) {
         settle_all();
         copy(b.pieces);
         return;
     }
     Batch& q = batches_.back();
-    ++tickets_;
     if (mode_ == Mode::Deferred) {
-        q.ticket = tickets_;
+        q.ticket = ++tickets_;
         return;
     }
     try {
         // The pieces stay in the batch (a deque's elements stay put) until the task has landed.
         q.ticket = pool_.post([v = &q.pieces] { copy(*v); });
-    } catch (const std::bad_alloc&) {
+        ++tickets_;
+    } catch (...) {  // (out of memory, or a lock the host refused: made here instead)
         std::vector<Piece> mine = std::move(q.pieces);
         batches_.pop_back();
         settle_all();
@@ -49,16 +51,22 @@ void CopiesInFlight::settle(const std::vector<Region>& reads, const std::vector<
     forget_landed();
     for (auto b = batches_.rbegin(); b != batches_.rend(); ++b)
         if (any_overlap(b->writes, reads) || any_overlap(b->writes, writes) || any_overlap(b->reads, writes)) {
-            ++waits_;
             land(b->ticket);
             return;
         }
 }
 
+void CopiesInFlight::settle_dram(uint64_t addr, uint64_t len, bool write) {
+    if (batches_.empty()) return;
+    constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);  // (Region's bytes are signed)
+    const uint64_t lo = std::min(addr, kMax), hi = len > kMax - lo ? kMax : lo + len;
+    const std::vector<Region> r{{model::isa::MemSpace::Dram, 0, 1, static_cast<int64_t>(lo), static_cast<int64_t>(hi)}};
+    settle(r, write ? r : std::vector<Region>{});
+}
+
 void CopiesInFlight::settle_all() {
     forget_landed();
     if (batches_.empty()) return;
-    ++waits_;
     land(batches_.back().ticket);
 }
 

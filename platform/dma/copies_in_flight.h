@@ -41,11 +41,12 @@ public:
     // Returns once every queued copy that writes bytes of `reads` or `writes`, or reads bytes of
     // `writes`, has landed (and every copy queued before it).
     void settle(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes);
+    // settle over DRAM bytes [addr, +len): about to be read, or read and written (`write`).
+    void settle_dram(uint64_t addr, uint64_t len, bool write = false);
     // Returns once every queued copy has landed.
     void settle_all();
-    // Copies that were queued, and settles that had to wait for one (stats).
+    // The batches queued so far (not those made at once when queuing failed).
     uint64_t queued() const { return tickets_; }
-    uint64_t waits() const { return waits_; }
 
 private:
     struct Batch {
@@ -59,7 +60,7 @@ private:
     model::WorkerPool& pool_;
     Mode mode_;
     std::deque<Batch> batches_;  // queued and perhaps not landed, oldest first
-    uint64_t tickets_ = 0, waits_ = 0;
+    uint64_t tickets_ = 0;
 };
 
 }  // namespace neuronsim::platform

@@ -347,7 +347,9 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
         pieces.clear();
     };
     if (!queue) copies_.settle_all();  // (what it reads or writes may be a queued copy's)
-    try {
+    // Every chunk, or false when a RESET dropped the packet meanwhile (a memory may wait inside
+    // a transport): nothing moves after it.
+    auto chunks = [&]() -> bool {
         for (const Packet::Rows& run : p.rows) {
             const DmaTransfer& t = spec.parts[run.part];
             TlmPort &from = port(t.src.space), &to = port(t.dst.space);
@@ -357,6 +359,7 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                 const uint64_t src = tlm_address(t.src, r, t.bytes), dst = tlm_address(t.dst, r, t.bytes);
                 for (uint64_t at = 0; at < t.bytes; at += kChunk) {
                     if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled{};
+                    if (stale(p)) return false;
                     const uint64_t n = std::min<uint64_t>(kChunk, t.bytes - at);
                     // Both sides of the chunk in DMI regions (a row may cross several: DRAM
                     // grants a page at a time), and not one memory's overlapping ranges: copied
@@ -367,16 +370,20 @@ sc_core::sc_time DmaEngines::move(const Packet& p, std::vector<uint8_t>& buf) {
                         post();
                         copies_.settle_all();
                     }
-                    if (stale(p)) {  // (a memory may wait inside a transport: a RESET may come meanwhile)
-                        annotated_ += annotated;
-                        return annotated;
-                    }
                     annotated = add_delay(annotated, from.read(src + at, buf.data(), n), "the memories' annotated delays");
                     annotated = add_delay(annotated, to.write(dst + at, buf.data(), n), "the memories' annotated delays");
                 }
             }
         }
+        return true;
+    };
+    try {
+        const bool whole = chunks();
         post();
+        if (!whole) {
+            annotated_ += annotated;
+            return annotated;
+        }
     } catch (const Error& e) {
         land_now();
         if (!p.job->failed && spec.failed) spec.failed(e.what());

@@ -145,7 +145,10 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     firmware_model::ExecResult r;
     uint32_t partitions = 0;
     std::vector<Region> reads, writes;
-    ctx_.dma().copies().settle_all();  // (what the firmware touches is known only afterwards)
+    {  // (what the firmware touches, in SBUF alone, is known only afterwards)
+        const std::vector<Region> all{{MemSpace::Sbuf, 0, cfg.memory.partitions, 0, static_cast<int64_t>(per)}};
+        ctx_.dma().copies().settle(all, all);
+    }
     for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
         check_cancel(ctx_.options());
         firmware_model::ExecResult rc = firmware_.execute(b, c, access, c * ppc, ppc);

@@ -16,6 +16,7 @@
 #include "model/trace/assembler.h"
 #include "neuronsim/registers.h"
 #include "platform/config.h"
+#include "tests/support/device_host.h"
 #include "tests/support/platform_run.h"
 #include "tests/support/run_cli.h"
 
@@ -90,6 +91,54 @@ TEST_F(DmaCopiesTest, TheWindowsGrantNoDmiWhileCopiesMayBeQueued) {
         host.mmio().debug_write(reg::kSbufWindow + 8, bytes, 4);  // (transactions still work)
         host.mmio().debug_read(reg::kSbufWindow + 8, back, 4);
         EXPECT_EQ(std::string(reinterpret_cast<char*>(back), 4), std::string(reinterpret_cast<char*>(bytes), 4));
+    }
+}
+
+// A VP host that owns its DRAM may queue the copies (Deferred here, so that when a copy lands
+// shows): a window read of another partition leaves dma0's copy queued, and it then copies what
+// DRAM holds when it lands; a read of its own bytes lands it. An invalidate_direct_mem_ptr
+// from DRAM lands the copies over its range first (their pointers go with it).
+TEST(DmaCopiesDevice, AWindowReadOrAnInvalidationLandsTheCopiesOverItsBytesOnly) {
+    for (const DeviceOptions::DmaCopies mode : {Copies::Deferred, Copies::Inline}) {
+        DeviceOptions o;
+        o.dma_copies = mode;
+        const bool deferred = mode == Copies::Deferred;
+        bool ran = false;
+        run_device(
+            "mariana",
+            [&](Host& h, TestDram& dram, NeuronCore& core) {
+                const uint64_t per = core.config().memory.sbuf_bytes_per_partition;
+                const std::vector<uint8_t> later{9, 9, 9, 9};
+                auto window = [&](uint64_t at) {
+                    std::vector<uint8_t> got(4);
+                    EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow + at, got.data(), 4), tlm::TLM_OK_RESPONSE);
+                    return got;
+                };
+                h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
+                const uint32_t q = core.queue_index("dma0");
+                h.run_queue(dram, q, 0x10000,
+                            {"dma0 copy src=dram:0x1000 dst=sbuf:0:0x0 partitions=1 bytes=4", "dma0 copy src=dram:0x1000 dst=sbuf:1:0x0 partitions=1 bytes=4"});
+                EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+                EXPECT_EQ(window(5 * per), std::vector<uint8_t>(4, 0));  // another partition
+                dram.invalidate();  // lands both
+                dram.put(0x1000, later.data(), 4);  // (behind the core's back: shows when a copy lands)
+                EXPECT_EQ(window(0), (std::vector<uint8_t>{1, 2, 3, 4}));
+                EXPECT_EQ(window(per), (std::vector<uint8_t>{1, 2, 3, 4}));
+                h.wr(reg::kIrqStatus, ~0u);
+                h.run_queue(dram, q, 0x20000, {"dma0 copy src=dram:0x1000 dst=sbuf:2:0x0 partitions=1 bytes=4"});
+                EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+                EXPECT_EQ(window(5 * per), std::vector<uint8_t>(4, 0));
+                const std::vector<uint8_t> last{7, 7, 7, 7};
+                dram.put(0x1000, last.data(), 4);
+                EXPECT_EQ(window(2 * per), deferred ? last : later) << "queued until its bytes were read";
+                ran = true;
+            },
+            [](TestDram& d) {
+                const uint8_t first[4] = {1, 2, 3, 4};
+                d.put(0x1000, first, 4);
+            },
+            {}, o);
+        EXPECT_TRUE(ran);
     }
 }
 
