@@ -109,7 +109,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         "reads of bytes nothing wrote (docs/hazards.md): warn (print the first ones, all in hazards.txt), error (the same, and exit 1), "
         "off (not looked for)")(
         "threads", po::value<unsigned>(),
-        "host threads for the element work: Activate's and VectorE's partitions (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
+        "host threads for the element work: Activate's and VectorE's partitions, and the DMA's copies with --dma-copies background (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
         "dma-copies", po::value<std::string>()->default_value("background"),
         "where the DMA's copies are made: background (on a host thread of --threads while the simulation goes on; whatever "
         "reads or writes their bytes waits for them), inline (on the simulation thread as their rows move) or deferred (only "
@@ -145,9 +145,11 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         if (hz != "warn" && hz != "error" && hz != "off") throw UsageError(prog + ": --hazards: expected warn, error or off, got \"" + hz + "\"");
         const std::string a = vm["act-numerics"].as<std::string>();
         if (a != "pwp" && a != "exact") throw UsageError(prog + ": --act-numerics: expected pwp or exact, got \"" + a + "\"");
-        const std::string c = vm["dma-copies"].as<std::string>();
-        if (c != "background" && c != "inline" && c != "deferred")
-            throw UsageError(prog + ": --dma-copies: expected background, inline or deferred, got \"" + c + "\"");
+        try {
+            check.dma_copies = dma_copies_named(vm["dma-copies"].as<std::string>());
+        } catch (const Error& e) {
+            throw UsageError(prog + ": --dma-copies: " + e.what());
+        }
     }
     Config cfg = config_from(vm, threads_override(vm));
     RunInputs inputs;
@@ -210,10 +212,7 @@ int run_outputs(const std::string& prog, const po::variables_map& vm, Config cfg
     d.act_exact = vm["act-numerics"].as<std::string>() == "exact";
     d.uninitialised_nan = vm["uninitialised"].as<std::string>() == "nan";
     d.timing_only = vm["numerics"].as<std::string>() == "none";
-    const std::string copies = vm["dma-copies"].as<std::string>();
-    d.dma_copies = copies == "inline"     ? DeviceOptions::DmaCopies::Inline
-                   : copies == "deferred" ? DeviceOptions::DmaCopies::Deferred
-                                          : DeviceOptions::DmaCopies::Background;
+    d.dma_copies = dma_copies_named(vm["dma-copies"].as<std::string>());
     const std::string hazards = vm["hazards"].as<std::string>();
     d.hazards = hazards == "off" ? DeviceOptions::Hazards::Off : DeviceOptions::Hazards::Collect;
     d.progress = !vm["no-progress"].as<bool>() && isatty(STDERR_FILENO);

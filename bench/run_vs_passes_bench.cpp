@@ -169,7 +169,6 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     o.dumps_overwrite = false;  // (prepare_run_directory has removed the last run's)
     o.device.record_csv = o.device.record_timeline = false;
     o.device.hazards = DeviceOptions::Hazards::Off;
-    o.device.dma_copies = g_copies;
     static const std::atomic<int> never{0};
     o.device.cancel = &never;  // (the CLI's: a signal may stop it, so it runs in slices)
 
@@ -381,10 +380,11 @@ int main(int argc, char** argv) {
             else if (a == "--dma-copies") {
                 const std::string v = value();
                 g_copies_given = true;
-                if (v == "background") g_copies = DeviceOptions::DmaCopies::Background;
-                else if (v == "inline") g_copies = DeviceOptions::DmaCopies::Inline;
-                else if (v == "deferred") g_copies = DeviceOptions::DmaCopies::Deferred;
-                else throw Error("--dma-copies " + v + ": expected background, inline or deferred");
+                try {
+                    g_copies = platform::dma_copies_named(v);
+                } catch (const Error& e) {
+                    throw Error("--dma-copies: " + std::string(e.what()));
+                }
             } else if (a == "--memory-cache-mib") {
                 const std::string v = value();
                 char* end = nullptr;
@@ -429,10 +429,7 @@ int main(int argc, char** argv) {
             "whole run (neuronsim run --force --no-csv --no-timeline --hazards off) vs its element passes alone (ACT + VectorE + GpSimd),\n"
             "%s, fastest of %u, SIMD %s, DMA copies %s\n",
             gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()),
-            !g_copies_given                                  ? "background (and 2t inline, in turn)"
-            : g_copies == DeviceOptions::DmaCopies::Inline   ? "inline"
-            : g_copies == DeviceOptions::DmaCopies::Deferred ? "deferred"
-                                                             : "background");
+            g_copies_given ? platform::dma_copies_name(g_copies) : "background (and 2t inline, in turn)");
         std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s %9s %11s %12s\n", "kernel", "shape", "passes (el)", "instr",
                     "run 1t s", "files s", "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass", "pass 2t s",
                     "pass 1t/2t", "2t bound", "2t inline s", "1t/2t inline");

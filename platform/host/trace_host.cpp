@@ -351,6 +351,22 @@ void TraceHost::describe_hazards(RunReport& rep) const {
     }
 }
 
+DeviceOptions::DmaCopies dma_copies_named(const std::string& name) {
+    using C = DeviceOptions::DmaCopies;
+    for (C c : {C::Background, C::Inline, C::Deferred})
+        if (name == dma_copies_name(c)) return c;
+    throw Error("expected background, inline or deferred, got \"" + name + "\"");
+}
+
+const char* dma_copies_name(DeviceOptions::DmaCopies c) {
+    switch (c) {
+        case DeviceOptions::DmaCopies::Background: return "background";
+        case DeviceOptions::DmaCopies::Inline: return "inline";
+        case DeviceOptions::DmaCopies::Deferred: return "deferred";
+        default: return "auto";
+    }
+}
+
 RunReport TraceHost::run() {
     // Elaborate (the sockets complete their binding), load the trace's SBUF/PSUM data through
     // the core's windows, then simulate: the host's wall time counts the simulation only.

@@ -42,6 +42,11 @@ struct RunOptions {
     DeviceOptions device;
 };
 
+// The names of `neuronsim run --dma-copies`: background, inline, deferred (an Error naming them
+// for any other), and back.
+DeviceOptions::DmaCopies dma_copies_named(const std::string& name);
+const char* dma_copies_name(DeviceOptions::DmaCopies c);
+
 struct RunReport {
     sc_core::sc_time simulated;  // the device's busy window
     uint64_t instructions = 0;

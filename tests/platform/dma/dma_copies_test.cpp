@@ -188,5 +188,12 @@ TEST(DmaCopiesCli, EveryKernelGivesTheSameBytesEachWay) {
     }
 }
 
+TEST(DmaCopiesCli, AnUnknownModeIsAUsageErrorNamingTheModes) {
+    TempDir t;
+    const CliResult r = run_cli("run --dma-copies sideways --out " + t.file("run") + " --no-progress");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--dma-copies: expected background, inline or deferred, got \"sideways\""), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace neuronsim::test
