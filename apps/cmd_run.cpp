@@ -109,7 +109,7 @@ int run_run(const std::string& prog, const std::vector<std::string>& args) {
         "reads of bytes nothing wrote (docs/hazards.md): warn (print the first ones, all in hazards.txt), error (the same, and exit 1), "
         "off (not looked for)")(
         "threads", po::value<unsigned>(),
-        "host threads for the element work: Activate's and VectorE's partitions, and the DMA's copies with --dma-copies background (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
+        "host threads for the element work: Activate's and VectorE's partitions, GpSimd's cores, and the DMA's copies with --dma-copies background (run.host_threads; 0: the hardware threads); results and times do not depend on it")(
         "dma-copies", po::value<std::string>()->default_value("background"),
         "where the DMA's copies are made: background (on a host thread of --threads while the simulation goes on; whatever "
         "reads or writes their bytes waits for them), inline (on the simulation thread as their rows move) or deferred (only "

@@ -404,7 +404,7 @@ std::vector<ConfigField> make_table() {
                             "2^44 (16 TiB) [A]"));
     t.push_back(number<u32>(
         "run.host_threads", NS_FIELD(run.host_threads), 0, 1024, "threads",
-        "host threads the engines' element work is spread over (Activate's and VectorE's partitions, and under `neuronsim run` the DMA's copies on the first worker; one pool a core, its engines' to share; 0: the host's "
+        "host threads the engines' element work is spread over (Activate's and VectorE's partitions, GpSimd's cores, and under `neuronsim run` the DMA's copies on the first worker; one pool a core, its engines' to share; 0: the host's "
         "hardware threads; a thread done with its part watches 50 us for the next before it sleeps); results and simulated time do not depend on it (`run --threads N` sets it)",
         "0 [A]"));
     t.push_back(number<u64>("run.max_dump_bytes", NS_FIELD(run.max_dump_bytes), 1, u64{1} << 48, "bytes",

@@ -129,19 +129,39 @@ const KernelInfo& PoolFirmware::dispatch(const Bundle& b) const {
 }
 
 ExecResult PoolFirmware::execute(const Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition, uint32_t partition_count) {
-    const Slice slice{core, first_partition, partition_count};
+    ExecResult r = apply(b, core, sbuf, first_partition, partition_count);
+    keep(r);
+    return r;
+}
+
+ExecResult PoolFirmware::apply(const Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition, uint32_t partition_count) const {
+    return run(b, {core, first_partition, partition_count, &sbuf});
+}
+
+void PoolFirmware::keep(const ExecResult& r) {
+    if (r.conv_lut.size() != lut_.size()) return;
+    std::copy(r.conv_lut.begin(), r.conv_lut.end(), lut_.begin());
+    lut_loaded_ = true;
+}
+
+ExecResult PoolFirmware::plan(const Bundle& b, unsigned core, uint32_t first_partition, uint32_t partition_count) const {
+    return run(b, {core, first_partition, partition_count, nullptr});
+}
+
+ExecResult PoolFirmware::run(const Bundle& b, const Slice& slice) const {
+    const unsigned core = slice.core;
     const KernelInfo* hit = &dispatch(b);
     const uint8_t op = b.opcode(), spec = hit->spec;
     const std::string role = hit->role;
-    if (role == "pool_conv_lut_load") return conv_lut_load(b, slice, sbuf, false);
-    if (role == "ExtendedInstCptcDecode") return conv_lut_load(b, slice, sbuf, true);
+    if (role == "pool_conv_lut_load") return conv_lut_load(b, slice, false);
+    if (role == "ExtendedInstCptcDecode") return conv_lut_load(b, slice, true);
     if (role == "ExtendedInstEngineNop") {
         ExecResult r;
         r.kernel = role;
         r.log.push_back(fmt("P%i: ExtendedInstEngineNop : processing complete", static_cast<long>(core)));
         return r;
     }
-    if (role == "ExtendedInstCopy") return ext_copy(b, slice, sbuf);
+    if (role == "ExtendedInstCopy") return ext_copy(b, slice);
     throw Error("firmware kernel " + role + " (opcode " + fmt("0x%x spec %d", op, spec) + ") is registered but not modelled");
 }
 
@@ -152,7 +172,7 @@ void PoolFirmware::check_work(const std::string& kernel, const Slice& c, uint64_
                     " partitions exceed the per-instruction limit of " + std::to_string(cfg_.max_elements) + " elements");
 }
 
-ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAccess& sbuf) {
+ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c) const {
     ConvLutOp op;
     std::memcpy(&op, b.b.data(), sizeof op);
     ExecResult r;
@@ -174,9 +194,9 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAcc
         r.reads.push_back({MemSpace::Sbuf, s.partition + c.first, s.partition + end, sp.lo, sp.hi});
         r.writes.push_back({MemSpace::Sbuf, d.partition + c.first, d.partition + end, dp.lo, dp.hi});
     }
-    for (uint32_t p = c.first; cfg_.values && n && p < end; ++p) {
-        const uint8_t* src = sbuf(s.partition + p, static_cast<uint64_t>(sp.lo), sp.span());
-        uint8_t* dst = sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
+    for (uint32_t p = c.first; c.sbuf && cfg_.values && n && p < end; ++p) {
+        const uint8_t* src = (*c.sbuf)(s.partition + p, static_cast<uint64_t>(sp.lo), sp.span());
+        uint8_t* dst = (*c.sbuf)(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
         // Element by element in order, as the kernel walks (overlapping patterns behave alike).
         Pattern::Cursor from(sp), to(dp);
         for (uint64_t k = 0; k < n; ++k) std::memmove(dst + to.next(), src + from.next(), eb);
@@ -186,7 +206,7 @@ ExecResult PoolFirmware::ext_copy(const Bundle& b, const Slice& c, const SbufAcc
     return r;
 }
 
-ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const SbufAccess& sbuf, bool extended) {
+ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, bool extended) const {
     ConvLutOp op;
     std::memcpy(&op, b.b.data(), sizeof op);
     ExecResult r;
@@ -202,13 +222,14 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
         for (unsigned i = 0; i < 16; ++i) {
             const int64_t off = static_cast<int64_t>(s.offset) + op.src.step_elem[0] * static_cast<int64_t>(i) * 2;
             if (off < 0) throw Error("pool_conv_lut_load: the source pattern reaches below offset 0");
-            uint8_t* e = sbuf(s.partition, static_cast<uint64_t>(off), 2);
-            lut_[i] = static_cast<uint16_t>(e[0] | e[1] << 8);
+            if (c.sbuf) {
+                const uint8_t* e = (*c.sbuf)(s.partition, static_cast<uint64_t>(off), 2);
+                r.conv_lut.push_back(static_cast<uint16_t>(e[0] | e[1] << 8));
+            }
             if (r.reads.empty()) r.reads.push_back({MemSpace::Sbuf, s.partition, s.partition + 1, off, off + 2});
             r.reads[0].lo = std::min(r.reads[0].lo, off);
             r.reads[0].hi = std::max(r.reads[0].hi, off + 2);
         }
-        lut_loaded_ = true;
         return r;
     }
     if (extended) r.log.push_back(fmt("P%i: Decode : ExtendedInstCptcDecode : num_active_chans = %d", P, op.num_active_rows));
@@ -269,15 +290,15 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, const Sb
     const bool contiguous = dp.start == dp.lo && dp.span() == elements * ob && dp.step[0] == static_cast<int64_t>(ob) &&
                             (dp.num[1] <= 1 || dp.step[1] == static_cast<int64_t>(dp.num[0] * ob)) &&
                             (dp.num[2] <= 1 || dp.step[2] == static_cast<int64_t>(uint64_t{dp.num[0]} * dp.num[1] * ob));
-    std::vector<uint8_t> buffer(contiguous ? 0 : elements * ob);
+    std::vector<uint8_t> buffer(contiguous || !c.sbuf || !cfg_.values ? 0 : elements * ob);
     if (end > c.first) {
         r.reads.push_back({MemSpace::Sbuf, s.partition + c.first, s.partition + end, static_cast<int64_t>(s.offset), static_cast<int64_t>(s.offset + need)});
         if (elements) r.writes.push_back({MemSpace::Sbuf, d.partition + c.first, d.partition + end, dp.lo, dp.hi});
     }
-    for (uint32_t p = c.first; cfg_.values && p < end; ++p) {
-        const uint8_t* stream = sbuf(s.partition + p, s.offset, need);
+    for (uint32_t p = c.first; c.sbuf && cfg_.values && p < end; ++p) {
+        const uint8_t* stream = (*c.sbuf)(s.partition + p, s.offset, need);
         if (!elements) continue;
-        uint8_t* base = sbuf(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
+        uint8_t* base = (*c.sbuf)(d.partition + p, static_cast<uint64_t>(dp.lo), dp.span());
         uint8_t* to_bytes = contiguous ? base : buffer.data();
         if (cfg_.reference_decode) model::cptc::decode_reference(dpar, stream, to_bytes);
         else {

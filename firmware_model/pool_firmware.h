@@ -69,6 +69,7 @@ struct ExecResult {
     uint64_t bytes_per_partition = 0;  // Copy: bytes moved per partition
     uint32_t partitions = 0;  // partitions this core processed
     std::vector<std::string> log;  // the firmware's DEBUG trace lines
+    std::vector<uint16_t> conv_lut;  // a legacy LUT load's 16 entries (execute keeps them)
     // The SBUF bytes it reads and writes (bounding boxes of its patterns), also when it moves no
     // values: for the hazard detector.
     std::vector<model::isa::Region> reads, writes;
@@ -85,6 +86,16 @@ public:
     // of the instruction's active rows. Throws Error with the firmware's message
     // ("UNKNOWN OPCODE=0xe4", "P0: Error, unsupported in_dtype ...").
     ExecResult execute(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition = 0, uint32_t partition_count = 128);
+    // execute() as apply() then keep(): apply() changes nothing in the firmware (a legacy LUT
+    // load's entries stay in its result), so the cores of one instruction may run at once on
+    // host threads, as the hardware's do; keep() then stores what the firmware holds on to.
+    ExecResult apply(const model::isa::Bundle& b, unsigned core, const SbufAccess& sbuf, uint32_t first_partition = 0, uint32_t partition_count = 128) const;
+    void keep(const ExecResult& r);
+
+    // What execute(b, core, ...) would do without doing it: the same checks and errors, the
+    // same result (kernel, counts, the SBUF regions it reads and writes), no SBUF touched:
+    // what an access must wait for before the instruction runs.
+    ExecResult plan(const model::isa::Bundle& b, unsigned core, uint32_t first_partition = 0, uint32_t partition_count = 128) const;
 
     // The staged kernel_info row a bundle dispatches to, or the firmware's error
     // ("UNKNOWN OPCODE=0x%x", "UNKNOWN EXTENDED OPCODE=%d").
@@ -101,10 +112,12 @@ private:
     struct Slice {
         unsigned core;
         uint32_t first, count;
+        const SbufAccess* sbuf;  // nullptr: plan() (the checks and regions alone)
         uint32_t end(uint32_t active) const { return first + count < active ? first + count : active; }
     };
-    ExecResult conv_lut_load(const model::isa::Bundle& b, const Slice& c, const SbufAccess& sbuf, bool extended);
-    ExecResult ext_copy(const model::isa::Bundle& b, const Slice& c, const SbufAccess& sbuf);
+    ExecResult run(const model::isa::Bundle& b, const Slice& c) const;
+    ExecResult conv_lut_load(const model::isa::Bundle& b, const Slice& c, bool extended) const;
+    ExecResult ext_copy(const model::isa::Bundle& b, const Slice& c) const;
     // Throws when `per_partition` elements on the slice's partitions below `end` exceed max_elements.
     void check_work(const std::string& kernel, const Slice& c, uint64_t per_partition, uint32_t end) const;
 

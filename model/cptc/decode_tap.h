@@ -3,7 +3,8 @@
 // platform/act/act_pass_tap.h is on ACT's passes: while a tap is set, it sees each partition's
 // decode the GPSIMD firmware model hands decode_fast, with its stream, so that the benchmark can
 // time the same decodes alone. Unset (the default) it costs one atomic load per partition.
-// Process-wide.
+// Process-wide: decodes come from whichever host thread runs a GPSIMD core's partitions (a tap
+// that keeps them runs the simulation on one).
 #include <cstddef>
 #include <cstdint>
 

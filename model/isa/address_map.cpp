@@ -19,16 +19,12 @@ AddressMap::AddressMap(uint32_t partitions, uint64_t sbuf, uint64_t psum, uint64
 }
 
 uint64_t AddressMap::linear(const Location& l, uint64_t bytes, const std::string& where) const {
-    if (l.space == MemSpace::Dram) {
-        if (l.offset > dram_ || bytes > dram_ - l.offset)
-            throw Error(where + ": dram [" + fp::hex(l.offset) + ", +" + std::to_string(bytes) + ") is past the " + std::to_string(dram_) + "-byte DRAM");
-        return l.offset;
-    }
-    const uint64_t per = bytes_per_partition(l.space);
+    if (fits(l, bytes)) return placed(l);
+    if (l.space == MemSpace::Dram)
+        throw Error(where + ": dram [" + fp::hex(l.offset) + ", +" + std::to_string(bytes) + ") is past the " + std::to_string(dram_) + "-byte DRAM");
     if (l.partition >= partitions_) throw Error(where + ": partition " + std::to_string(l.partition) + " does not exist");
-    if (l.offset > per || bytes > per - l.offset)
-        throw Error(where + ": " + format_location(l) + " + " + std::to_string(bytes) + " bytes is past the partition's " + std::to_string(per) + " bytes");
-    return uint64_t{l.partition} * per + l.offset;
+    throw Error(where + ": " + format_location(l) + " + " + std::to_string(bytes) + " bytes is past the partition's " +
+                std::to_string(bytes_per_partition(l.space)) + " bytes");
 }
 
 void AddressMap::check_rows(const Location& l, uint32_t rows, uint64_t bytes, const std::string& where) const {

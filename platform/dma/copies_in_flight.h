@@ -3,9 +3,12 @@
 // between DMI regions are queued, in order, at the moment its rows move, and land on a host
 // thread of the core's pool while the simulation goes on; whatever touches a memory waits
 // first for the queued copies over the bytes it reads or writes (settle), so every access
-// sees the bytes it would have seen had each copy been made at once. Queued copies land in the
-// order queued, so one copy never overtakes another. No SystemC: the DMA engines, the engines'
+// sees the bytes it would have seen had each copy been made at once. The pool makes them in
+// the order queued; a settle that needs one makes it itself, out of turn, when no copy queued
+// before it and not yet landed touches its bytes (else it waits for its turn), so one copy
+// never overtakes another over the same bytes. No SystemC: the DMA engines, the engines'
 // operand accesses, the table load, the instruction fetch and the host call it.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -39,7 +42,11 @@ public:
     // of host memory, they are made at once.
     void post(std::vector<Piece> pieces, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);
     // Returns once every queued copy that writes bytes of `reads` or `writes`, or reads bytes of
-    // `writes`, has landed (and every copy queued before it).
+    // `writes`, has landed (Deferred: and every copy queued before it). Background, such a copy
+    // the pool has not taken up is made here when at most kLookBehind copies are still queued
+    // before it and none of those not landed touches its bytes (else it lands in turn): the
+    // pool's thread may be busy with a large earlier copy (a tile's store) while the next
+    // instruction needs a small later one (its load).
     void settle(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes);
     // settle over DRAM bytes [addr, +len): about to be read, or read and written (`write`).
     void settle_dram(uint64_t addr, uint64_t len, bool write = false);
@@ -49,11 +56,17 @@ public:
     uint64_t queued() const { return tickets_; }
 
 private:
+    static constexpr size_t kLookBehind = 8;
+    enum State : int { kQueued, kTaken, kLanded };
     struct Batch {
-        uint64_t ticket;  // the pool's task number (Deferred: our own count)
+        Batch(std::vector<model::isa::Region> r, std::vector<model::isa::Region> w, std::vector<Piece> p)
+            : reads(std::move(r)), writes(std::move(w)), pieces(std::move(p)) {}
+        uint64_t ticket = 0;  // the pool's task number (Deferred: our own count)
         std::vector<model::isa::Region> reads, writes;
         std::vector<Piece> pieces;  // (the pool's task reads them: kept until it has landed)
+        std::atomic<int> state{kQueued};  // who makes it: the first to take it (Background)
     };
+    static void make(Batch& b);  // makes b unless taken; returns once it has landed
     void land(uint64_t ticket);  // every batch up to `ticket` has landed
     void forget_landed();
 

@@ -218,7 +218,7 @@ uint64_t DmaEngines::tlm_address(const DmaEndpoint& ep, uint32_t row, uint32_t b
         throw Error(space_text(ep.space) + " row " + std::to_string(row) + " is partition " + std::to_string(l.partition + row) + ", past the " +
                     std::to_string(map_.partitions()) + " partitions");
     l.partition += row;
-    return map_.linear(l, bytes, "row " + std::to_string(row));
+    return map_.linear_named_by(l, bytes, [row] { return "row " + std::to_string(row); });
 }
 
 uint32_t DmaEngines::engine_of_row(const DmaTransfer& t, uint32_t row) const {

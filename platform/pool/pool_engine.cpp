@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 
 #include "config/features.h"
 #include "model/common/error.h"
@@ -137,27 +138,41 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     if (!mem) throw Error("SBUF did not grant DMI; the GPSIMD engine works on SBUF through DMI");
     const model::isa::AddressMap& map = ctx_.address_map();
     firmware_model::SbufAccess access = [&](uint32_t p, uint64_t off, uint64_t len) -> uint8_t* {
-        return mem + map.linear({MemSpace::Sbuf, p, off}, len, "GPSIMD access");
+        return mem + map.linear_named_by({MemSpace::Sbuf, p, off}, len, [] { return std::string("GPSIMD access"); });
     };
     // Each core runs the instruction on the partitions it owns; they work in parallel, so the
     // time is one core's.
     const uint32_t ppc = cfg.memory.partitions / cfg.gpsimd.cores;
-    firmware_model::ExecResult r;
-    uint32_t partitions = 0;
+    // What the cores will read and write (the firmware's plan, its checks first): the copies in
+    // flight over those bytes land before the firmware touches them.
     std::vector<Region> reads, writes;
-    {  // (what the firmware touches, in SBUF alone, is known only afterwards)
-        const std::vector<Region> all{{MemSpace::Sbuf, 0, cfg.memory.partitions, 0, static_cast<int64_t>(per)}};
-        ctx_.dma().copies().settle(all, all);
-    }
     for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
-        check_cancel(ctx_.options());
-        firmware_model::ExecResult rc = firmware_.execute(b, c, access, c * ppc, ppc);
-        for (const auto& line : rc.log) model::log(model::LogLevel::Debug, "pool", line);
-        partitions += rc.partitions;
-        reads.insert(reads.end(), rc.reads.begin(), rc.reads.end());
-        writes.insert(writes.end(), rc.writes.begin(), rc.writes.end());
-        if (c == 0) r = std::move(rc);
+        const firmware_model::ExecResult plan = firmware_.plan(b, c, c * ppc, ppc);
+        reads.insert(reads.end(), plan.reads.begin(), plan.reads.end());
+        writes.insert(writes.end(), plan.writes.begin(), plan.writes.end());
     }
+    ctx_.dma().copies().settle(reads, writes);
+    // The cores run at once, as on the hardware: on the core's host threads (each its own
+    // partitions; the firmware keeps nothing meanwhile). A core that fails stops the
+    // instruction with its error, the lowest core's first; the others have run.
+    check_cancel(ctx_.options());
+    std::vector<firmware_model::ExecResult> ran(cfg.gpsimd.cores);
+    std::vector<std::exception_ptr> failed(cfg.gpsimd.cores);
+    ctx_.host_pool().run(cfg.gpsimd.cores, [&](size_t c) {
+        try {
+            ran[c] = firmware_.apply(b, static_cast<unsigned>(c), access, static_cast<uint32_t>(c) * ppc, ppc);
+        } catch (...) {
+            failed[c] = std::current_exception();
+        }
+    });
+    uint32_t partitions = 0;
+    for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
+        if (failed[c]) std::rethrow_exception(failed[c]);
+        firmware_.keep(ran[c]);
+        for (const auto& line : ran[c].log) model::log(model::LogLevel::Debug, "pool", line);
+        partitions += ran[c].partitions;
+    }
+    const firmware_model::ExecResult r = std::move(ran[0]);
     note_access(reads, writes);
     uint64_t cyc;
     if (r.impl) {

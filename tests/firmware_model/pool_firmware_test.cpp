@@ -2,6 +2,7 @@
 // staging gate, the legacy LUT load, the S2_CONVLUT validators and their messages, the
 // routing ladder and odd-impl guards, every decode leg (expected values written out by hand),
 // saturation, and the 0xf0 Nop / Copy kernels.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -10,6 +11,7 @@
 
 #include "firmware_model/pool_firmware.h"
 #include "model/common/error.h"
+#include "model/common/worker_pool.h"
 #include "model/cptc/cptc.h"
 #include "model/fp/dtype.h"
 #include "model/isa/address.h"
@@ -403,32 +405,39 @@ TEST(PoolFirmware, ExtendedCopyMovesElements) {
     EXPECT_NE(error_of(fw, bundle_of(op), s).find("src has 3 elements, dst 4"), std::string::npos);
 }
 
+// Random operand bytes (counts kept small for time), often well-formed enough to reach the
+// kernels (every third).
+Bundle random_bundle(std::mt19937& rng, int i) {
+    Bundle b;
+    for (auto& x : b.b) x = static_cast<uint8_t>(rng());
+    b.b[0] = i % 2 ? kConvLutLoad : kExtended;
+    b.b[12] = static_cast<uint8_t>(std::array<int, 4>{0, 1, 7, 5}[i % 4]);
+    for (size_t off : {size_t{24}, size_t{26}, size_t{58}, size_t{60}, size_t{62}}) b.set_u16(off, static_cast<uint16_t>(rng() % 40));
+    if (i % 3 == 0) {
+        b.set_u8(32, 0x09);
+        b.set_u8(38, 128);
+        b.set_u8(39, 128);
+        b.set_u8(44, 0xf);
+        b.set_u8(45, 0xf);
+        b.set_u8(46, 64);
+        b.set_u32(16, encode_addr4(MemSpace::Sbuf, 0, 0));
+        b.set_u32(48, encode_addr4(MemSpace::Sbuf, 0, 0x800));
+        b.set_u16(20, 1);
+        b.set_u16(22, 4);
+        b.set_u16(24, 4);
+    }
+    return b;
+}
+
 TEST(PoolFirmware, RandomBundlesEitherRunOrRaiseError) {
-    // Bad input never crashes: random operand bytes (counts kept small for time) either decode,
-    // copy, load, or raise neuronsim::Error; nothing else escapes and nothing writes outside.
+    // Bad input never crashes: random bundles either decode, copy, load, or raise
+    // neuronsim::Error; nothing else escapes and nothing writes outside.
     std::mt19937 rng(11);
     Sbuf s;
     PoolFirmware fw(staged());
     int ran = 0, refused = 0;
     for (int i = 0; i < 3000; ++i) {
-        Bundle b;
-        for (auto& x : b.b) x = static_cast<uint8_t>(rng());
-        b.b[0] = i % 2 ? kConvLutLoad : kExtended;
-        b.b[12] = static_cast<uint8_t>(std::array<int, 4>{0, 1, 7, 5}[i % 4]);
-        for (size_t off : {size_t{24}, size_t{26}, size_t{58}, size_t{60}, size_t{62}}) b.set_u16(off, static_cast<uint16_t>(rng() % 40));
-        if (i % 3 == 0) {  // often well-formed enough to reach the kernels
-            b.set_u8(32, 0x09);
-            b.set_u8(38, 128);
-            b.set_u8(39, 128);
-            b.set_u8(44, 0xf);
-            b.set_u8(45, 0xf);
-            b.set_u8(46, 64);
-            b.set_u32(16, encode_addr4(MemSpace::Sbuf, 0, 0));
-            b.set_u32(48, encode_addr4(MemSpace::Sbuf, 0, 0x800));
-            b.set_u16(20, 1);
-            b.set_u16(22, 4);
-            b.set_u16(24, 4);
-        }
+        const Bundle b = random_bundle(rng, i);
         try {
             fw.execute(b, 0, s.access());
             ++ran;
@@ -448,6 +457,131 @@ namespace {
 
 using namespace firmware_model;
 using namespace model::isa;
+
+std::string text(const std::vector<model::isa::Region>& rs) {
+    std::string t;
+    for (const model::isa::Region& r : rs)
+        t += std::to_string(static_cast<int>(r.space)) + ":" + std::to_string(r.p0) + "-" + std::to_string(r.p1) + "[" + std::to_string(r.lo) + "," +
+             std::to_string(r.hi) + ") ";
+    return t;
+}
+
+// A bundle of a modelled kernel with random operands, which may or may not pass its checks: a
+// CPTC decode (0xe4, or 0xf0 spec 7), an extended copy or a legacy LUT load.
+Bundle kernel_bundle(std::mt19937& rng) {
+    const unsigned kind = rng() % 4;
+    if (kind < 2) {
+        static const uint8_t luts[] = {0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f}, outs[] = {0x03, 0x07, 0x0A};
+        const ConvLutOp op =
+            decode_op(luts[rng() % 7], outs[rng() % 3], 0x3c00, 0, static_cast<uint16_t>(1 + rng() % 128), static_cast<uint16_t>(1 + rng() % 40));
+        return bundle_of(kind ? spec7_op(op) : op);
+    }
+    ConvLutOp op{};
+    if (kind == 2) {
+        op.header = {kExtended, kInstWordLen, 0, 0};
+        op.spec = 1;
+        op.in_dtype = 0x05;
+        op.num_active_rows = static_cast<uint8_t>(rng() % 129);
+        const uint16_t n = static_cast<uint16_t>(1 + rng() % 64);
+        op.src = {encode_addr4(MemSpace::Sbuf, 0, static_cast<uint32_t>(rng() % 1024)), {static_cast<int16_t>(1 + rng() % 3), 0}, {n, 1}};
+        op.dst = {encode_addr4(MemSpace::Sbuf, 0, static_cast<uint32_t>(1024 + rng() % 1024)), {1, 0, 0}, {n, 1, 1}};
+        return bundle_of(op);
+    }
+    op.header = {kConvLutLoad, kInstWordLen, 0, 0};
+    op.src = {encode_addr4(MemSpace::Sbuf, static_cast<uint32_t>(rng() % 128), static_cast<uint32_t>(rng() % 1024)), {2, 0}, {16, 1}};
+    op.in_dtype = 0x05;
+    return bundle_of(op);
+}
+
+// plan() is execute() without the doing (what GpSimd waits for before its firmware runs): over
+// random bundles on a core's slice it raises the same errors and describes the same work - the
+// kernel, its counts, the regions it reads and writes, the log - while the SBUF bytes and the
+// legacy LUT stay as they were; execute() then does the work.
+TEST(PoolFirmware, APlanIsTheSameCheckAndWorkWithoutTouchingAnything) {
+    std::mt19937 rng(23);
+    Sbuf s;
+    for (size_t i = 0; i < s.mem.size(); ++i) s.mem[i] = static_cast<uint8_t>(i * 7 + 3);
+    PoolFirmware fw(staged());
+    int same_work = 0, same_error = 0, wrote = 0, luts = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const Bundle b = i % 2 ? random_bundle(rng, i) : kernel_bundle(rng);
+        const unsigned core = static_cast<unsigned>(i % 8);
+        const std::vector<uint8_t> before = s.mem;
+        const std::array<uint16_t, 16> lut = fw.conv_lut();
+        std::string planned, done;
+        ExecResult p, r;
+        try {
+            p = fw.plan(b, core, core * 16, 16);
+        } catch (const Error& e) {
+            planned = e.what();
+        }
+        EXPECT_EQ(s.mem, before) << i;
+        EXPECT_EQ(fw.conv_lut(), lut) << i;
+        try {
+            r = fw.execute(b, core, s.access(), core * 16, 16);
+        } catch (const Error& e) {
+            done = e.what();
+        }
+        if (!planned.empty()) {
+            EXPECT_EQ(done, planned) << i;
+            ++same_error;
+            continue;
+        }
+        if (!done.empty()) {  // (only the test SBUF's own bound, which a plan does not reach)
+            EXPECT_EQ(done, "outside the test SBUF") << i;
+            continue;
+        }
+        EXPECT_EQ(p.kernel, r.kernel) << i;
+        EXPECT_EQ(p.elements, r.elements) << i;
+        EXPECT_EQ(p.partitions, r.partitions) << i;
+        EXPECT_EQ(p.bytes_per_partition, r.bytes_per_partition) << i;
+        EXPECT_EQ(p.log, r.log) << i;
+        EXPECT_EQ(text(p.reads), text(r.reads)) << i;
+        EXPECT_EQ(text(p.writes), text(r.writes)) << i;
+        EXPECT_EQ(p.conv_lut.empty(), true) << i;
+        same_work += !r.reads.empty();
+        wrote += s.mem != before;
+        luts += !r.conv_lut.empty();
+    }
+    EXPECT_GT(same_work, 300);
+    EXPECT_GT(wrote, 100) << "execute did write what its plan described";
+    EXPECT_GT(luts, 50);
+    EXPECT_GT(same_error, 1000);
+}
+
+// The eight cores of one instruction applied at once on host threads (as GpSimd runs them)
+// write the same SBUF bytes as one after the other, for every decode leg and the copy.
+TEST(PoolFirmware, TheCoresOfAnInstructionMayRunAtOnce) {
+    std::mt19937 rng(5);
+    PoolFirmware fw(staged());
+    model::WorkerPool pool(4);
+    int compared = 0;
+    for (int i = 0; i < 200; ++i) {
+        const Bundle b = kernel_bundle(rng);
+        Sbuf serial, parallel;
+        for (size_t k = 0; k < serial.mem.size(); ++k) serial.mem[k] = parallel.mem[k] = static_cast<uint8_t>(k * 31 + static_cast<size_t>(i) * 7 + (k >> 9));
+        std::string serial_error;
+        try {
+            for (unsigned c = 0; c < 8; ++c) fw.apply(b, c, serial.access(), c * 16, 16);
+        } catch (const Error& e) {
+            serial_error = e.what();
+        }
+        if (!serial_error.empty()) continue;
+        const SbufAccess access = parallel.access();
+        std::vector<int> ok(8, 0);
+        pool.run(8, [&](size_t c) {
+            try {
+                fw.apply(b, static_cast<unsigned>(c), access, static_cast<uint32_t>(c) * 16, 16);
+                ok[c] = 1;
+            } catch (const Error&) {
+            }
+        });
+        EXPECT_EQ(std::count(ok.begin(), ok.end(), 1), 8) << i;
+        EXPECT_TRUE(parallel.mem == serial.mem) << i;
+        ++compared;
+    }
+    EXPECT_GT(compared, 40);
+}
 
 // A pathological pattern (step 0, counts of 65535) is refused at once by the per-instruction
 // element limit instead of running for minutes; the limit is the config's.

@@ -2,8 +2,13 @@
 // queued copy is made only when something settles over its bytes, so what each settle makes is
 // seen exactly: the copies that write what it reads or writes, or read what it writes, and
 // every copy queued before them, in order; nothing else. Background: every copy made, in order,
-// by settle_all, on any pool.
+// by settle_all, on any pool; a settle makes the copy it needs out of turn when nothing queued
+// before it touches its bytes, and waits for its turn otherwise.
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -89,6 +94,94 @@ TEST(CopiesInFlight, BackgroundEveryCopyLandsInOrderBySettleAll) {
         for (uint8_t x : v) ones += x == 1;
         EXPECT_EQ(ones, v.size()) << threads << " threads";
     }
+}
+
+// Keeps the pool's first worker busy (as with a large copy) until released, 10 s at most.
+struct BusyWorker {
+    std::atomic<bool> release{false};
+    explicit BusyWorker(model::WorkerPool& pool) {
+        pool.post([this] {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!release && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        });
+    }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+
+// Background, the pool's thread busy with an earlier copy: a settle makes the copy it needs
+// itself, out of turn, when no copy queued before it touches its bytes; the earlier one
+// lands later, on the pool.
+TEST(CopiesInFlight, BackgroundASettleMakesACopyOutOfTurnWhenNothingBeforeItTouchesItsBytes) {
+    model::WorkerPool pool(2);
+    CopiesInFlight c(pool, CopiesInFlight::Mode::Background);
+    BusyWorker busy(pool);
+    Bytes b;
+    b.v[0] = 1, b.v[1] = 2;
+    b.queue(c, 0, 10, 1, dram(0, 1), dram(10, 11));  // #1
+    b.queue(c, 1, 20, 1, dram(1, 2), dram(20, 21));  // #2: bytes of its own
+    const auto t0 = std::chrono::steady_clock::now();
+    c.settle({dram(20, 21)}, {});
+    EXPECT_LT(seconds_since(t0), 5.0) << "it did not wait for the pool";
+    EXPECT_EQ(b.v[20], 2);
+    EXPECT_EQ(b.v[10], 0) << "#1 waits for the pool's thread";
+    busy.release = true;
+    c.settle_all();
+    EXPECT_EQ(b.v[10], 1);
+    EXPECT_EQ(b.v[20], 2);
+}
+
+// ... and waits for its turn when an earlier copy writes what it reads (or the other way):
+// the copy it needs sees the earlier one's byte.
+TEST(CopiesInFlight, BackgroundACopyOverAnEarlierOnesBytesWaitsForItsTurn) {
+    for (const bool reads_what_it_wrote : {true, false}) {
+        model::WorkerPool pool(2);
+        CopiesInFlight c(pool, CopiesInFlight::Mode::Background);
+        BusyWorker busy(pool);
+        Bytes b;
+        b.v[0] = 1, b.v[10] = 5;
+        b.queue(c, 0, 10, 1, dram(0, 1), dram(10, 11));  // #1: v[10] = v[0]
+        if (reads_what_it_wrote) b.queue(c, 10, 20, 1, dram(10, 11), dram(20, 21));  // #2: v[20] = v[10], after #1
+        else b.queue(c, 30, 0, 1, dram(30, 31), dram(0, 1));  // #2: v[0] = v[30] (0), after #1 read it
+        std::thread releaser([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            busy.release = true;
+        });
+        c.settle({reads_what_it_wrote ? dram(20, 21) : dram(0, 1)}, {});
+        if (reads_what_it_wrote) EXPECT_EQ(b.v[20], 1);
+        else EXPECT_EQ(b.v[0], 0);
+        c.settle_all();
+        EXPECT_EQ(b.v[10], 1) << reads_what_it_wrote;
+        releaser.join();
+    }
+}
+
+// A settle that waits for one copy's turn goes on with the copies after it: #2 lands in turn
+// (it reads what #1 writes), then #3 and #4, which the pool's thread does not reach (busy
+// again), are made by the settle itself.
+TEST(CopiesInFlight, BackgroundASettleGoesOnAfterACopyThatLandedInTurn) {
+    model::WorkerPool pool(2);
+    CopiesInFlight c(pool, CopiesInFlight::Mode::Background);
+    auto first = std::make_unique<BusyWorker>(pool);
+    Bytes b;
+    b.v[0] = 1, b.v[1] = 2, b.v[2] = 3;
+    b.queue(c, 0, 10, 1, dram(0, 1), dram(10, 11));  // #1: v[10] = v[0]
+    b.queue(c, 10, 20, 1, dram(10, 11), dram(20, 21));  // #2: v[20] = v[10], after #1
+    BusyWorker second(pool);
+    b.queue(c, 1, 21, 1, dram(1, 2), dram(21, 22));  // #3
+    b.queue(c, 2, 22, 1, dram(2, 3), dram(22, 23));  // #4
+    std::thread releaser([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        first->release = true;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    c.settle({dram(20, 23)}, {});
+    EXPECT_LT(seconds_since(t0), 5.0) << "it did not wait for the second busy spell";
+    EXPECT_EQ(b.v[20], 1);
+    EXPECT_EQ(b.v[21], 2);
+    EXPECT_EQ(b.v[22], 3);
+    second.release = true;
+    releaser.join();
 }
 
 TEST(CopiesInFlight, InlineQueuesNothing) {
