@@ -219,16 +219,16 @@ ExecResult PoolFirmware::conv_lut_load(const Bundle& b, const Slice& c, bool ext
         if (op.src.num_elem[0] != 16) throw Error(fmt("P%i: legacy conversion LUT load needs 16 source elements, got %d", P, op.src.num_elem[0]));
         Location s = decode_addr4(op.src.start_addr);
         if (s.space != MemSpace::Sbuf) throw Error("pool_conv_lut_load: GPSIMD reaches SBUF only, not PSUM");
+        // (every entry's place checked before one is read: plan() reads none)
+        int64_t off[16];
         for (unsigned i = 0; i < 16; ++i) {
-            const int64_t off = static_cast<int64_t>(s.offset) + op.src.step_elem[0] * static_cast<int64_t>(i) * 2;
-            if (off < 0) throw Error("pool_conv_lut_load: the source pattern reaches below offset 0");
-            if (c.sbuf) {
-                const uint8_t* e = (*c.sbuf)(s.partition, static_cast<uint64_t>(off), 2);
-                r.conv_lut.push_back(static_cast<uint16_t>(e[0] | e[1] << 8));
-            }
-            if (r.reads.empty()) r.reads.push_back({MemSpace::Sbuf, s.partition, s.partition + 1, off, off + 2});
-            r.reads[0].lo = std::min(r.reads[0].lo, off);
-            r.reads[0].hi = std::max(r.reads[0].hi, off + 2);
+            off[i] = static_cast<int64_t>(s.offset) + op.src.step_elem[0] * static_cast<int64_t>(i) * 2;
+            if (off[i] < 0) throw Error("pool_conv_lut_load: the source pattern reaches below offset 0");
+        }
+        r.reads.push_back({MemSpace::Sbuf, s.partition, s.partition + 1, *std::min_element(off, off + 16), *std::max_element(off, off + 16) + 2});
+        for (unsigned i = 0; c.sbuf && i < 16; ++i) {
+            const uint8_t* e = (*c.sbuf)(s.partition, static_cast<uint64_t>(off[i]), 2);
+            r.conv_lut.push_back(static_cast<uint16_t>(e[0] | e[1] << 8));
         }
         return r;
     }

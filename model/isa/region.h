@@ -25,4 +25,10 @@ inline bool any_overlap(const std::vector<Region>& a, const std::vector<Region>&
     return false;
 }
 
+// Whether two accesses must keep their order: one writes bytes the other reads or writes.
+inline bool must_order(const std::vector<Region>& a_reads, const std::vector<Region>& a_writes, const std::vector<Region>& b_reads,
+                       const std::vector<Region>& b_writes) {
+    return any_overlap(a_writes, b_reads) || any_overlap(a_writes, b_writes) || any_overlap(a_reads, b_writes);
+}
+
 }  // namespace neuronsim::model::isa

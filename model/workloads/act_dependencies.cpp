@@ -101,7 +101,7 @@ ActAccess act_access(const Bundle& b) {
 bool conflict(const ActAccess& a, const ActAccess& b) {
     if (a.fixed || b.fixed) return true;
     if (a.accumulator && b.accumulator) return true;
-    return isa::any_overlap(a.writes, b.reads) || isa::any_overlap(a.writes, b.writes) || isa::any_overlap(a.reads, b.writes);
+    return isa::must_order(a.reads, a.writes, b.reads, b.writes);
 }
 
 }  // namespace neuronsim::model::workloads

@@ -8,32 +8,22 @@
 
 namespace neuronsim::platform {
 
-using model::isa::any_overlap;
 using model::isa::Region;
 
 namespace {
 void copy(const std::vector<CopiesInFlight::Piece>& pieces) {
     for (const CopiesInFlight::Piece& p : pieces) std::memcpy(p.dst, p.src, p.n);
 }
-// b touches bytes a writes, or writes bytes a reads: one must land before the other.
-template <class Batch>
-bool ordered(const Batch& a, const Batch& b) {
-    return any_overlap(a.writes, b.reads) || any_overlap(a.writes, b.writes) || any_overlap(a.reads, b.writes);
-}
 }  // namespace
 
-void CopiesInFlight::make(Batch& b) {
+bool CopiesInFlight::take(Batch& b) {
     int queued = kQueued;
-    if (b.state.compare_exchange_strong(queued, kTaken, std::memory_order_acquire)) {
-        copy(b.pieces);
-        b.state.store(kLanded, std::memory_order_release);
-        return;
-    }
-    while (b.state.load(std::memory_order_acquire) != kLanded) {  // (the other thread is making it)
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
+    return b.state.compare_exchange_strong(queued, kTaken, std::memory_order_acquire);
+}
+
+void CopiesInFlight::make_taken(Batch& b) {
+    copy(b.pieces);
+    b.state.store(kLanded, std::memory_order_release);
 }
 
 void CopiesInFlight::post(std::vector<Piece> pieces, std::vector<Region> reads, std::vector<Region> writes) {
@@ -55,7 +45,14 @@ void CopiesInFlight::post(std::vector<Piece> pieces, std::vector<Region> reads, 
     }
     try {
         // The pieces stay in the batch (a deque's elements stay put) until the task has landed.
-        q.ticket = pool_.post([b = &q] { make(*b); });
+        q.ticket = pool_.post([b = &q] {
+            if (take(*b)) return make_taken(*b);
+            while (b->state.load(std::memory_order_acquire) != kLanded) {  // (a settle is making it)
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+        });
         ++tickets_;
     } catch (...) {  // (out of memory, or a lock the host refused: made here instead)
         std::vector<Piece> mine = std::move(q.pieces);
@@ -67,25 +64,35 @@ void CopiesInFlight::post(std::vector<Piece> pieces, std::vector<Region> reads, 
 
 void CopiesInFlight::settle(const std::vector<Region>& reads, const std::vector<Region>& writes) {
     forget_landed();
-    auto over = [&](const Batch& b) { return any_overlap(b.writes, reads) || any_overlap(b.writes, writes) || any_overlap(b.reads, writes); };
+    auto over = [&](const Batch& b) { return model::isa::must_order(b.reads, b.writes, reads, writes); };
+    auto ordered = [](const Batch& a, const Batch& b) { return model::isa::must_order(a.reads, a.writes, b.reads, b.writes); };
+    auto landed = [](const Batch& b) { return b.state.load(std::memory_order_acquire) == kLanded; };
     if (mode_ == Mode::Deferred) {
-        for (auto b = batches_.rbegin(); b != batches_.rend(); ++b)
-            if (over(*b)) {
-                land(b->ticket);
-                return;
-            }
+        // The least an access needs: the copies over its bytes and, again and again, the
+        // earlier ones those must follow (over the same bytes), in the order queued.
+        std::vector<char> need(batches_.size(), 0);
+        for (size_t i = batches_.size(); i-- > 0;) {
+            if (landed(batches_[i])) continue;
+            need[i] = over(batches_[i]);
+            for (size_t k = i + 1; !need[i] && k < batches_.size(); ++k) need[i] = need[k] && ordered(batches_[i], batches_[k]);
+        }
+        for (size_t i = 0; i < batches_.size(); ++i)
+            if (need[i]) make_taken(batches_[i]);
+        forget_landed();
         return;
     }
     for (size_t i = 0; i < batches_.size(); ++i) {
         Batch& b = batches_[i];
-        if (b.state.load(std::memory_order_acquire) == kLanded || !over(b)) continue;
+        if (landed(b) || !over(b)) continue;
         bool alone = i <= kLookBehind;
-        for (size_t j = 0; alone && j < i; ++j) alone = batches_[j].state.load(std::memory_order_acquire) == kLanded || !ordered(batches_[j], b);
-        if (alone) {
-            make(b);
+        for (size_t j = 0; alone && j < i; ++j) alone = landed(batches_[j]) || !ordered(batches_[j], b);
+        if (alone && take(b)) {
+            make_taken(b);
             continue;
         }
-        land(b.ticket);  // in turn, after those before it; the landed ones are forgotten: again from the front
+        // In turn, after those before it (or the pool's thread is making it): the landed ones
+        // are forgotten meanwhile, so again from the front.
+        land(b.ticket);
         i = static_cast<size_t>(-1);
     }
 }
@@ -106,10 +113,9 @@ void CopiesInFlight::settle_all() {
 
 void CopiesInFlight::land(uint64_t ticket) {
     if (mode_ == Mode::Deferred) {
-        while (!batches_.empty() && batches_.front().ticket <= ticket) {
-            copy(batches_.front().pieces);
-            batches_.pop_front();
-        }
+        for (Batch& b : batches_)
+            if (b.ticket <= ticket && b.state.load(std::memory_order_relaxed) != kLanded) make_taken(b);
+        forget_landed();
         return;
     }
     pool_.wait_task(ticket);
@@ -117,7 +123,10 @@ void CopiesInFlight::land(uint64_t ticket) {
 }
 
 void CopiesInFlight::forget_landed() {
-    if (mode_ == Mode::Deferred) return;
+    if (mode_ == Mode::Deferred) {  // (no pool task holds them)
+        while (!batches_.empty() && batches_.front().state.load(std::memory_order_relaxed) == kLanded) batches_.pop_front();
+        return;
+    }
     const uint64_t done = pool_.tasks_done();
     while (!batches_.empty() && batches_.front().ticket <= done) batches_.pop_front();
 }

@@ -23,8 +23,9 @@ class CopiesInFlight {
 public:
     // Inline: no copy is queued (queuing() is false). Background: queued copies land on the
     // pool's first worker (at once when the pool has none). Deferred: they land only when
-    // something settles over their bytes, or at settle_all(): a check that every access
-    // settles first (an access that does not sees stale bytes every time, not now and then).
+    // something settles over their bytes (with the earlier copies those must follow), or at
+    // settle_all(): a check that every access settles first over all it touches (one that
+    // does not sees stale bytes every time, not now and then).
     enum class Mode { Inline, Background, Deferred };
     CopiesInFlight(model::WorkerPool& pool, Mode mode) : pool_(pool), mode_(mode) {}
     ~CopiesInFlight() { settle_all(); }
@@ -42,11 +43,12 @@ public:
     // of host memory, they are made at once.
     void post(std::vector<Piece> pieces, std::vector<model::isa::Region> reads, std::vector<model::isa::Region> writes);
     // Returns once every queued copy that writes bytes of `reads` or `writes`, or reads bytes of
-    // `writes`, has landed (Deferred: and every copy queued before it). Background, such a copy
-    // the pool has not taken up is made here when at most kLookBehind copies are still queued
-    // before it and none of those not landed touches its bytes (else it lands in turn): the
-    // pool's thread may be busy with a large earlier copy (a tile's store) while the next
-    // instruction needs a small later one (its load).
+    // `writes`, has landed, each after the earlier copies over its own bytes. Deferred: those
+    // alone land (the least an access needs). Background: such a copy the pool has not taken
+    // up is made here when at most kLookBehind copies are still queued before it and none of
+    // those not landed touches its bytes; otherwise it lands in turn, after every copy before
+    // it (the pool's thread may be busy with a large earlier copy, a tile's store, while the
+    // next instruction needs a small later one, its load).
     void settle(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes);
     // settle over DRAM bytes [addr, +len): about to be read, or read and written (`write`).
     void settle_dram(uint64_t addr, uint64_t len, bool write = false);
@@ -66,7 +68,8 @@ private:
         std::vector<Piece> pieces;  // (the pool's task reads them: kept until it has landed)
         std::atomic<int> state{kQueued};  // who makes it: the first to take it (Background)
     };
-    static void make(Batch& b);  // makes b unless taken; returns once it has landed
+    static bool take(Batch& b);  // b is this thread's to make (false: another's, or landed)
+    static void make_taken(Batch& b);
     void land(uint64_t ticket);  // every batch up to `ticket` has landed
     void forget_landed();
 

@@ -145,28 +145,38 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     const uint32_t ppc = cfg.memory.partitions / cfg.gpsimd.cores;
     // What the cores will read and write (the firmware's plan, its checks first): the copies in
     // flight over those bytes land before the firmware touches them.
+    const unsigned cores = cfg.gpsimd.cores;
+    std::vector<firmware_model::ExecResult> plans(cores);
     std::vector<Region> reads, writes;
-    for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
-        const firmware_model::ExecResult plan = firmware_.plan(b, c, c * ppc, ppc);
-        reads.insert(reads.end(), plan.reads.begin(), plan.reads.end());
-        writes.insert(writes.end(), plan.writes.begin(), plan.writes.end());
+    for (unsigned c = 0; c < cores; ++c) {
+        plans[c] = firmware_.plan(b, c, c * ppc, ppc);
+        reads.insert(reads.end(), plans[c].reads.begin(), plans[c].reads.end());
+        writes.insert(writes.end(), plans[c].writes.begin(), plans[c].writes.end());
     }
     ctx_.dma().copies().settle(reads, writes);
-    // The cores run at once, as on the hardware: on the core's host threads (each its own
-    // partitions; the firmware keeps nothing meanwhile). A core that fails stops the
-    // instruction with its error, the lowest core's first; the others have run.
+    // The cores run at once on the core's host threads (the firmware keeps nothing meanwhile),
+    // unless one writes bytes another reads or writes (an instruction that moves rows to other
+    // partitions): then one after another, as the model has it. A core fails only where its
+    // partitions run past the last (the plan made every other check), and so do those above
+    // it: the lowest one's error, and the bytes of the cores below it, either way.
+    bool apart = true;
+    for (unsigned c = 0; apart && c < cores; ++c)
+        for (unsigned d = c + 1; apart && d < cores; ++d) apart = !model::isa::must_order(plans[c].reads, plans[c].writes, plans[d].reads, plans[d].writes);
     check_cancel(ctx_.options());
-    std::vector<firmware_model::ExecResult> ran(cfg.gpsimd.cores);
-    std::vector<std::exception_ptr> failed(cfg.gpsimd.cores);
-    ctx_.host_pool().run(cfg.gpsimd.cores, [&](size_t c) {
+    std::vector<firmware_model::ExecResult> ran(cores);
+    std::vector<std::exception_ptr> failed(cores);
+    auto run = [&](size_t c) {
         try {
             ran[c] = firmware_.apply(b, static_cast<unsigned>(c), access, static_cast<uint32_t>(c) * ppc, ppc);
         } catch (...) {
             failed[c] = std::current_exception();
         }
-    });
+    };
+    if (apart) ctx_.host_pool().run(cores, run);
+    else
+        for (unsigned c = 0; c < cores && !(c && failed[c - 1]); ++c) run(c);
     uint32_t partitions = 0;
-    for (unsigned c = 0; c < cfg.gpsimd.cores; ++c) {
+    for (unsigned c = 0; c < cores; ++c) {
         if (failed[c]) std::rethrow_exception(failed[c]);
         firmware_.keep(ran[c]);
         for (const auto& line : ran[c].log) model::log(model::LogLevel::Debug, "pool", line);

@@ -488,7 +488,10 @@ Bundle kernel_bundle(std::mt19937& rng) {
         return bundle_of(op);
     }
     op.header = {kConvLutLoad, kInstWordLen, 0, 0};
-    op.src = {encode_addr4(MemSpace::Sbuf, static_cast<uint32_t>(rng() % 128), static_cast<uint32_t>(rng() % 1024)), {2, 0}, {16, 1}};
+    // (a step back from near the end: the entry past the partition comes before the one below 0)
+    op.src = {encode_addr4(MemSpace::Sbuf, static_cast<uint32_t>(rng() % 128), static_cast<uint32_t>(rng() % (kPer + 64))),
+              {static_cast<int16_t>(static_cast<int>(rng() % 601) - 300), 0},
+              {16, 1}};
     op.in_dtype = 0x05;
     return bundle_of(op);
 }
@@ -508,6 +511,7 @@ TEST(PoolFirmware, APlanIsTheSameCheckAndWorkWithoutTouchingAnything) {
         const unsigned core = static_cast<unsigned>(i % 8);
         const std::vector<uint8_t> before = s.mem;
         const std::array<uint16_t, 16> lut = fw.conv_lut();
+        const bool loaded = fw.conv_lut_loaded();
         std::string planned, done;
         ExecResult p, r;
         try {
@@ -517,6 +521,7 @@ TEST(PoolFirmware, APlanIsTheSameCheckAndWorkWithoutTouchingAnything) {
         }
         EXPECT_EQ(s.mem, before) << i;
         EXPECT_EQ(fw.conv_lut(), lut) << i;
+        EXPECT_EQ(fw.conv_lut_loaded(), loaded) << i;
         try {
             r = fw.execute(b, core, s.access(), core * 16, 16);
         } catch (const Error& e) {

@@ -1,7 +1,7 @@
 // The DMA's copies queued beside the simulation (platform/dma/copies_in_flight.h). Deferred, a
 // queued copy is made only when something settles over its bytes, so what each settle makes is
 // seen exactly: the copies that write what it reads or writes, or read what it writes, and
-// every copy queued before them, in order; nothing else. Background: every copy made, in order,
+// the earlier copies those must follow, in order; nothing else. Background: every copy made, in order,
 // by settle_all, on any pool; a settle makes the copy it needs out of turn when nothing queued
 // before it touches its bytes, and waits for its turn otherwise.
 #include <atomic>
@@ -31,7 +31,7 @@ struct Bytes {
     void queue(CopiesInFlight& c, size_t src, size_t dst, size_t n, Region from, Region to) { c.post({{v.data() + dst, v.data() + src, n}}, {from}, {to}); }
 };
 
-TEST(CopiesInFlight, DeferredASettleMakesTheCopiesOverItsBytesAndEveryOneBefore) {
+TEST(CopiesInFlight, DeferredASettleMakesTheCopiesOverItsBytesAndThoseTheyFollow) {
     model::WorkerPool pool(2);
     CopiesInFlight c(pool, CopiesInFlight::Mode::Deferred);
     EXPECT_TRUE(c.queuing());
@@ -40,16 +40,20 @@ TEST(CopiesInFlight, DeferredASettleMakesTheCopiesOverItsBytesAndEveryOneBefore)
     b.queue(c, 0, 10, 1, dram(0, 1), sbuf(0, 1, 0, 4));  // #1: sbuf 0 [0, 4)
     b.queue(c, 1, 11, 1, dram(1, 2), sbuf(5, 6, 0, 4));  // #2: sbuf 5
     b.queue(c, 2, 12, 1, dram(2, 3), sbuf(9, 10, 0, 4));  // #3: sbuf 9
-    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12], 0) << "nothing made before a settle";
+    b.queue(c, 10, 13, 1, sbuf(0, 1, 0, 4), sbuf(12, 13, 0, 4));  // #4: reads what #1 writes
+    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12] + b.v[13], 0) << "nothing made before a settle";
     c.settle({sbuf(1, 5, 0, 64)}, {});  // partitions 1-4: no copy's bytes
-    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12], 0);
-    c.settle({sbuf(5, 6, 2, 3)}, {});  // reads what #2 writes: #1 and #2
-    EXPECT_EQ(b.v[10], 1);
+    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12] + b.v[13], 0);
+    c.settle({sbuf(5, 6, 2, 3)}, {});  // reads what #2 writes: #2 alone
     EXPECT_EQ(b.v[11], 2);
+    EXPECT_EQ(b.v[10] + b.v[12] + b.v[13], 0);
+    c.settle({sbuf(12, 13, 0, 1)}, {});  // reads what #4 writes: #1, then #4; not #3
+    EXPECT_EQ(b.v[10], 1);
+    EXPECT_EQ(b.v[13], 1);
     EXPECT_EQ(b.v[12], 0);
     c.settle_all();
     EXPECT_EQ(b.v[12], 3);
-    EXPECT_EQ(c.queued(), 3u);
+    EXPECT_EQ(c.queued(), 4u);
 }
 
 TEST(CopiesInFlight, DeferredWritesWaitForTheCopiesThatReadOrWriteTheirBytes) {
@@ -96,14 +100,21 @@ TEST(CopiesInFlight, BackgroundEveryCopyLandsInOrderBySettleAll) {
     }
 }
 
-// Keeps the pool's first worker busy (as with a large copy) until released, 10 s at most.
+// Keeps the pool's first worker busy (as with a large copy) until released, 10 s at most; its
+// task has returned before it goes.
 struct BusyWorker {
+    model::WorkerPool& pool;
     std::atomic<bool> release{false};
-    explicit BusyWorker(model::WorkerPool& pool) {
-        pool.post([this] {
+    uint64_t task = 0;
+    explicit BusyWorker(model::WorkerPool& p) : pool(p) {
+        task = pool.post([this] {
             const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
             while (!release && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         });
+    }
+    ~BusyWorker() {
+        release = true;
+        pool.wait_task(task);
     }
 };
 

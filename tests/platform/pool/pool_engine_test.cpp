@@ -284,5 +284,34 @@ TEST(PoolCli, EncodeThenDecodeRoundTripsThroughRun) {
     EXPECT_NE(big.err.find("b.hex: partition 0 (values 0..0 of the file): block 0"), std::string::npos) << big.err;
 }
 
+// GpSimd's cores run at once on the host threads unless one writes bytes another reads or
+// writes: a copy that moves each row 16 partitions on (core 0 writes the rows core 1 reads,
+// and so on) runs them one after another, as the model has it, so the rows cascade: on one
+// host thread and on eight alike.
+TEST_F(PoolTest, CoresThatTouchEachOthersRowsRunOneAfterAnother) {
+    const uint32_t bytes = 2048;
+    std::string rows;
+    for (uint32_t p = 0; p < 128; ++p) rows += std::string(bytes, static_cast<char>(p));
+    t.write("rows.bin", rows);
+    const std::string trace =
+        ".data sbuf:0:0x0 partitions=128 file=rows.bin\npool ext spec=1 in_dtype=3 num_active_rows=64 src=sbuf:0:0x0 src.num=" + std::to_string(bytes) +
+        ",1 src.step=1,0 dst=sbuf:16:0x0 dst.num=" + std::to_string(bytes) + ",1,1 dst.step=1,0,0\n.dump sbuf:0:0x0 bytes=" + std::to_string(bytes) +
+        " partitions=128 file=r.bin\n";
+    for (const char* threads : {"1", "8"})
+        for (int rep = 0; rep < 10; ++rep) {
+            reset_systemc_context();
+            overrides = {std::string("run.host_threads=") + threads};
+            run(trace);
+            const std::string r = out("r.bin");
+            ASSERT_EQ(r.size(), rows.size());
+            std::string wrong;
+            for (uint32_t p = 0; p < 128 && wrong.empty(); ++p) {
+                const char want = static_cast<char>(p >= 16 && p < 80 ? p % 16 : p);  // moved on, and on again
+                if (r.substr(size_t{p} * bytes, bytes) != std::string(bytes, want)) wrong = "partition " + std::to_string(p);
+            }
+            EXPECT_EQ(wrong, "") << threads << " host threads, run " << rep;
+        }
+}
+
 }  // namespace
 }  // namespace neuronsim::test
