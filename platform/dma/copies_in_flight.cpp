@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <thread>
 #include <utility>
 
 namespace neuronsim::platform {
@@ -47,10 +48,12 @@ void CopiesInFlight::post(std::vector<Piece> pieces, std::vector<Region> reads, 
         // The pieces stay in the batch (a deque's elements stay put) until the task has landed.
         q.ticket = pool_.post([b = &q] {
             if (take(*b)) return make_taken(*b);
-            while (b->state.load(std::memory_order_acquire) != kLanded) {  // (a settle is making it)
+            // (a settle is making it: the batch must stay until it has landed)
+            for (unsigned i = 1; b->state.load(std::memory_order_acquire) != kLanded; ++i) {
 #if defined(__x86_64__) || defined(__i386__)
                 __builtin_ia32_pause();
 #endif
+                if (i % 256 == 0) std::this_thread::yield();
             }
         });
         ++tickets_;
@@ -70,14 +73,14 @@ void CopiesInFlight::settle(const std::vector<Region>& reads, const std::vector<
     if (mode_ == Mode::Deferred) {
         // The least an access needs: the copies over its bytes and, again and again, the
         // earlier ones those must follow (over the same bytes), in the order queued.
-        std::vector<char> need(batches_.size(), 0);
+        std::vector<size_t> need;  // newest first
         for (size_t i = batches_.size(); i-- > 0;) {
             if (landed(batches_[i])) continue;
-            need[i] = over(batches_[i]);
-            for (size_t k = i + 1; !need[i] && k < batches_.size(); ++k) need[i] = need[k] && ordered(batches_[i], batches_[k]);
+            bool needed = over(batches_[i]);
+            for (size_t k = 0; !needed && k < need.size(); ++k) needed = ordered(batches_[i], batches_[need[k]]);
+            if (needed) need.push_back(i);
         }
-        for (size_t i = 0; i < batches_.size(); ++i)
-            if (need[i]) make_taken(batches_[i]);
+        for (auto i = need.rbegin(); i != need.rend(); ++i) make_taken(batches_[*i]);
         forget_landed();
         return;
     }

@@ -4,9 +4,9 @@
 // thread of the core's pool while the simulation goes on; whatever touches a memory waits
 // first for the queued copies over the bytes it reads or writes (settle), so every access
 // sees the bytes it would have seen had each copy been made at once. The pool makes them in
-// the order queued; a settle that needs one makes it itself, out of turn, when no copy queued
-// before it and not yet landed touches its bytes (else it waits for its turn), so one copy
-// never overtakes another over the same bytes. No SystemC: the DMA engines, the engines'
+// the order queued; a settle that needs one makes it itself, out of turn, when it is among the
+// first kLookBehind + 1 still queued and none before it, not yet landed, touches its bytes
+// (else it waits for its turn), so one copy never overtakes another over the same bytes. No SystemC: the DMA engines, the engines'
 // operand accesses, the table load, the instruction fetch and the host call it.
 #include <atomic>
 #include <cstddef>
@@ -45,10 +45,10 @@ public:
     // Returns once every queued copy that writes bytes of `reads` or `writes`, or reads bytes of
     // `writes`, has landed, each after the earlier copies over its own bytes. Deferred: those
     // alone land (the least an access needs). Background: such a copy the pool has not taken
-    // up is made here when at most kLookBehind copies are still queued before it and none of
-    // those not landed touches its bytes; otherwise it lands in turn, after every copy before
-    // it (the pool's thread may be busy with a large earlier copy, a tile's store, while the
-    // next instruction needs a small later one, its load).
+    // up is made here when at most kLookBehind copies (landed out of turn or not) are still
+    // held before it and none of those not landed touches its bytes; otherwise it lands in
+    // turn, after every copy before it (the pool's thread may be busy with a large earlier
+    // copy, a tile's store, while the next instruction needs a small later one, its load).
     void settle(const std::vector<model::isa::Region>& reads, const std::vector<model::isa::Region>& writes);
     // settle over DRAM bytes [addr, +len): about to be read, or read and written (`write`).
     void settle_dram(uint64_t addr, uint64_t len, bool write = false);

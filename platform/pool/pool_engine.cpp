@@ -156,9 +156,11 @@ bool PoolEngine::execute(const Bundle& b, uint64_t index) {
     ctx_.dma().copies().settle(reads, writes);
     // The cores run at once on the core's host threads (the firmware keeps nothing meanwhile),
     // unless one writes bytes another reads or writes (an instruction that moves rows to other
-    // partitions): then one after another, as the model has it. A core fails only where its
-    // partitions run past the last (the plan made every other check), and so do those above
-    // it: the lowest one's error, and the bytes of the cores below it, either way.
+    // partitions): then one after another, as the model has it. A core fails only at an access
+    // out of range (the plan made every other check): past the last partition, which those
+    // above it with rows reach too, or past a partition's end, which every core with rows meets
+    // at its first access, before it writes. So the lowest failing core's error, and the same
+    // bytes, either way.
     bool apart = true;
     for (unsigned c = 0; apart && c < cores; ++c)
         for (unsigned d = c + 1; apart && d < cores; ++d) apart = !model::isa::must_order(plans[c].reads, plans[c].writes, plans[d].reads, plans[d].writes);

@@ -548,6 +548,20 @@ TEST(PoolFirmware, APlanIsTheSameCheckAndWorkWithoutTouchingAnything) {
         wrote += s.mem != before;
         luts += !r.conv_lut.empty();
     }
+    // The case that made the legacy LUT load check every entry's place first: entry 0 past the
+    // partition's end, entry 7 below offset 0.
+    ConvLutOp lut_back{};
+    lut_back.header = {kConvLutLoad, kInstWordLen, 0, 0};
+    lut_back.src = {encode_addr4(MemSpace::Sbuf, 3, kPer - 1), {-300, 0}, {16, 1}};
+    lut_back.in_dtype = 0x05;
+    const std::string below = "pool_conv_lut_load: the source pattern reaches below offset 0";
+    EXPECT_EQ(error_of(fw, bundle_of(lut_back), s), below);
+    try {
+        fw.plan(bundle_of(lut_back), 0);
+        ADD_FAILURE() << "the plan raised no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), below);
+    }
     EXPECT_GT(same_work, 300);
     EXPECT_GT(wrote, 100) << "execute did write what its plan described";
     EXPECT_GT(luts, 50);

@@ -41,19 +41,21 @@ TEST(CopiesInFlight, DeferredASettleMakesTheCopiesOverItsBytesAndThoseTheyFollow
     b.queue(c, 1, 11, 1, dram(1, 2), sbuf(5, 6, 0, 4));  // #2: sbuf 5
     b.queue(c, 2, 12, 1, dram(2, 3), sbuf(9, 10, 0, 4));  // #3: sbuf 9
     b.queue(c, 10, 13, 1, sbuf(0, 1, 0, 4), sbuf(12, 13, 0, 4));  // #4: reads what #1 writes
-    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12] + b.v[13], 0) << "nothing made before a settle";
+    b.queue(c, 13, 14, 1, sbuf(12, 13, 0, 4), sbuf(14, 15, 0, 4));  // #5: reads what #4 writes
+    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12] + b.v[13] + b.v[14], 0) << "nothing made before a settle";
     c.settle({sbuf(1, 5, 0, 64)}, {});  // partitions 1-4: no copy's bytes
-    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12] + b.v[13], 0);
+    EXPECT_EQ(b.v[10] + b.v[11] + b.v[12] + b.v[13] + b.v[14], 0);
     c.settle({sbuf(5, 6, 2, 3)}, {});  // reads what #2 writes: #2 alone
     EXPECT_EQ(b.v[11], 2);
-    EXPECT_EQ(b.v[10] + b.v[12] + b.v[13], 0);
-    c.settle({sbuf(12, 13, 0, 1)}, {});  // reads what #4 writes: #1, then #4; not #3
+    EXPECT_EQ(b.v[10] + b.v[12] + b.v[13] + b.v[14], 0);
+    c.settle({sbuf(14, 15, 0, 1)}, {});  // reads what #5 writes: #1, #4, then #5; not #3
     EXPECT_EQ(b.v[10], 1);
     EXPECT_EQ(b.v[13], 1);
+    EXPECT_EQ(b.v[14], 1);
     EXPECT_EQ(b.v[12], 0);
     c.settle_all();
     EXPECT_EQ(b.v[12], 3);
-    EXPECT_EQ(c.queued(), 4u);
+    EXPECT_EQ(c.queued(), 5u);
 }
 
 TEST(CopiesInFlight, DeferredWritesWaitForTheCopiesThatReadOrWriteTheirBytes) {
@@ -193,6 +195,7 @@ TEST(CopiesInFlight, BackgroundASettleGoesOnAfterACopyThatLandedInTurn) {
     EXPECT_EQ(b.v[22], 3);
     second.release = true;
     releaser.join();
+    c.settle_all();
 }
 
 TEST(CopiesInFlight, InlineQueuesNothing) {
