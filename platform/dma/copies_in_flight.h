@@ -6,8 +6,9 @@
 // sees the bytes it would have seen had each copy been made at once. The pool makes them in
 // the order queued; a settle that needs one makes it itself, out of turn, when it is among the
 // first kLookBehind + 1 still queued and none before it, not yet landed, touches its bytes
-// (else it waits for its turn), so one copy never overtakes another over the same bytes. No SystemC: the DMA engines, the engines'
-// operand accesses, the table load, the instruction fetch and the host call it.
+// (else it waits for its turn), so one copy never overtakes another over the same bytes. No
+// SystemC: the DMA engines, the engines' operand accesses, the table load, the instruction
+// fetch and the host call it.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

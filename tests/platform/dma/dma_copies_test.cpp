@@ -7,6 +7,7 @@
 // ways. The SBUF/PSUM windows grant no DMI while copies may be queued.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -94,37 +95,23 @@ TEST_F(DmaCopiesTest, TheWindowsGrantNoDmiWhileCopiesMayBeQueued) {
     }
 }
 
-// GpSimd waits for the queued copies over the bytes its firmware will touch (its plan), no
-// others: Deferred, a copy into partition 0, which the firmware's copy reads, has landed when
-// it runs; one into partition 5, which it does not touch, stays queued and copies what DRAM
-// holds when its bytes are read. (GpSimd waited for every copy into SBUF before: partition 5's
-// copy landed then, with the first bytes.)
-TEST(DmaCopiesDevice, GpSimdLandsTheCopiesOverWhatItsFirmwareTouchesOnly) {
+// A core on mariana whose DRAM holds 1 2 3 4 at 0x1000 and whose copies are made `mode`, its
+// drained and error interrupts unmasked; `window(at)` reads 4 bytes of the SBUF window.
+using Window = std::function<std::vector<uint8_t>(uint64_t)>;
+void with_core(Copies mode, const std::function<void(Host&, TestDram&, NeuronCore&, const Window&)>& body) {
     DeviceOptions o;
-    o.dma_copies = Copies::Deferred;
+    o.dma_copies = mode;
     bool ran = false;
     run_device(
         "mariana",
         [&](Host& h, TestDram& dram, NeuronCore& core) {
-            const uint64_t per = core.config().memory.sbuf_bytes_per_partition;
-            auto window = [&](uint64_t at) {
+            const Window window = [&](uint64_t at) {
                 std::vector<uint8_t> got(4);
                 EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow + at, got.data(), 4), tlm::TLM_OK_RESPONSE);
                 return got;
             };
             h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
-            h.run_queue(dram, core.queue_index("dma0"), 0x10000,
-                        {"dma0 copy src=dram:0x1000 dst=sbuf:0:0x0 partitions=1 bytes=4", "dma0 copy src=dram:0x1000 dst=sbuf:5:0x0 partitions=1 bytes=4"});
-            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
-            h.wr(reg::kIrqStatus, ~0u);
-            h.run_queue(dram, core.queue_index("pool"), 0x20000,
-                        {"pool ext spec=1 in_dtype=3 num_active_rows=1 src=sbuf:0:0x0 src.num=4,1 src.step=1,0 dst=sbuf:0:0x100 dst.num=4,1,1 "
-                         "dst.step=1,0,0"});
-            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
-            const std::vector<uint8_t> later{9, 9, 9, 9};
-            dram.put(0x1000, later.data(), 4);  // (behind the core's back: shows when a copy lands)
-            EXPECT_EQ(window(0x100), (std::vector<uint8_t>{1, 2, 3, 4})) << "the copy GpSimd read had landed before it ran";
-            EXPECT_EQ(window(5 * per), later) << "the copy it does not touch was still queued";
+            body(h, dram, core, window);
             ran = true;
         },
         [](TestDram& d) {
@@ -135,51 +122,56 @@ TEST(DmaCopiesDevice, GpSimdLandsTheCopiesOverWhatItsFirmwareTouchesOnly) {
     EXPECT_TRUE(ran);
 }
 
+// GpSimd waits for the queued copies over the bytes its firmware will touch (its plan), no
+// others: Deferred, a copy into partition 0, which the firmware's copy reads, has landed when
+// it runs; one into partition 5, which it does not touch, stays queued and copies what DRAM
+// holds when its bytes are read. (GpSimd waited for every copy into SBUF before: partition 5's
+// copy landed then, with the first bytes.)
+TEST(DmaCopiesDevice, GpSimdLandsTheCopiesOverWhatItsFirmwareTouchesOnly) {
+    with_core(Copies::Deferred, [](Host& h, TestDram& dram, NeuronCore& core, const Window& window) {
+        const uint64_t per = core.config().memory.sbuf_bytes_per_partition;
+        h.run_queue(dram, core.queue_index("dma0"), 0x10000,
+                    {"dma0 copy src=dram:0x1000 dst=sbuf:0:0x0 partitions=1 bytes=4", "dma0 copy src=dram:0x1000 dst=sbuf:5:0x0 partitions=1 bytes=4"});
+        EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+        h.wr(reg::kIrqStatus, ~0u);
+        h.run_queue(dram, core.queue_index("pool"), 0x20000,
+                    {"pool ext spec=1 in_dtype=3 num_active_rows=1 src=sbuf:0:0x0 src.num=4,1 src.step=1,0 dst=sbuf:0:0x100 dst.num=4,1,1 "
+                     "dst.step=1,0,0"});
+        EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+        const std::vector<uint8_t> later{9, 9, 9, 9};
+        dram.put(0x1000, later.data(), 4);  // (behind the core's back: shows when a copy lands)
+        EXPECT_EQ(window(0x100), (std::vector<uint8_t>{1, 2, 3, 4})) << "the copy GpSimd read had landed before it ran";
+        EXPECT_EQ(window(5 * per), later) << "the copy it does not touch was still queued";
+    });
+}
+
 // A VP host that owns its DRAM may queue the copies (Deferred here, so that when a copy lands
 // shows): a window read of another partition leaves dma0's copy queued, and it then copies what
 // DRAM holds when it lands; a read of its own bytes lands it. An invalidate_direct_mem_ptr
 // from DRAM lands the copies over its range first (their pointers go with it).
 TEST(DmaCopiesDevice, AWindowReadOrAnInvalidationLandsTheCopiesOverItsBytesOnly) {
     for (const DeviceOptions::DmaCopies mode : {Copies::Deferred, Copies::Inline}) {
-        DeviceOptions o;
-        o.dma_copies = mode;
         const bool deferred = mode == Copies::Deferred;
-        bool ran = false;
-        run_device(
-            "mariana",
-            [&](Host& h, TestDram& dram, NeuronCore& core) {
-                const uint64_t per = core.config().memory.sbuf_bytes_per_partition;
-                const std::vector<uint8_t> later{9, 9, 9, 9};
-                auto window = [&](uint64_t at) {
-                    std::vector<uint8_t> got(4);
-                    EXPECT_EQ(h.access(tlm::TLM_READ_COMMAND, reg::kSbufWindow + at, got.data(), 4), tlm::TLM_OK_RESPONSE);
-                    return got;
-                };
-                h.wr(reg::kIrqMask, reg::kIrqDrained | reg::kIrqError);
-                const uint32_t q = core.queue_index("dma0");
-                h.run_queue(dram, q, 0x10000,
-                            {"dma0 copy src=dram:0x1000 dst=sbuf:0:0x0 partitions=1 bytes=4", "dma0 copy src=dram:0x1000 dst=sbuf:1:0x0 partitions=1 bytes=4"});
-                EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
-                EXPECT_EQ(window(5 * per), std::vector<uint8_t>(4, 0));  // another partition
-                dram.invalidate();  // lands both
-                dram.put(0x1000, later.data(), 4);  // (behind the core's back: shows when a copy lands)
-                EXPECT_EQ(window(0), (std::vector<uint8_t>{1, 2, 3, 4}));
-                EXPECT_EQ(window(per), (std::vector<uint8_t>{1, 2, 3, 4}));
-                h.wr(reg::kIrqStatus, ~0u);
-                h.run_queue(dram, q, 0x20000, {"dma0 copy src=dram:0x1000 dst=sbuf:2:0x0 partitions=1 bytes=4"});
-                EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
-                EXPECT_EQ(window(5 * per), std::vector<uint8_t>(4, 0));
-                const std::vector<uint8_t> last{7, 7, 7, 7};
-                dram.put(0x1000, last.data(), 4);
-                EXPECT_EQ(window(2 * per), deferred ? last : later) << "queued until its bytes were read";
-                ran = true;
-            },
-            [](TestDram& d) {
-                const uint8_t first[4] = {1, 2, 3, 4};
-                d.put(0x1000, first, 4);
-            },
-            {}, o);
-        EXPECT_TRUE(ran);
+        with_core(mode, [&](Host& h, TestDram& dram, NeuronCore& core, const Window& window) {
+            const uint64_t per = core.config().memory.sbuf_bytes_per_partition;
+            const std::vector<uint8_t> later{9, 9, 9, 9};
+            const uint32_t q = core.queue_index("dma0");
+            h.run_queue(dram, q, 0x10000,
+                        {"dma0 copy src=dram:0x1000 dst=sbuf:0:0x0 partitions=1 bytes=4", "dma0 copy src=dram:0x1000 dst=sbuf:1:0x0 partitions=1 bytes=4"});
+            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+            EXPECT_EQ(window(5 * per), std::vector<uint8_t>(4, 0));  // another partition
+            dram.invalidate();  // lands both
+            dram.put(0x1000, later.data(), 4);  // (behind the core's back: shows when a copy lands)
+            EXPECT_EQ(window(0), (std::vector<uint8_t>{1, 2, 3, 4}));
+            EXPECT_EQ(window(per), (std::vector<uint8_t>{1, 2, 3, 4}));
+            h.wr(reg::kIrqStatus, ~0u);
+            h.run_queue(dram, q, 0x20000, {"dma0 copy src=dram:0x1000 dst=sbuf:2:0x0 partitions=1 bytes=4"});
+            EXPECT_EQ(h.wait_irq(reg::kIrqDrained | reg::kIrqError), reg::kIrqDrained);
+            EXPECT_EQ(window(5 * per), std::vector<uint8_t>(4, 0));
+            const std::vector<uint8_t> last{7, 7, 7, 7};
+            dram.put(0x1000, last.data(), 4);
+            EXPECT_EQ(window(2 * per), deferred ? last : later) << "queued until its bytes were read";
+        });
     }
 }
 
