@@ -198,6 +198,31 @@ TEST(CopiesInFlight, BackgroundASettleGoesOnAfterACopyThatLandedInTurn) {
     c.settle_all();
 }
 
+// A settle looks back over at most 8 copies held before the one it needs (landed out of turn
+// or not): with ten copies of bytes of their own queued behind a busy pool, the ninth is made
+// out of turn, the tenth waits for its turn, after the pool has made the first eight.
+TEST(CopiesInFlight, BackgroundASettleLooksBackOverEightCopiesAtMost) {
+    model::WorkerPool pool(2);
+    CopiesInFlight c(pool, CopiesInFlight::Mode::Background);
+    BusyWorker busy(pool);
+    Bytes b;
+    for (int k = 0; k < 10; ++k) {
+        b.v[k] = static_cast<uint8_t>(k + 1);
+        b.queue(c, k, 20 + k, 1, dram(k, k + 1), dram(20 + k, 21 + k));  // #k+1: v[20 + k] = k + 1
+    }
+    c.settle({dram(28, 29)}, {});  // #9: eight before it
+    EXPECT_EQ(b.v[28], 9);
+    for (int k = 0; k < 8; ++k) EXPECT_EQ(b.v[20 + k], 0) << "#" << k + 1 << " waits for the pool's thread";
+    std::thread releaser([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        busy.release = true;
+    });
+    c.settle({dram(29, 30)}, {});  // #10: nine before it, so in turn
+    for (int k = 0; k < 10; ++k) EXPECT_EQ(b.v[20 + k], k + 1) << "#" << k + 1 << " landed before #10 was made";
+    releaser.join();
+    c.settle_all();
+}
+
 TEST(CopiesInFlight, InlineQueuesNothing) {
     model::WorkerPool pool(2);
     CopiesInFlight c(pool, CopiesInFlight::Mode::Inline);
