@@ -21,6 +21,8 @@
 // of that run against the passes. "2t bound" is what 1t/2t would be were the passes split as
 // they split alone (pass 2t s) and the rest of the run (1t - passes: the DMA's copies, the
 // files, the simulation itself) left on one thread: 1t / (pass 2t + 1t - passes).
+// "2t copy wait s" is the fastest 2t run's host.json dma_copy_wait_seconds: the simulation
+// thread's time on queued DMA copies it needed (waiting for them, or making them itself).
 //
 //   neuronsim_bench_run_vs_passes [--gen G] [--runs N] [--each] [--large] [--memory-cache-mib N] [--dma-copies M] [--kernel NAME[:ROWSxCOLS]]...
 #include <stdlib.h>
@@ -138,6 +140,7 @@ struct Result {
     double passes2 = 0;  // the passes on two threads
     double run2_inline = 0;  // 2t with the DMA's copies inline (0: not measured)
     double files1 = 0;  // the fastest 1-thread run's: loading its .data files and writing its dumps
+    double wait2 = 0;  // the fastest 2-thread run's host.json dma_copy_wait_seconds
     uint64_t elements = 0, instructions = 0;
 };
 
@@ -173,7 +176,7 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
     o.device.cancel = &never;  // (the CLI's: a signal may stop it, so it runs in slices)
 
     Result res;
-    double files = 0;  // the last run's
+    double files = 0, copy_wait = 0;  // the last run's
     // What `neuronsim run --force --no-csv --no-timeline --hazards off` does after reading its
     // options: the last run's outputs removed, the trace assembled, the run and its files.
     auto simulate = [&](const Config& c, DeviceOptions::DmaCopies copies = g_copies) {
@@ -191,6 +194,7 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
         if (rep.interrupted) throw Error("the run of " + j.kernel + " was interrupted");
         res.instructions = rep.instructions;
         files = rep.load_seconds + rep.dump_seconds;
+        copy_wait = rep.copy_wait_seconds;
         return t;
     };
 
@@ -307,11 +311,12 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
             return ours + theirs;
         });
     };
-    std::vector<double> r1, f1, r2, r2i, ps, pa, pd, pp, p2;
+    std::vector<double> r1, f1, r2, w2, r2i, ps, pa, pd, pp, p2;
     for (unsigned i = 0; i < runs; ++i) {
         r1.push_back(simulate(one));
         f1.push_back(files);
         r2.push_back(simulate(two));
+        w2.push_back(copy_wait);
         if (!g_copies_given) r2i.push_back(simulate(two, DeviceOptions::DmaCopies::Inline));
         pa.push_back(act_passes());
         pd.push_back(vector_passes());
@@ -319,12 +324,15 @@ Result measure(const Job& j, const std::string& gen, unsigned runs, bool each, c
         ps.push_back(pa.back() + pd.back() + pp.back());
         p2.push_back(passes_on_two());
         if (each)
-            std::fprintf(stderr, "%s rep %u: run 1t %.3f s (files %.3f), run 2t %.3f s, passes %.3f s (act %.3f, dve %.3f, pool %.3f), passes 2t %.3f s\n",
-                         j.kernel.c_str(), i + 1, r1.back(), f1.back(), r2.back(), ps.back(), pa.back(), pd.back(), pp.back(), p2.back());
+            std::fprintf(stderr,
+                         "%s rep %u: run 1t %.3f s (files %.3f), run 2t %.3f s (copy wait %.3f), passes %.3f s (act %.3f, dve %.3f, pool %.3f), passes 2t "
+                         "%.3f s\n",
+                         j.kernel.c_str(), i + 1, r1.back(), f1.back(), r2.back(), w2.back(), ps.back(), pa.back(), pd.back(), pp.back(), p2.back());
     }
     res.run1 = fastest(r1);
     res.files1 = f1[static_cast<size_t>(std::min_element(r1.begin(), r1.end()) - r1.begin())];
     res.run2 = fastest(r2);
+    res.wait2 = w2[static_cast<size_t>(std::min_element(r2.begin(), r2.end()) - r2.begin())];
     res.passes = fastest(ps);
     res.act = fastest(pa);
     res.dve = fastest(pd);
@@ -347,6 +355,8 @@ int usage(const char* prog, int rc) {
                  "the llama2-7b softmax of issue 29; about 4 GB of memory). A shape given with --kernel wins.\n"
                  "2t bound: 1t / (pass 2t + 1t - passes), the 1t/2t of a run whose passes split as they\n"
                  "do alone and whose other work stays on one thread.\n"
+                 "2t copy wait s: the fastest 2t run's time on the simulation thread spent on the DMA's\n"
+                 "queued copies it needed (host.json dma_copy_wait_seconds): the copies still on its path.\n"
                  "--gen defaults to mariana (cptc-dequant-act needs mariana or later).\n"
                  "--each prints every repetition's times on stderr.\n"
                  "--memory-cache-mib N bounds the memory kept between runs (DRAM's slabs, SBUF's and PSUM's\n"
@@ -430,9 +440,9 @@ int main(int argc, char** argv) {
             "%s, fastest of %u, SIMD %s, DMA copies %s\n",
             gen.c_str(), runs, model::pwp::simd_name(model::pwp::active_simd_level()),
             g_copies_given ? platform::dma_copies_name(g_copies) : "background (and 2t inline, in turn)");
-        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s %9s %11s %12s\n", "kernel", "shape", "passes (el)", "instr",
-                    "run 1t s", "files s", "run 2t s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t", "(1t-files)/pass", "pass 2t s",
-                    "pass 1t/2t", "2t bound", "2t inline s", "1t/2t inline");
+        std::printf("%-17s %-11s %12s %6s %9s %7s %9s %15s %9s %7s %7s %7s %8s %8s %6s %13s %10s %12s %9s %11s %12s\n", "kernel", "shape", "passes (el)",
+                    "instr", "run 1t s", "files s", "run 2t s", "2t copy wait s", "passes s", "act s", "dve s", "pool s", "1t/pass", "2t/pass", "1t/2t",
+                    "(1t-files)/pass", "pass 2t s", "pass 1t/2t", "2t bound", "2t inline s", "1t/2t inline");
         for (Job& j : jobs) {
             default_shape(j, large);
             const Result r = measure(j, gen, runs, each, tmp);
@@ -442,10 +452,11 @@ int main(int argc, char** argv) {
                 std::snprintf(inl[0], sizeof inl[0], "%.3f", r.run2_inline);
                 std::snprintf(inl[1], sizeof inl[1], "%.2f", r.run1 / r.run2_inline);
             }
-            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f %10.3f %12.2f %9.2f %11s %12s\n",
+            std::printf("%-17s %-11s %12llu %6llu %9.3f %7.3f %9.3f %15.3f %9.3f %7.3f %7.3f %7.3f %8.2f %8.2f %6.2f %15.2f %10.3f %12.2f %9.2f %11s %12s\n",
                         j.kernel.c_str(), shape.c_str(), static_cast<unsigned long long>(r.elements), static_cast<unsigned long long>(r.instructions), r.run1,
-                        r.files1, r.run2, r.passes, r.act, r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2, (r.run1 - r.files1) / r.passes,
-                        r.passes2, r.passes / r.passes2, r.run1 / (r.passes2 + std::max(0.0, r.run1 - r.passes)), inl[0], inl[1]);
+                        r.files1, r.run2, r.wait2, r.passes, r.act, r.dve, r.pool, r.run1 / r.passes, r.run2 / r.passes, r.run1 / r.run2,
+                        (r.run1 - r.files1) / r.passes, r.passes2, r.passes / r.passes2, r.run1 / (r.passes2 + std::max(0.0, r.run1 - r.passes)), inl[0],
+                        inl[1]);
             std::fflush(stdout);
         }
         rusage u{};

@@ -206,8 +206,12 @@ inline constexpr Stat wall_seconds{"wall_seconds", Unit::seconds,
 inline constexpr Stat simulated_ns_per_wall_second{"simulated_ns_per_wall_second", Unit::ns_per_second, "simulated time over `wall_seconds`"};
 inline constexpr Stat instructions_per_second{"instructions_per_second", Unit::per_second, "completed instructions over `wall_seconds`"};
 inline constexpr Stat peak_rss_bytes{"peak_rss_bytes", Unit::bytes, "the process's peak resident memory at the end of the run (`getrusage`)"};
+inline constexpr Stat dma_copy_wait_seconds{"dma_copy_wait_seconds", Unit::seconds,
+                                            "of `wall_seconds`, the simulation thread's time on DMA copies queued for another host thread when "
+                                            "an access needed them: waiting for them, or making them itself (0 when every copy is made as its packet "
+                                            "moves: one host thread, or `--dma-copies inline`)"};
 // The group in document order.
-inline constexpr const Stat* kAll[] = {&wall_seconds, &simulated_ns_per_wall_second, &instructions_per_second, &peak_rss_bytes};
+inline constexpr const Stat* kAll[] = {&wall_seconds, &simulated_ns_per_wall_second, &instructions_per_second, &peak_rss_bytes, &dma_copy_wait_seconds};
 }  // namespace host
 
 }  // namespace neuronsim::stats

@@ -106,6 +106,10 @@ public:
     // host that reads or writes the core's DRAM itself calls it first, during the simulation
     // and after it. Inline: returns at once.
     void settle_copies();
+    // Host seconds the simulation's thread has spent on queued DMA copies an access needed:
+    // waiting for the pool's thread to make them, or making them itself (0 when they are made
+    // inline). The part of the copies still on the simulation's own path.
+    double copy_wait_seconds() const;
 
     struct Impl;  // opaque
 

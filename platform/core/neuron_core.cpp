@@ -804,6 +804,8 @@ void NeuronCoreDevice::finish_recording() {
 
 void NeuronCoreDevice::settle_copies() { impl_->dma_->copies().settle_all(); }
 
+double NeuronCoreDevice::copy_wait_seconds() const { return impl_->dma_->copies().needed_seconds(); }
+
 std::vector<Hazard> NeuronCoreDevice::hazards() const {
     std::vector<Hazard> out;
     if (impl_->hz)

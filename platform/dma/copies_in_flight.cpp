@@ -1,6 +1,7 @@
 #include "platform/dma/copies_in_flight.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -12,6 +13,24 @@ namespace neuronsim::platform {
 using model::isa::Region;
 
 namespace {
+// Adds the time from its making to its end to `ns`, when it was started (a settle that needs no
+// copy reads no clock).
+class NeededTime {
+public:
+    explicit NeededTime(uint64_t& ns) : ns_(ns) {}
+    void start() {
+        if (!started_) t0_ = std::chrono::steady_clock::now(), started_ = true;
+    }
+    ~NeededTime() {
+        if (started_) ns_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
+    }
+
+private:
+    uint64_t& ns_;
+    bool started_ = false;
+    std::chrono::steady_clock::time_point t0_;
+};
+
 void copy(const std::vector<CopiesInFlight::Piece>& pieces) {
     for (const CopiesInFlight::Piece& p : pieces) std::memcpy(p.dst, p.src, p.n);
 }
@@ -67,6 +86,7 @@ void CopiesInFlight::post(std::vector<Piece> pieces, std::vector<Region> reads, 
 
 void CopiesInFlight::settle(const std::vector<Region>& reads, const std::vector<Region>& writes) {
     forget_landed();
+    NeededTime needed(needed_ns_);
     auto over = [&](const Batch& b) { return model::isa::must_order(b.reads, b.writes, reads, writes); };
     auto ordered = [](const Batch& a, const Batch& b) { return model::isa::must_order(a.reads, a.writes, b.reads, b.writes); };
     auto landed = [](const Batch& b) { return b.state.load(std::memory_order_acquire) == kLanded; };
@@ -80,6 +100,7 @@ void CopiesInFlight::settle(const std::vector<Region>& reads, const std::vector<
             for (size_t k = 0; !needed && k < need.size(); ++k) needed = ordered(batches_[i], batches_[need[k]]);
             if (needed) need.push_back(i);
         }
+        if (!need.empty()) needed.start();
         for (auto i = need.rbegin(); i != need.rend(); ++i) make_taken(batches_[*i]);
         forget_landed();
         return;
@@ -87,6 +108,7 @@ void CopiesInFlight::settle(const std::vector<Region>& reads, const std::vector<
     for (size_t i = 0; i < batches_.size(); ++i) {
         Batch& b = batches_[i];
         if (landed(b) || !over(b)) continue;
+        needed.start();
         bool alone = i <= kLookBehind;
         for (size_t j = 0; alone && j < i; ++j) alone = landed(batches_[j]) || !ordered(batches_[j], b);
         if (alone && take(b)) {
@@ -111,6 +133,8 @@ void CopiesInFlight::settle_dram(uint64_t addr, uint64_t len, bool write) {
 void CopiesInFlight::settle_all() {
     forget_landed();
     if (batches_.empty()) return;
+    NeededTime needed(needed_ns_);
+    needed.start();
     land(batches_.back().ticket);
 }
 

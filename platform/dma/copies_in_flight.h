@@ -57,6 +57,10 @@ public:
     void settle_all();
     // The batches queued so far (not those made at once when queuing failed).
     uint64_t queued() const { return tickets_; }
+    // Host seconds the calling (simulation) thread has spent in settle() and settle_all() on
+    // copies it needed: waiting for the pool's thread to make them, or making them itself.
+    // What the queued copies still cost the simulation's own thread.
+    double needed_seconds() const { return needed_ns_ * 1e-9; }
 
 private:
     static constexpr size_t kLookBehind = 8;
@@ -78,6 +82,7 @@ private:
     Mode mode_;
     std::deque<Batch> batches_;  // queued and perhaps not landed, oldest first
     uint64_t tickets_ = 0;
+    uint64_t needed_ns_ = 0;
 };
 
 }  // namespace neuronsim::platform

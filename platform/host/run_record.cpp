@@ -65,6 +65,7 @@ nlohmann::ordered_json host_figures(const RunReport& report) {
     stats::put(j, h::simulated_ns_per_wall_second, wall > 0 ? sim_ns / wall : 0.0);
     stats::put(j, h::instructions_per_second, wall > 0 ? report.instructions / wall : 0.0);
     stats::put(j, h::peak_rss_bytes, peak);
+    stats::put(j, h::dma_copy_wait_seconds, report.copy_wait_seconds);
     return j;
 }
 

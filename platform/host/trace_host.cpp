@@ -445,6 +445,7 @@ RunReport TraceHost::run() {
     rep.stats = nlohmann::ordered_json::parse(core_->stats_json());
     rep.simulated = sc_core::sc_time(static_cast<double>(stats::get(rep.stats, stats::core::simulated_ps).get<uint64_t>()), sc_core::SC_PS);
     rep.instructions = core_->instructions_completed();
+    rep.copy_wait_seconds = core_->copy_wait_seconds();
     describe_hazards(rep);
     if (options_.device.cost_model) {
         rep.cost_model = nlohmann::ordered_json::parse(core_->cost_model_json());

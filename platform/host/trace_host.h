@@ -54,6 +54,7 @@ struct RunReport {
     // Host wall time outside wall_seconds: reading the .data values into the memories (files and
     // inline bytes), and writing the dumps.
     double load_seconds = 0, dump_seconds = 0;
+    double copy_wait_seconds = 0;  // inside wall_seconds (NeuronCoreDevice::copy_wait_seconds)
     nlohmann::ordered_json stats;
     int interrupted = 0;  // the value *stop had when the run stopped early (0: ran to the end)
     std::vector<std::string> dumps;  // files written under out_dir, relative to it

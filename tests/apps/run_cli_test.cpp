@@ -82,6 +82,15 @@ TEST(RunCli, DefaultRunWritesEverythingAndIsDeterministic) {
     for (const char* f : {"stats.json", "instructions.csv", "timeline.json", "config.yaml", "host.json", "gelu.bin"})
         EXPECT_TRUE(std::filesystem::exists(a.file(f))) << f;
     EXPECT_NE(read_file(a.file("config.yaml")).find("cptc_flag: true"), std::string::npos);
+    const auto host = nlohmann::json::parse(read_file(a.file("host.json")));
+    for (const char* k : {"wall_seconds", "simulated_ns_per_wall_second", "instructions_per_second", "peak_rss_bytes", "dma_copy_wait_seconds"})
+        EXPECT_TRUE(host.contains(k)) << k;
+    EXPECT_LE(host["dma_copy_wait_seconds"].get<double>(), host["wall_seconds"].get<double>());
+    {  // one host thread: each copy is made as it is queued, and none is waited for
+        TempDir one;
+        ASSERT_EQ(run_cli("run --threads 1 --out " + one.path()).status, 0);
+        EXPECT_EQ(nlohmann::json::parse(read_file(one.file("host.json")))["dma_copy_wait_seconds"].get<double>(), 0.0);
+    }
     auto tl = nlohmann::json::parse(read_file(a.file("timeline.json")));
     size_t slices = 0, stalls = 0, flows = 0;
     for (const auto& e : tl["traceEvents"]) {
