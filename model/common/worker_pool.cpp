@@ -94,7 +94,8 @@ void WorkerPool::loop(unsigned self) {
             std::unique_lock<std::mutex> l(m_);
             // (the first worker sleeps apart: a posted task wakes it alone)
             (tasker ? tasker_start_ : start_).wait(l, [&] { return stop_ || generation_ != seen || task_waiting(); });
-            if (generation_ == seen || stop_) {  // a task (run even when stopping: its copy is owed), or the end
+            // A task first (run even when stopping: its copy is owed), or the end; else the job.
+            if (task_waiting() || generation_ == seen || stop_) {
                 if (!task_waiting()) return;
                 task = std::move(tasks_.front());
                 tasks_.pop_front();

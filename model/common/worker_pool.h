@@ -38,7 +38,9 @@ public:
     void run(size_t n, const std::function<void(size_t)>& fn);
 
     // Background tasks (the DMA's copies, DeviceOptions::dma_copies): run one at a time, in the
-    // order posted, by the first worker between jobs (a job it sees first is joined first), or at
+    // order posted, by the first worker, which takes a waiting task before it joins a job (the
+    // caller works on the job meanwhile; a copy queued now is most often the next instruction's
+    // operands, which the caller would otherwise make or wait for: bench/README.md §21), or at
     // once on the caller when the pool has no worker. Returns the task's number: 1, 2, ...
     // A task must not throw, nor call SystemC. The destructor runs the tasks still waiting.
     uint64_t post(std::function<void()> task);

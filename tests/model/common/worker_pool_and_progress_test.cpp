@@ -172,6 +172,35 @@ TEST(ModelWorkerPool, BackgroundTasksRunInOrderBesideTheJobs) {
     EXPECT_EQ(ran.load(), 100);
 }
 
+// The first worker takes a task waiting when a job starts before it joins the job (a copy queued
+// then is most often the next instruction's operands): here the worker, freed from task A
+// while the caller holds index 0 of a two-index job, makes task B before index 1, its share.
+TEST(ModelWorkerPool, AWaitingTaskGoesBeforeJoiningAJob) {
+    model::WorkerPool pool(2);
+    std::atomic<bool> release{false}, second_done{false};
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);  // (a bound, not a figure)
+    pool.post([&] {
+        while (!release && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    const uint64_t b = pool.post([] {});
+    std::thread releaser([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        release = true;
+    });
+    bool b_before_index_1 = false;
+    pool.run(2, [&](size_t i) {
+        if (i == 0) {  // the caller's share: held until the worker has made index 1
+            while (!second_done && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return;
+        }
+        b_before_index_1 = pool.tasks_done() >= b;
+        second_done = true;
+    });
+    releaser.join();
+    EXPECT_TRUE(second_done.load()) << "the worker never took index 1";
+    EXPECT_TRUE(b_before_index_1);
+}
+
 // A thread count past the cap is refused naming it (100000 threads took the host's process
 // table down before: every fork on the machine failed).
 TEST(ModelWorkerPool, TooManyThreadsIsAnErrorNotAnExhaustedHost) {
