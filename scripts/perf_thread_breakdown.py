@@ -22,7 +22,7 @@ RULES = [
     ("copies", r"CopiesInFlight::make_taken|(memcpy|memmove).* <- .*(CopiesInFlight|direct_copy)"),
     ("passes", r"fast_pass|fold_n|scalar_n|alu_n|reciprocal_n|bn_stats|batched_lanes|decode_fast|cptc_decode|PoolFirmware::apply"),
     ("pool bookkeeping", r"^[^<]*WorkerPool::work"),
-    ("waits", r"^[^<]*(WorkerPool::run|WorkerPool::loop|spin_until)|wait_task|futex|pthread_cond|pthread_mutex"),
+    ("waits", r"^[^<]*(WorkerPool::run|WorkerPool::loop|spin_until)|wait_task|futex|pthread_cond|pthread_mutex|CopiesInFlight::post"),
     ("files", r"AtomicFile|FileRange|read_at|write_pieces|prepare_run_directory|ByteStream|sha256"),
     ("trace assembly", r"assemble"),
     ("start-up, config, catalog", r"_dl_|call_init|YAML|compose_config|nlohmann|act_info|shared_act_set_region"),

@@ -207,9 +207,10 @@ inline constexpr Stat simulated_ns_per_wall_second{"simulated_ns_per_wall_second
 inline constexpr Stat instructions_per_second{"instructions_per_second", Unit::per_second, "completed instructions over `wall_seconds`"};
 inline constexpr Stat peak_rss_bytes{"peak_rss_bytes", Unit::bytes, "the process's peak resident memory at the end of the run (`getrusage`)"};
 inline constexpr Stat dma_copy_wait_seconds{"dma_copy_wait_seconds", Unit::seconds,
-                                            "of `wall_seconds`, the simulation thread's time on DMA copies queued for another host thread when "
-                                            "an access needed them: waiting for them, or making them itself (0 when every copy is made as its packet "
-                                            "moves: one host thread, or `--dma-copies inline`)"};
+                                            "of `wall_seconds`, the simulation thread's time on DMA copies queued for another host thread that it "
+                                            "had to see landed (before an access over their bytes, a ring refill, the run's end): waiting for "
+                                            "them, or making them itself (0 when every copy is made as its packet moves: one host thread, or "
+                                            "`--dma-copies inline`; `deferred` counts the copies its settles make)"};
 // The group in document order.
 inline constexpr const Stat* kAll[] = {&wall_seconds, &simulated_ns_per_wall_second, &instructions_per_second, &peak_rss_bytes, &dma_copy_wait_seconds};
 }  // namespace host

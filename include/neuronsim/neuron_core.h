@@ -106,9 +106,11 @@ public:
     // host that reads or writes the core's DRAM itself calls it first, during the simulation
     // and after it. Inline: returns at once.
     void settle_copies();
-    // Host seconds the simulation's thread has spent on queued DMA copies an access needed:
-    // waiting for the pool's thread to make them, or making them itself (0 when they are made
-    // inline). The part of the copies still on the simulation's own path.
+    // Host seconds the simulation's thread has spent on queued DMA copies it had to see landed
+    // (over an access's bytes, or all of them: settle_copies(), a RESET, the end): waiting for
+    // the pool's thread to make them, or making them itself. The part of the copies still on
+    // the simulation's own path. 0 when each copy is made as its packet moves (Inline, or
+    // Background with one host thread); Deferred counts the copies its settles make.
     double copy_wait_seconds() const;
 
     struct Impl;  // opaque

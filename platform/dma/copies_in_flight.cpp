@@ -17,16 +17,18 @@ namespace {
 // copy reads no clock).
 class NeededTime {
 public:
-    explicit NeededTime(uint64_t& ns) : ns_(ns) {}
+    explicit NeededTime(std::atomic<uint64_t>& ns) : ns_(ns) {}
     void start() {
         if (!started_) t0_ = std::chrono::steady_clock::now(), started_ = true;
     }
     ~NeededTime() {
-        if (started_) ns_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
+        if (started_)
+            ns_.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count()),
+                          std::memory_order_relaxed);
     }
 
 private:
-    uint64_t& ns_;
+    std::atomic<uint64_t>& ns_;
     bool started_ = false;
     std::chrono::steady_clock::time_point t0_;
 };

@@ -58,9 +58,10 @@ public:
     // The batches queued so far (not those made at once when queuing failed).
     uint64_t queued() const { return tickets_; }
     // Host seconds the calling (simulation) thread has spent in settle() and settle_all() on
-    // copies it needed: waiting for the pool's thread to make them, or making them itself.
-    // What the queued copies still cost the simulation's own thread.
-    double needed_seconds() const { return needed_ns_ * 1e-9; }
+    // copies it had to see landed (over an access's bytes, or all of them): waiting for the
+    // pool's thread to make them, or making them itself. What the queued copies still cost the
+    // simulation's own thread. (Any thread may read it.)
+    double needed_seconds() const { return needed_ns_.load(std::memory_order_relaxed) * 1e-9; }
 
 private:
     static constexpr size_t kLookBehind = 8;
@@ -82,7 +83,7 @@ private:
     Mode mode_;
     std::deque<Batch> batches_;  // queued and perhaps not landed, oldest first
     uint64_t tickets_ = 0;
-    uint64_t needed_ns_ = 0;
+    std::atomic<uint64_t> needed_ns_{0};  // (written by the simulation thread only)
 };
 
 }  // namespace neuronsim::platform
